@@ -1,0 +1,6 @@
+"""The batched Krypkasino engine: state arrays, compiled capture search and stepping."""
+
+from krypenv.engine.captures import card_captures, legal_captures
+from krypenv.engine.state import MOVE_ERRORS, Deals, IllegalMoveError
+
+__all__ = ["Deals", "IllegalMoveError", "MOVE_ERRORS", "card_captures", "legal_captures"]

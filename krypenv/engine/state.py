@@ -1,0 +1,276 @@
+"""Batched Krypkasino deals: N deals of one rule set in fixed-shape numpy arrays.
+
+``Deals(rules, n)`` holds the whole state; one deal is simply ``n = 1``.  Arrays (N = batch,
+P = players; card collections are (…, 52) count vectors, each entry 0–2):
+
+| field         | shape        | dtype | meaning                                                   |
+|---------------|--------------|-------|-----------------------------------------------------------|
+| deck          | (N, 104)     | int8  | deck order, card codes, dealt from index 0 (K6)           |
+| pos           | (N,)         | int16 | next deck index to deal                                   |
+| hands         | (N, P, 52)   | int8  | each seat's hand                                          |
+| table         | (N, 52)      | int8  | face-up table cards                                       |
+| aside         | (N, 52)      | int8  | set-aside pile (K8)                                       |
+| piles         | (N, P, 52)   | int8  | each seat's capture pile                                  |
+| tabbes        | (N, P)       | int16 | tabbes per seat, a dubbeltabbe counting two (K14)         |
+| turn          | (N,)         | int8  | seat to play                                              |
+| dealer        | (N,)         | int8  | dealer seat                                               |
+| round         | (N,)         | int8  | round index, 0 = the initial deal's round                 |
+| last_capturer | (N,)         | int8  | seat that captured last, −1 if none yet                   |
+| taker         | (N,)         | int8  | seat that took the rest at the end (K15), −1 until done   |
+| done          | (N,)         | bool  | the deal is finished                                      |
+| n_moves       | (N,)         | int16 | cards played so far                                       |
+| in_hands      | (N,)         | int16 | cards held in all hands together                          |
+| hist_card     | (N, 104)     | int8  | card played at each move                                  |
+| hist_cap      | (N, 104, 2)  | int64 | capture of each move: bit c of [0] = code c taken ≥ 1,    |
+|               |              |       | bit c of [1] = taken twice                                |
+
+Invariant: deck[pos:] + hands + table + aside + piles = two full decks, at every step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from krypenv.cards import DECK_SIZE, N_CODES, POINTS, card_name, shuffled_deck
+from krypenv.engine import kernels as K
+from krypenv.engine.captures import legal_captures
+from krypenv.rules import LATER_PATTERN, Rules
+
+FIELDS = (
+    "deck", "pos", "hands", "table", "aside", "piles", "tabbes", "turn", "dealer", "round",
+    "last_capturer", "taker", "done", "n_moves", "in_hands", "hist_card", "hist_cap",
+)  # fmt: skip
+PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
+
+MOVE_ERRORS = {
+    K.DEAL_OVER: "the deal is already finished",
+    K.NOT_IN_HAND: "the card is not in the hand of the seat to play",
+    K.SWEEP_FORCED: "a sweep is forced (K13): play a card that takes the whole table",
+    K.NOT_ON_TABLE: "the capture takes cards that are not on the table",
+    K.NOT_MAXIMAL: "the capture is not a maximal capture of the played card (K10–K12)",
+    K.MUST_TAKE_ALL: "a forced sweep must take the whole table (K13)",
+    K.BAD_COUNTS: "capture counts must be non-negative",
+}
+
+
+def _packets(pattern: Sequence[tuple[str, int]]) -> tuple[np.ndarray, np.ndarray]:
+    kinds = np.array([K.PACKET_TABLE if kind == "T" else K.PACKET_PLAYERS for kind, _ in pattern], dtype=np.int64)
+    return kinds, np.array([k for _, k in pattern], dtype=np.int64)
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow; the message names the move and why."""
+
+
+class Deals:
+    """N deals of one rule set, stepped together by compiled kernels."""
+
+    def __init__(self, rules: Rules, n: int = 1) -> None:
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"batch size must be a positive integer, got {n!r}")
+        self.rules = rules
+        self.n = int(n)
+        p = rules.players
+        self.deck = np.zeros((n, DECK_SIZE), np.int8)
+        self.pos = np.zeros(n, np.int16)
+        self.hands = np.zeros((n, p, N_CODES), np.int8)
+        self.table = np.zeros((n, N_CODES), np.int8)
+        self.aside = np.zeros((n, N_CODES), np.int8)
+        self.piles = np.zeros((n, p, N_CODES), np.int8)
+        self.tabbes = np.zeros((n, p), np.int16)
+        self.turn = np.zeros(n, np.int8)
+        self.dealer = np.zeros(n, np.int8)
+        self.round = np.zeros(n, np.int8)
+        self.last_capturer = np.full(n, -1, np.int8)
+        self.taker = np.full(n, -1, np.int8)
+        self.done = np.ones(n, np.bool_)
+        self.n_moves = np.zeros(n, np.int16)
+        self.in_hands = np.zeros(n, np.int16)
+        self.hist_card = np.full((n, DECK_SIZE), -1, np.int8)
+        self.hist_cap = np.zeros((n, DECK_SIZE, 2), np.int64)
+        self._initial = _packets(rules.initial_pattern)
+        self._later = _packets(LATER_PATTERN)
+        self._spades = rules.set_aside == "spades"
+        self._par = self.n >= PARALLEL_FROM
+
+    # ----------------------------------------------------------------- plumbing
+    @property
+    def S(self) -> tuple[np.ndarray, ...]:
+        """The state arrays as the tuple the kernels take (order of FIELDS)."""
+        return tuple(getattr(self, f) for f in FIELDS)
+
+    @property
+    def nbytes_per_deal(self) -> int:
+        """State memory per deal in bytes."""
+        return sum(getattr(self, f).nbytes for f in FIELDS) // self.n
+
+    def _mask(self, active: np.ndarray | None) -> np.ndarray:
+        if active is None:
+            return np.ones(self.n, np.bool_)
+        active = np.asarray(active, dtype=np.bool_)
+        if active.shape != (self.n,):
+            raise ValueError(f"active mask must have shape ({self.n},), got {active.shape}")
+        return active
+
+    # ----------------------------------------------------------------- dealing
+    def reset(
+        self,
+        decks: np.ndarray | None = None,
+        dealers: int | np.ndarray | None = None,
+        rng: np.random.Generator | None = None,
+        active: np.ndarray | None = None,
+    ) -> None:
+        """Start new deals: from explicit deck orders (N, 104), or decks shuffled by ``rng``.
+
+        ``dealers`` defaults to seat P−1 (K5).  ``active`` restricts the reset to some deals.
+        """
+        mask = self._mask(active)
+        if decks is None:
+            if rng is None:
+                raise ValueError("reset needs either decks or an rng")
+            decks = np.zeros((self.n, DECK_SIZE), np.int8)
+            for i in np.flatnonzero(mask):  # in index order: the same seed gives the same decks
+                decks[i] = shuffled_deck(rng)
+        decks = np.asarray(decks)
+        if decks.shape != (self.n, DECK_SIZE):
+            raise ValueError(f"decks must have shape ({self.n}, {DECK_SIZE}), got {decks.shape}")
+        counts = np.apply_along_axis(np.bincount, 1, decks.astype(np.int64) % N_CODES, minlength=N_CODES)
+        bad = mask & ((counts != 2).any(axis=1) | (decks < 0).any(axis=1) | (decks >= N_CODES).any(axis=1))
+        if bad.any():
+            raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not two full decks of codes 0..51")
+        p = self.rules.players
+        dealers = np.full(self.n, p - 1 if dealers is None else 0, np.int64) if dealers is None or np.isscalar(dealers) else np.asarray(dealers, np.int64)
+        if np.isscalar(dealers) or dealers.shape == ():
+            dealers = np.full(self.n, int(dealers), np.int64)
+        if dealers.shape != (self.n,) or (dealers < 0).any() or (dealers >= p).any():
+            raise ValueError(f"dealers must be seats 0..{p - 1}, got {dealers}")
+        driver = K.reset_many_par if self._par else K.reset_many_ser
+        driver(self.S, mask, decks.astype(np.int8), dealers, *self._initial, self._spades)
+
+    # ----------------------------------------------------------------- legality
+    def legal_cards(self, out: np.ndarray | None = None) -> np.ndarray:
+        """(N, 52) bool: the cards the seat to play may play (K13); all False for finished deals."""
+        if out is None:
+            out = np.zeros((self.n, N_CODES), np.bool_)
+        (K.legal_cards_par if self._par else K.legal_cards_ser)(self.S, out)
+        return out
+
+    def legal_captures(self, i: int, card: int) -> np.ndarray:
+        """(M, 52) int8: the captures ``card`` may legally take in deal ``i`` (M = 0: it creeps)."""
+        if not self.legal_cards()[i, card]:
+            raise IllegalMoveError(f"{card_name(card)} is not a legal card here")
+        return legal_captures(self.hands[i, self.turn[i]], self.table[i], int(card))
+
+    def legal_moves(self, i: int = 0) -> list[tuple[int, np.ndarray]]:
+        """Every legal (card, capture counts) move of deal ``i``, cards in code order."""
+        if self.done[i]:
+            return []
+        mask = self.legal_cards()[i]
+        moves = []
+        for card in np.flatnonzero(mask):
+            caps = legal_captures(self.hands[i, self.turn[i]], self.table[i], int(card))
+            if caps.shape[0] == 0:
+                moves.append((int(card), np.zeros(N_CODES, np.int8)))
+            moves.extend((int(card), cap) for cap in caps)
+        return moves
+
+    # ----------------------------------------------------------------- stepping
+    def step(self, cards: np.ndarray, captures: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+        """Play one move in every active deal; returns the (N,) move-check codes (0 = played).
+
+        An illegal move changes nothing in its deal; :meth:`step_checked` raises instead.
+        """
+        mask = self._mask(active)
+        cards = np.asarray(cards, np.int64).reshape(self.n)
+        captures = np.asarray(captures, np.int8).reshape(self.n, N_CODES)
+        status = np.zeros(self.n, np.int64)
+        driver = K.step_many_par if self._par else K.step_many_ser
+        driver(self.S, mask, cards, captures, status, *self._later, self._spades)
+        return status
+
+    def step_checked(self, cards: np.ndarray, captures: np.ndarray, active: np.ndarray | None = None) -> None:
+        """Like :meth:`step`, but raise IllegalMoveError naming the first illegal move."""
+        status = self.step(cards, captures, active)
+        bad = np.flatnonzero(status)
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalMoveError(f"deal {i}: illegal move, {MOVE_ERRORS[int(status[i])]}")
+
+    def random_moves(self, rng: np.random.Generator, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Uniform random legal moves (a legal card, then one of its legal captures), not applied."""
+        mask = self._mask(active)
+        u = rng.random((self.n, 2))
+        cards = np.full(self.n, -1, np.int64)
+        caps = np.zeros((self.n, N_CODES), np.int8)
+        (K.random_moves_par if self._par else K.random_moves_ser)(self.S, mask, u, cards, caps)
+        return cards, caps
+
+    def play_random(self, rng: np.random.Generator) -> None:
+        """Play one uniform random legal move in every unfinished deal (the benchmark's fast path)."""
+        u = rng.random((self.n, 2))
+        (K.play_random_par if self._par else K.play_random_ser)(self.S, u, *self._later, self._spades)
+
+    # ----------------------------------------------------------------- scoring
+    def card_points(self) -> np.ndarray:
+        """(N, P) card points in each seat's capture pile (K4)."""
+        return self.piles.astype(np.int64) @ POINTS
+
+    def scores(self) -> np.ndarray:
+        """(N, P) deal scores so far (K16, K17); final once ``done``."""
+        t = self.tabbes.astype(np.int64)
+        s = self.card_points() + 5 * t - 5 * np.roll(t, -1, axis=1)
+        if self.rules.last_capture_point:
+            finished = np.flatnonzero(self.done & (self.taker >= 0))
+            s[finished, self.taker[finished]] += 1
+        return s
+
+    def team_scores(self) -> np.ndarray:
+        """(N, n_teams) scores per team (K18), or per seat without teams."""
+        s = self.scores()
+        if self.rules.teams is None:
+            return s
+        return np.stack([s[:, list(team)].sum(axis=1) for team in self.rules.teams], axis=1)
+
+    def card_census(self) -> np.ndarray:
+        """(N, 52) copies of each card found in deck remainder, hands, table, pile and capture piles."""
+        counts = self.hands.sum(axis=1, dtype=np.int64) + self.table + self.aside + self.piles.sum(axis=1, dtype=np.int64)
+        for i in range(self.n):
+            counts[i] += np.bincount(self.deck[i, self.pos[i]:].astype(np.int64), minlength=N_CODES)
+        return counts
+
+    # ----------------------------------------------------------------- hand-built positions
+    @classmethod
+    def position(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[str]],
+        table: Sequence[str],
+        turn: int = 0,
+        dealer: int | None = None,
+        deck_rest: Sequence[str] = (),
+        aside: Sequence[str] = (),
+        last_capturer: int = -1,
+    ) -> Deals:
+        """A single deal set up by hand (worked examples, tests): hands per seat, table, undealt cards.
+
+        Card conservation is not required of such a position; everything else behaves as in play.
+        """
+        from krypenv.cards import counts_from_names, card_code
+
+        if len(hands) != rules.players:
+            raise ValueError(f"position needs {rules.players} hands, got {len(hands)}")
+        d = cls(rules, 1)
+        d.hands[0] = np.stack([counts_from_names(h) for h in hands])
+        d.table[0] = counts_from_names(table)
+        d.aside[0] = counts_from_names(aside)
+        rest = [card_code(c) for c in deck_rest]
+        d.pos[0] = DECK_SIZE - len(rest)
+        d.deck[0, d.pos[0]:] = rest
+        d.turn[0] = turn
+        d.dealer[0] = rules.players - 1 if dealer is None else dealer
+        d.last_capturer[0] = last_capturer
+        d.done[0] = False
+        d.in_hands[0] = int(d.hands[0].sum())
+        return d
