@@ -1,0 +1,373 @@
+"""Game records: write a deal as JSON, read it back, and replay it move by move.
+
+A *game record* (RULES.md, "Game records") is one JSON object::
+
+    {"game": "krypkasino",
+     "rules": {"players": 3, "teams": null, "two_player_deal": "6+4",
+               "set_aside": "court", "last_capture_point": false},
+     "dealer": 2,
+     "deck": ["7H", "10D", "QS", ...],                      # all 104 cards, dealing order (K6)
+     "moves": [{"card": "9S", "capture": ["4H", "5C"]},    # the table cards taken
+               {"card": "3D", "capture": []}, ...],        # [] = the card creeps (K12)
+     "result": {"scores": [12, 25, 5], "card_points": [17, 20, 5], "tabbes": [1, 0, 0]}}
+
+The seat of each move is implied by turn order.  ``result`` is present only once the deal
+is finished (a partial record simply has fewer moves); ``tabbes`` counts a dubbeltabbe as
+two (K14).  Unknown keys are rejected, so a misspelt ``result`` is never silently ignored.
+
+- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.engine.Deals` batch.
+- :func:`parse_record` validates a loaded object and raises :class:`RecordError` naming
+  exactly what is wrong; :func:`replay` plays a parsed record through the engine and checks
+  every move (K9–K13) and the result (K14–K17); :func:`check_record` does both and never raises.
+- :func:`write_jsonl` / :func:`read_records` store records in files: a file holds either one
+  JSON record (possibly pretty-printed) or JSON Lines, one record per line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from krypenv.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, card_name, names_from_counts, parse_deck
+from krypenv.engine.kernels import NOT_MAXIMAL
+from krypenv.engine.state import MOVE_ERRORS, Deals
+from krypenv.rules import Rules
+
+GAME = "krypkasino"
+RECORD_KEYS = ("game", "rules", "dealer", "deck", "moves", "result")
+RESULT_KEYS = ("scores", "card_points", "tabbes")
+_OPTIONAL_KEYS = ("result",)
+
+
+class RecordError(ValueError):
+    """A malformed game record; ``move`` is the index of the offending move, if any."""
+
+    def __init__(self, message: str, move: int | None = None) -> None:
+        super().__init__(message)
+        self.move = move
+
+
+@dataclass
+class ParsedRecord:
+    """A validated game record: rules, dealer, deck codes, moves and the optional recorded result."""
+
+    rules: Rules
+    dealer: int
+    deck: np.ndarray  # (104,) int8 card codes in dealing order
+    moves: list[tuple[int, np.ndarray]]  # (played card code, (52,) int8 capture counts)
+    result: dict[str, list[int]] | None = None
+
+
+@dataclass
+class ReplayOutcome:
+    """What replaying one record found; :meth:`to_json` is the ``krypenv replay --json`` object."""
+
+    ok: bool
+    error: str | None = None
+    failed_move: int | None = None
+    result: dict[str, list[int]] | None = None
+    legal_moves: list[list[dict[str, Any]]] = field(default_factory=list)
+    moves_played: int = 0
+    total_moves: int | None = None  # cards played in a full deal, once the rules are known
+    taker: int | None = None  # seat that took the table rest and set-aside pile (K15)
+    team_scores: list[int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The five-key JSON object of ``krypenv replay --json``."""
+        return {
+            "ok": self.ok,
+            "error": self.error,
+            "failed_move": self.failed_move,
+            "result": self.result,
+            "legal_moves": self.legal_moves,
+        }
+
+
+# --------------------------------------------------------------------------- writing
+def _capture_names(lo: int, hi: int) -> list[str]:
+    """Card names of a hist_cap bitset pair, code order, each repeated by its count."""
+    return [card_name(c) for c in range(N_CODES) for _ in range(((lo >> c) & 1) + ((hi >> c) & 1))]
+
+
+def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
+    """The game record of deal ``i`` of a batch, finished or partial (``result`` only when done)."""
+    if not 0 <= i < deals.n:
+        raise ValueError(f"deal index {i} is outside 0..{deals.n - 1}")
+    deck = deals.deck[i]
+    if not np.array_equal(np.bincount(deck.astype(np.int64) % N_CODES, minlength=N_CODES), np.full(N_CODES, N_COPIES)):
+        raise ValueError(f"deal {i} was not dealt from two full decks (a hand-built position?); it has no record")
+    moves = []
+    for m in range(int(deals.n_moves[i])):
+        lo, hi = (int(x) for x in deals.hist_cap[i, m])
+        moves.append({"card": card_name(int(deals.hist_card[i, m])), "capture": _capture_names(lo, hi)})
+    record: dict[str, Any] = {
+        "game": GAME,
+        "rules": deals.rules.to_dict(),
+        "dealer": int(deals.dealer[i]),
+        "deck": [card_name(int(c)) for c in deck],
+        "moves": moves,
+    }
+    if deals.done[i]:
+        record["result"] = _result_of(deals, i)
+    return record
+
+
+def _result_of(deals: Deals, i: int) -> dict[str, list[int]]:
+    """The ``result`` object of a finished deal ``i``."""
+    return {
+        "scores": [int(x) for x in deals.scores()[i]],
+        "card_points": [int(x) for x in deals.card_points()[i]],
+        "tabbes": [int(x) for x in deals.tabbes[i]],
+    }
+
+
+# --------------------------------------------------------------------------- parsing
+def _is_int(x: Any) -> bool:
+    """True for a JSON integer (not a bool)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _code(name: Any, where: str, move: int | None = None) -> int:
+    """Card code of a record's card name, RecordError naming the place otherwise."""
+    try:
+        return card_code(name)
+    except ValueError as exc:
+        raise RecordError(f"{where}: {exc}", move) from None
+
+
+def _parse_move(m: int, mv: Any) -> tuple[int, np.ndarray]:
+    """One move ``{"card": name, "capture": [names]}`` as (code, capture counts)."""
+    if not isinstance(mv, dict) or set(mv) != {"card", "capture"}:
+        got = sorted(mv) if isinstance(mv, dict) else type(mv).__name__
+        raise RecordError(f"move {m}: must be an object with exactly the keys card and capture, got {got}", m)
+    card = _code(mv["card"], f"move {m}: card", m)
+    cap_names = mv["capture"]
+    if not isinstance(cap_names, list):
+        raise RecordError(f"move {m}: capture must be a list of card names, got {type(cap_names).__name__}", m)
+    counts = np.zeros(N_CODES, np.int64)
+    for j, name in enumerate(cap_names):
+        counts[_code(name, f"move {m}: capture[{j}]", m)] += 1
+    over = [f"{card_name(c)} x{int(counts[c])}" for c in range(N_CODES) if counts[c] > N_COPIES]
+    if over:
+        raise RecordError(f"move {m}: capture lists {', '.join(over)}, but each card exists only twice (K1)", m)
+    return card, counts.astype(np.int8)
+
+
+def _parse_result(res: Any, players: int) -> dict[str, list[int]]:
+    """The recorded ``result`` object, checked for keys and per-seat integer lists."""
+    if not isinstance(res, dict):
+        raise RecordError(f"result must be an object or null, got {type(res).__name__}")
+    if set(res) != set(RESULT_KEYS):
+        missing, extra = sorted(set(RESULT_KEYS) - set(res)), sorted(set(res) - set(RESULT_KEYS))
+        parts = ([f"missing {missing}"] if missing else []) + ([f"unknown {extra}"] if extra else [])
+        raise RecordError(f"result must have exactly the keys {list(RESULT_KEYS)}: {', '.join(parts)}")
+    for key in RESULT_KEYS:
+        vals = res[key]
+        if not isinstance(vals, list) or len(vals) != players or not all(_is_int(v) for v in vals):
+            raise RecordError(f"result.{key} must be a list of {players} integers (one per seat), got {vals!r}")
+    return {key: list(res[key]) for key in RESULT_KEYS}
+
+
+def parse_record(obj: Any) -> ParsedRecord:
+    """Validate a loaded game record; RecordError names exactly what is wrong."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+    missing = [k for k in RECORD_KEYS if k not in obj and k not in _OPTIONAL_KEYS]
+    if missing:
+        raise RecordError(f"missing key(s) {', '.join(missing)}")
+    unknown = sorted(set(obj) - set(RECORD_KEYS))
+    if unknown:
+        raise RecordError(f"unknown key(s) {', '.join(unknown)}; a record has {', '.join(RECORD_KEYS)}")
+    if obj["game"] != GAME:
+        raise RecordError(f"game must be {GAME!r}, got {obj['game']!r}")
+    try:
+        rules = Rules.from_dict(obj["rules"])
+    except (ValueError, TypeError) as exc:
+        raise RecordError(f"bad rules: {exc}") from None
+    dealer = obj["dealer"]
+    if not _is_int(dealer) or not 0 <= dealer < rules.players:
+        raise RecordError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer!r}")
+    names = obj["deck"]
+    if not isinstance(names, list) or len(names) != DECK_SIZE:
+        got = f"{len(names)} cards" if isinstance(names, list) else type(names).__name__
+        raise RecordError(f"deck must list all {DECK_SIZE} cards in dealing order, got {got}")
+    for j, name in enumerate(names):
+        _code(name, f"deck[{j}]")
+    try:
+        deck = parse_deck(names)
+    except ValueError as exc:
+        raise RecordError(f"bad deck: {exc}") from None
+    if not isinstance(obj["moves"], list):
+        raise RecordError(f"moves must be a list, got {type(obj['moves']).__name__}")
+    moves = [_parse_move(m, mv) for m, mv in enumerate(obj["moves"])]
+    res = obj.get("result")
+    result = None if res is None else _parse_result(res, rules.players)
+    return ParsedRecord(rules=rules, dealer=int(dealer), deck=deck, moves=moves, result=result)
+
+
+# --------------------------------------------------------------------------- replaying
+def move_json(card: int, cap: np.ndarray) -> dict[str, Any]:
+    """A move as the record/JSON object ``{"card": name, "capture": [names]}``."""
+    return {"card": card_name(card), "capture": names_from_counts(cap)}
+
+
+def _cards(counts: np.ndarray) -> str:
+    """Space-separated card names of a count vector, or ``-``."""
+    return " ".join(names_from_counts(counts)) or "-"
+
+
+def describe_move(card: int, cap: np.ndarray) -> str:
+    """A move in words: ``8H takes AC 7C`` or ``3D creeps``."""
+    taken = names_from_counts(cap)
+    return f"{card_name(card)} takes {' '.join(taken)}" if taken else f"{card_name(card)} creeps"
+
+
+def describe_legal(moves: list[tuple[int, np.ndarray]]) -> str:
+    """The legal moves compactly: ``8H takes AC 7C | 3D creeps``, or ``none``."""
+    return " | ".join(describe_move(c, cap) for c, cap in moves) or "none"
+
+
+def _context(deals: Deals, legal: list[tuple[int, np.ndarray]]) -> str:
+    """Hand, table and legal moves of the seat to play, for an error message."""
+    if deals.done[0]:
+        return "legal moves: none (the deal is over)"
+    seat = int(deals.turn[0])
+    return (
+        f"seat {seat} holds {_cards(deals.hands[0, seat])}; table: {_cards(deals.table[0])}; "
+        f"legal moves: {describe_legal(legal)}"
+    )
+
+
+def _start(parsed: ParsedRecord) -> Deals:
+    """A one-deal batch dealt from the record's deck and dealer."""
+    deals = Deals(parsed.rules, 1)
+    deals.reset(decks=parsed.deck[None, :], dealers=np.array([parsed.dealer], np.int64))
+    return deals
+
+
+def _replay(parsed: ParsedRecord, legal: bool) -> tuple[ReplayOutcome, Deals]:
+    """Replay the record; also return the engine state where it stopped."""
+    deals = _start(parsed)
+    out = ReplayOutcome(ok=True, total_moves=parsed.rules.decisions_per_deal)
+    for m, (card, cap) in enumerate(parsed.moves):
+        moves = deals.legal_moves(0)
+        if legal:
+            out.legal_moves.append([move_json(c, k) for c, k in moves])
+        seat = int(deals.turn[0])
+        status = int(deals.step(np.array([card]), cap[None, :])[0])
+        if status:
+            why = MOVE_ERRORS.get(status, f"engine status {status}")
+            if status == NOT_MAXIMAL and not cap.any():  # K12: creeping is only allowed without a capture
+                why = f"{card_name(card)} creeps although it can capture ({why})"
+            who = "after the deal ended" if deals.done[0] else f"seat {seat}"
+            out.ok, out.failed_move = False, m
+            out.error = f"move {m} ({who}: {describe_move(card, cap)}): {why}; {_context(deals, moves)}"
+            out.moves_played = m
+            return out, deals
+    out.moves_played = len(parsed.moves)
+    if deals.done[0]:
+        out.result = _result_of(deals, 0)
+        out.taker = int(deals.taker[0])
+        if parsed.rules.teams is not None:
+            out.team_scores = [int(x) for x in deals.team_scores()[0]]
+        if parsed.result is not None:
+            diffs = [
+                f"result.{k} differs: expected {out.result[k]}, recorded {parsed.result[k]}"
+                for k in RESULT_KEYS
+                if out.result[k] != parsed.result[k]
+            ]
+            if diffs:
+                out.ok, out.error = False, "; ".join(diffs)
+    elif parsed.result is not None:
+        left = parsed.rules.decisions_per_deal - len(parsed.moves)
+        out.ok = False
+        out.error = (
+            f"the record has a result but the deal is unfinished after {len(parsed.moves)} moves "
+            f"({left} more cards to play); a partial record must not carry a result"
+        )
+    return out, deals
+
+
+def replay(parsed: ParsedRecord, legal: bool = False) -> ReplayOutcome:
+    """Play a parsed record through the engine, checking every move and the recorded result."""
+    return _replay(parsed, legal)[0]
+
+
+def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
+    """Parse and replay a loaded record; every problem becomes ``ok=False`` with a message, never an exception."""
+    try:
+        parsed = parse_record(obj)
+    except RecordError as exc:
+        if exc.move is None:
+            return ReplayOutcome(ok=False, error=str(exc))
+        # A malformed move: replay the moves before it to report where the deal stood.
+        prefix = dict(obj, moves=obj["moves"][: exc.move])
+        prefix.pop("result", None)
+        out, deals = _replay(parse_record(prefix), legal)
+        if not out.ok:
+            return out
+        moves = deals.legal_moves(0)
+        if legal:
+            out.legal_moves.append([move_json(c, k) for c, k in moves])
+        out.ok, out.failed_move, out.error = False, exc.move, f"{exc}; {_context(deals, moves)}"
+        return out
+    return replay(parsed, legal)
+
+
+# --------------------------------------------------------------------------- files
+@dataclass
+class RawRecord:
+    """One record read from a file: where it starts, and the loaded object or why it failed to load."""
+
+    label: str  # "path:line"
+    obj: Any = None
+    error: str | None = None
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
+    """Write records as JSON Lines, one record per line."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec) + "\n")
+
+
+def _loads(text: str) -> tuple[Any, str | None]:
+    """Load JSON text: (object, None), or (None, error message)."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"bad JSON: {exc}"
+
+
+def _looks_like_record(line: str) -> bool:
+    """True if a line on its own is a JSON object with a ``game`` key."""
+    obj, err = _loads(line)
+    return err is None and isinstance(obj, dict) and "game" in obj
+
+
+def read_records(path: str | Path) -> list[RawRecord]:
+    """Records of a file holding one JSON record or JSON Lines; OSError/UnicodeDecodeError if unreadable.
+
+    Blank lines are ignored; bad JSON on one line is an error for that record only.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if not lines:
+        return []
+    obj, err = _loads(text)
+    first_n, first = lines[0]
+    if err is None:
+        return [RawRecord(f"{path}:{first_n}", obj)]
+    jsonl = len(lines) == 1 or _loads(first)[1] is None or any(_looks_like_record(line) for _, line in lines[1:])
+    if not jsonl:  # one pretty-printed record that does not parse
+        return [RawRecord(f"{path}:{first_n}", error=err)]
+    out = []
+    for n, line in lines:
+        obj, err = _loads(line)
+        out.append(RawRecord(f"{path}:{n}", obj, err))
+    return out

@@ -1,0 +1,155 @@
+"""``krypenv replay FILE... [--json] [--legal]``: check game records against the rules.
+
+Each FILE holds one game record (a JSON object, possibly pretty-printed over many lines)
+or JSON Lines, one record per line; blank lines are ignored.  The record format is in
+RULES.md ("Game records") and :mod:`krypenv.records`.  For every record the command deals
+the recorded deck, replays every move checking that it is legal (the card is in the hand
+of the seat to play, K13 forced sweeps are played, captures are maximal, K10–K13),
+recomputes the result (K14–K17) and compares it with the record's ``result`` when present.
+
+Without ``--json`` it prints a readable summary per record::
+
+    deal.json:1: ok: 3 players, dealer seat 2, 99 of 99 moves, result matches the record
+      seat            0    1    2
+      score          12   25    5   (sum 42)
+      card points    17   20    5
+      tabbes          1    0    0
+      seat 1 took the table rest and the set-aside pile (K15)
+
+or, for a bad record, one line naming the record (``file:line``), the move index, what was
+wrong and the legal moves at that point::
+
+    games.jsonl:3: error: move 12 (seat 1: 8H takes 8C): a sweep is forced (K13): ...; seat 1
+    holds 5D 8H; table: 8C 10S; legal moves: 8H takes 8C 10S ...   (all on one line)
+
+With ``--json`` it prints exactly one JSON object per record, one per line::
+
+    {"ok": true, "error": null, "failed_move": null,
+     "result": {"scores": [...], "card_points": [...], "tabbes": [...]}, "legal_moves": []}
+
+``result`` is null until the deal is finished (a partial record is fine, but must not carry
+a result); ``tabbes`` counts a dubbeltabbe as two.  With ``--legal``, ``legal_moves[i]``
+lists every legal move before move i as ``{"card": "8H", "capture": ["AC", "7C"]}``, up to
+and including a failing move (the text mode then prints them per move); without it the
+list is empty.  A failing record's ``error`` starts with its ``file:line``.
+
+One bad record does not stop the others.  Exit status: 0 when every record is legal and
+consistent, 1 when any record is not (or a file holds no record), 2 when a file cannot be
+read (reported on stderr; the other files are still checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from krypenv.records import ReplayOutcome, check_record, read_records
+
+PROG = "krypenv replay"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``replay`` arguments: files, ``--json``, ``--legal``."""
+    parser.description = "Replay game records, check every move and the recorded result."
+    parser.add_argument("files", nargs="+", metavar="FILE", help="a JSON record or a JSON Lines file of records")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per record")
+    parser.add_argument("--legal", action="store_true", help="also list the legal moves before every move")
+
+
+def _row(label: str, values: list[int]) -> str:
+    """One right-aligned table row of per-seat numbers."""
+    return f"  {label:<12}" + "".join(f"{v:>5}" for v in values)
+
+
+def _move_text(mv: dict[str, Any]) -> str:
+    """A JSON move in words: ``8H takes AC 7C`` or ``3D creeps``."""
+    return f"{mv['card']} takes {' '.join(mv['capture'])}" if mv["capture"] else f"{mv['card']} creeps"
+
+
+def summary(label: str, obj: Any, out: ReplayOutcome) -> list[str]:
+    """The text-mode lines of one checked record."""
+    if not out.ok:
+        lines = [f"{label}: error: {out.error}"]
+    else:
+        rules = obj["rules"]
+        players = rules.get("players", 3)
+        moves = f"{out.moves_played} of {out.total_moves} moves"
+        head = f"{label}: ok: {players} players, dealer seat {obj['dealer']}, {moves}"
+        if out.result is None:
+            lines = [f"{head}, partial deal (no result until it is finished)"]
+        else:
+            checked = "result matches the record" if obj.get("result") is not None else "no recorded result to compare"
+            scores = out.result["scores"]
+            lines = [
+                f"{head}, {checked}",
+                _row("seat", list(range(players))),
+                _row("score", scores) + f"   (sum {sum(scores)})",
+                _row("card points", out.result["card_points"]),
+                _row("tabbes", out.result["tabbes"]),
+            ]
+            if out.team_scores is not None:
+                lines.append(f"  team scores {out.team_scores} for teams {rules['teams']}")
+            lines.append(f"  seat {out.taker} took the table rest and the set-aside pile (K15)")
+    for m, legal in enumerate(out.legal_moves):
+        listed = " | ".join(_move_text(mv) for mv in legal) or "none"
+        lines.append(f"  legal before move {m} ({len(legal)}): {listed}")
+    return lines
+
+
+def _check(obj: Any, legal: bool) -> ReplayOutcome:
+    """check_record, with an unexpected exception turned into an error outcome (never a traceback)."""
+    try:
+        return check_record(obj, legal)
+    except Exception as exc:  # noqa: BLE001 - an engine bug must not hide the other records
+        why = f"internal error while replaying (please report): {type(exc).__name__}: {exc}"
+        return ReplayOutcome(ok=False, error=why)
+
+
+def run(paths: list[str], as_json: bool, legal: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Check every record of every file; print per record; return the exit status 0, 1 or 2."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    n_ok = n_bad = 0
+    unreadable = empty = False
+    for path in paths:
+        try:
+            raws = read_records(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            print(f"{PROG}: error: cannot read {path}: {why}", file=err)
+            unreadable = True
+            continue
+        if not raws:
+            print(f"{PROG}: error: {path} holds no game record", file=err)
+            empty = True
+            continue
+        for raw in raws:
+            outcome = ReplayOutcome(ok=False, error=raw.error) if raw.error else _check(raw.obj, legal)
+            if outcome.ok:
+                n_ok += 1
+            else:
+                n_bad += 1
+            if as_json:
+                obj = outcome.to_json()
+                if obj["error"] is not None:
+                    obj["error"] = f"{raw.label}: {obj['error']}"
+                print(json.dumps(obj), file=out)
+            else:
+                print("\n".join(summary(raw.label, raw.obj, outcome)), file=out)
+    if not as_json:
+        print(f"{n_ok + n_bad} record(s): {n_ok} ok, {n_bad} with errors", file=out)
+    return 2 if unreadable else (1 if n_bad or empty else 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command on its own (``python -m krypenv.replay``)."""
+    parser = argparse.ArgumentParser(prog=PROG)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    return run(args.files, args.json, args.legal)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
