@@ -141,8 +141,8 @@ class Deals:
         if bad.any():
             raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not two full decks of codes 0..51")
         p = self.rules.players
-        dealers = np.full(self.n, p - 1 if dealers is None else 0, np.int64) if dealers is None or np.isscalar(dealers) else np.asarray(dealers, np.int64)
-        if np.isscalar(dealers) or dealers.shape == ():
+        dealers = np.asarray(p - 1 if dealers is None else dealers, np.int64)
+        if dealers.ndim == 0:  # one dealer seat for every deal
             dealers = np.full(self.n, int(dealers), np.int64)
         if dealers.shape != (self.n,) or (dealers < 0).any() or (dealers >= p).any():
             raise ValueError(f"dealers must be seats 0..{p - 1}, got {dealers}")
