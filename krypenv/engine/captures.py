@@ -18,6 +18,7 @@ from numba import njit
 
 from krypenv.cards import HAND_VALUE
 from krypenv.engine.combos import (
+    COMBO_VMASK,
     COMBO_CNTS,
     COMBO_END,
     COMBO_KEY,
@@ -38,11 +39,10 @@ def nib(key: int, k: int) -> int:
 @njit(cache=True)
 def table_value_key(cards: np.ndarray) -> int:
     """Value key of a (52,) count vector, valued as table cards (A = 1, K3)."""
-    key = 0
-    for c in range(52):
-        n = cards[c]
-        if n:
-            key += np.int64(n) << (4 * (c % 13 + 1))
+    key = np.int64(0)
+    for rank in range(13):
+        n = np.int64(cards[rank]) + cards[13 + rank] + cards[26 + rank] + cards[39 + rank]
+        key += n << (4 * (rank + 1))
     return key
 
 
@@ -64,14 +64,25 @@ def _fits(key: int, j: int) -> bool:
     return True
 
 
+@njit(cache=True, inline="always")
+def _value_mask(key: int) -> int:
+    """Bitmask of the values present (count > 0) in a value key."""
+    mask = 0
+    for k in range(1, 14):
+        if nib(key, k):
+            mask |= 1 << k
+    return mask
+
+
 @njit(cache=True)
 def _fitting(key: int, v: int) -> np.ndarray:
     """Indices of the combinations of ``v`` that fit in ``key``."""
     s, e = COMBO_START[v], COMBO_END[v]
+    present = _value_mask(key)
     out = np.empty(e - s, dtype=np.int64)
     m = 0
     for j in range(s, e):
-        if _fits(key, j):
+        if COMBO_VMASK[j] & ~present == 0 and _fits(key, j):
             out[m] = j
             m += 1
     return out[:m]
@@ -108,10 +119,23 @@ def maximal_value_captures(tkey: int, v: int) -> np.ndarray:
 
     Empty when no combination exists (the card creeps, K12).
     """
-    fit = _fitting(tkey, v)
-    m = fit.shape[0]
-    if m == 0:
+    if not (subset_sums(tkey) >> v) & 1:
         return np.empty(0, dtype=np.int64)
+    present = _value_mask(tkey)
+    first, m = -1, 0
+    for j in range(COMBO_START[v], COMBO_END[v]):
+        if COMBO_VMASK[j] & ~present == 0 and _fits(tkey, j):
+            m += 1
+            if first < 0:
+                first = j
+    if m == 1:  # one combination fits: take it as often as it fits, the only maximal capture
+        r = tkey
+        while _fits(r, first):
+            r -= COMBO_KEY[first]
+        out = np.empty(1, dtype=np.int64)
+        out[0] = tkey - r
+        return out
+    fit = _fitting(tkey, v)
     seen = np.full(64, -1, dtype=np.int64)
     n_seen = 1
     _hs_insert(seen, tkey)
@@ -200,26 +224,30 @@ def is_maximal_capture(tkey: int, ckey: int, v: int) -> bool:
 
 
 @njit(cache=True)
+def hand_sweep_values_k(hand: np.ndarray, tkey: int) -> int:
+    """:func:`hand_sweep_values` on the table's value key."""
+    if tkey == 0:
+        return 0
+    sums = subset_sums(tkey)
+    hand_values = 0
+    for c in range(52):
+        if hand[c]:
+            hand_values |= 1 << HAND_VALUE[c]
+    good = 0
+    for v in range(2, 15):
+        if (hand_values >> v) & 1 and (sums >> v) & 1 and partitions_into(tkey, v):
+            good |= 1 << v
+    return good
+
+
+@njit(cache=True)
 def hand_sweep_values(hand: np.ndarray, table: np.ndarray) -> int:
     """Bitmask of the hand's played values whose maximal capture takes the whole table (K13).
 
     Non-zero means the sweep is forced: only cards of these values may be played, and they
     must take the whole table.
     """
-    tkey = table_value_key(table)
-    if tkey == 0:
-        return 0
-    sums = subset_sums(tkey)
-    tried = 0
-    good = 0
-    for c in range(52):
-        if hand[c]:
-            v = HAND_VALUE[c]
-            if not (tried >> v) & 1:
-                tried |= 1 << v
-                if (sums >> v) & 1 and partitions_into(tkey, v):
-                    good |= 1 << v
-    return good
+    return hand_sweep_values_k(hand, table_value_key(table))
 
 
 @njit(cache=True)
@@ -231,19 +259,34 @@ def legal_card_mask(hand: np.ndarray, table: np.ndarray, out: np.ndarray) -> Non
 
 
 @njit(cache=True)
-def _value_options(table: np.ndarray, k: int, need: int) -> np.ndarray:
-    """Every way (rows of 4 per-suit counts) to take ``need`` cards of value ``k`` from the table."""
+def _n_value_options(table: np.ndarray, k: int, need: int) -> int:
+    """How many ways to take ``need`` cards of value ``k`` from the table's suits (0–2 copies each)."""
     a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]
-    out = np.empty((81, 4), dtype=np.int8)
+    if a0 + a1 + a2 + a3 == need:
+        return 1
     n = 0
     for x0 in range(a0 + 1):
         for x1 in range(a1 + 1):
             for x2 in range(a2 + 1):
                 x3 = need - x0 - x1 - x2
                 if 0 <= x3 <= a3:
-                    out[n, 0], out[n, 1], out[n, 2], out[n, 3] = x0, x1, x2, x3
                     n += 1
-    return out[:n]
+    return n
+
+
+@njit(cache=True)
+def _write_value_option(table: np.ndarray, k: int, need: int, row: int, out: np.ndarray) -> None:
+    """Write the ``row``-th way (in the order of :func:`_n_value_options`) of taking value ``k``."""
+    a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]
+    for x0 in range(a0 + 1):
+        for x1 in range(a1 + 1):
+            for x2 in range(a2 + 1):
+                x3 = need - x0 - x1 - x2
+                if 0 <= x3 <= a3:
+                    if row == 0:
+                        out[k - 1], out[13 + k - 1], out[26 + k - 1], out[39 + k - 1] = x0, x1, x2, x3
+                        return
+                    row -= 1
 
 
 @njit(cache=True)
@@ -253,7 +296,7 @@ def n_card_captures(table: np.ndarray, ckey: int) -> int:
     for k in range(1, 14):
         need = nib(ckey, k)
         if need:
-            total *= _value_options(table, k, need).shape[0]
+            total *= _n_value_options(table, k, need)
     return total
 
 
@@ -264,12 +307,9 @@ def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> N
     for k in range(1, 14):
         need = nib(ckey, k)
         if need:
-            opts = _value_options(table, k, need)
-            n = opts.shape[0]
-            row = index % n
+            n = _n_value_options(table, k, need)
+            _write_value_option(table, k, need, index % n, out)
             index //= n
-            for s in range(4):
-                out[s * 13 + k - 1] = opts[row, s]
 
 
 @njit(cache=True)

@@ -15,6 +15,7 @@ from krypenv.cards import HAND_VALUE
 from krypenv.engine.captures import (
     card_capture,
     hand_sweep_values,
+    hand_sweep_values_k,
     is_maximal_capture,
     legal_card_mask,
     maximal_value_captures,
@@ -120,28 +121,25 @@ def apply_move(S, i: int, card: int, cap: np.ndarray, later_kinds: np.ndarray, l
     in_hands[i] -= 1
     m = n_moves[i]
     hist_card[i, m] = card
+    taken = 0
+    on_table = 0
+    for c in range(52):  # branch-free, vectorisable: move the captured cards to the pile
+        taken += cap[c]
+        on_table += table[i, c]
+        table[i, c] -= cap[c]
+        piles[i, s, c] += cap[c]
     lo = np.int64(0)
     hi = np.int64(0)
-    taken = 0
-    for c in range(52):
-        if cap[c]:
-            lo |= np.int64(1) << c
-            taken += cap[c]
-            if cap[c] == 2:
-                hi |= np.int64(1) << c
+    if taken:
+        for c in range(52):
+            lo |= np.int64(cap[c] > 0) << c
+            hi |= np.int64(cap[c] > 1) << c
     hist_cap[i, m, 0] = lo
     hist_cap[i, m, 1] = hi
     n_moves[i] = m + 1
     if taken == 0:
         table[i, card] += 1  # K12 creep
     else:
-        on_table = 0
-        for c in range(52):
-            on_table += table[i, c]
-        for c in range(52):
-            if cap[c]:
-                table[i, c] -= cap[c]
-                piles[i, s, c] += cap[c]
         piles[i, s, card] += 1
         last_cap[i] = s
         if on_table == taken:  # K14 tabbe; dubbeltabbe: lone non-ace taken by its twin
@@ -169,33 +167,37 @@ def random_move(S, i: int, u_card: float, u_cap: float, cap_out: np.ndarray) -> 
     """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the card."""
     hands, table, turn = S[2], S[3], S[7]
     hand = hands[i, turn[i]]
-    mask = np.empty(52, dtype=np.bool_)
-    legal_card_mask(hand, table[i], mask)
+    tkey = table_value_key(table[i])
+    good = hand_sweep_values_k(hand, tkey)  # non-zero: K13 forces a sweep with these values
     n = 0
     for c in range(52):
-        n += mask[c]
+        if hand[c] and (good == 0 or (good >> HAND_VALUE[c]) & 1):
+            n += 1
     pick = min(int(u_card * n), n - 1)
     card = -1
     for c in range(52):
-        if mask[c]:
+        if hand[c] and (good == 0 or (good >> HAND_VALUE[c]) & 1):
             if pick == 0:
                 card = c
                 break
             pick -= 1
-    if hand_sweep_values(hand, table[i]):
+    if good:
         cap_out[:] = table[i]  # K13: the forced sweep takes the whole table
         return card
-    keys = maximal_value_captures(table_value_key(table[i]), HAND_VALUE[card])
+    keys = maximal_value_captures(tkey, HAND_VALUE[card])
     if keys.shape[0] == 0:
         cap_out[:] = 0
         return card
-    sizes = np.empty(keys.shape[0], dtype=np.int64)
+    total = 0
     for k in range(keys.shape[0]):
-        sizes[k] = n_card_captures(table[i], keys[k])
-    idx = min(int(u_cap * sizes.sum()), sizes.sum() - 1)
+        total += n_card_captures(table[i], keys[k])
+    idx = min(int(u_cap * total), total - 1)
     k = 0
-    while idx >= sizes[k]:
-        idx -= sizes[k]
+    while True:
+        size = n_card_captures(table[i], keys[k])
+        if idx < size:
+            break
+        idx -= size
         k += 1
     card_capture(table[i], keys[k], idx, cap_out)
     return card
