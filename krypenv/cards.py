@@ -100,11 +100,6 @@ def ordered_deck() -> np.ndarray:
     return np.concatenate([np.arange(N_CODES), np.arange(N_CODES)]).astype(np.int8)
 
 
-def shuffled_deck(rng: np.random.Generator) -> np.ndarray:
-    """A deck order (104 codes) drawn from a numpy Generator."""
-    return rng.permutation(ordered_deck()).astype(np.int8)
-
-
 def parse_deck(names: Sequence[str]) -> np.ndarray:
     """Deck codes from 104 card names; ValueError unless it is exactly two full decks (K1)."""
     if not isinstance(names, (list, tuple)) or len(names) != DECK_SIZE:

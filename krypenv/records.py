@@ -89,11 +89,6 @@ class ReplayOutcome:
 
 
 # --------------------------------------------------------------------------- writing
-def _capture_names(lo: int, hi: int) -> list[str]:
-    """Card names of a hist_cap bitset pair, code order, each repeated by its count."""
-    return [card_name(c) for c in range(N_CODES) for _ in range(((lo >> c) & 1) + ((hi >> c) & 1))]
-
-
 def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
     """The game record of deal ``i`` of a batch, finished or partial (``result`` only when done)."""
     if not 0 <= i < deals.n:
@@ -103,8 +98,7 @@ def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
         raise ValueError(f"deal {i} was not dealt from two full decks (a hand-built position?); it has no record")
     moves = []
     for m in range(int(deals.n_moves[i])):
-        lo, hi = (int(x) for x in deals.hist_cap[i, m])
-        moves.append({"card": card_name(int(deals.hist_card[i, m])), "capture": _capture_names(lo, hi)})
+        moves.append(move_json(int(deals.hist_card[i, m]), deals.move_capture(i, m)))
     record: dict[str, Any] = {
         "game": GAME,
         "rules": deals.rules.to_dict(),

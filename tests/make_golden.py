@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.cards import card_name, names_from_counts, shuffled_deck
+from krypenv.cards import card_name, names_from_counts
+from krypenv.engine import shuffled_deck
 from krypenv.engine import Deals
 from krypenv.rules import Rules
 

@@ -15,8 +15,8 @@ from krypenv.cards import (
     names_from_counts,
     ordered_deck,
     parse_deck,
-    shuffled_deck,
 )
+from krypenv.engine import shuffled_deck, shuffled_decks
 
 RANK_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUIT_NAMES = ["C", "D", "H", "S"]
@@ -84,6 +84,15 @@ def test_k1_shuffled_deck_is_a_permutation_and_seeded() -> None:
     assert sorted(a.tolist()) == sorted(list(range(52)) * 2)
     assert a.tolist() == b.tolist()
     assert a.tolist() != c.tolist()
+
+
+def test_k1_shuffled_decks_do_not_depend_on_batch_size() -> None:
+    """Row i of a batch of shuffled decks is the same for every batch size (same seed, same deals)."""
+    small = shuffled_decks(np.random.default_rng(5), 3)
+    big = shuffled_decks(np.random.default_rng(5), 40)
+    assert np.array_equal(small, big[:3])
+    assert all(sorted(row.tolist()) == sorted(list(range(52)) * 2) for row in big)
+    assert len({row.tobytes() for row in big}) == 40
 
 
 def test_counts_round_trip_with_duplicates() -> None:

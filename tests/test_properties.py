@@ -51,11 +51,6 @@ def engine_moves(d: Deals, i: int = 0) -> set[O.Move]:
     return {(int(c), tuple(int(x) for x in cap)) for c, cap in d.legal_moves(i)}
 
 
-def decode_cap(lo: int, hi: int) -> np.ndarray:
-    """A (52,) capture count vector from the hist_cap bitsets."""
-    return np.array([((lo >> c) & 1) + ((hi >> c) & 1) for c in range(52)], dtype=np.int8)
-
-
 def ref_for(d: Deals, i: int) -> O.RefDeal:
     """A reference deal started from deal i's deck and dealer."""
     r = d.rules
@@ -146,7 +141,7 @@ def test_same_seed_same_deal(n: int) -> None:
         d.reset(rng=rng)
         while not d.done.all():
             d.play_random(rng)
-        runs.append((d.deck.copy(), d.hist_card.copy(), d.hist_cap.copy(), d.scores().copy()))
+        runs.append((d.deck.copy(), d.hist_card.copy(), d.cap_log.copy(), d.scores().copy()))
     for a, b in zip(*runs):
         assert np.array_equal(a, b)
 
@@ -154,7 +149,7 @@ def test_same_seed_same_deal(n: int) -> None:
 @settings(SETTINGS, max_examples=12)
 @given(cfg=st.sampled_from(range(len(CONFIGS))), seed=st.integers(0, 2**32 - 1))
 def test_same_deck_same_moves_replays_history(cfg: int, seed: int) -> None:
-    """Replaying hist_card/hist_cap of a finished deal on the same deck reproduces it exactly."""
+    """Replaying hist_card and the capture log of a finished deal on the same deck reproduces it exactly."""
     rules = Rules(**CONFIGS[cfg])
     rng = np.random.default_rng(seed)
     d = Deals(rules, 2)
@@ -164,9 +159,9 @@ def test_same_deck_same_moves_replays_history(cfg: int, seed: int) -> None:
     e = Deals(rules, 2)
     e.reset(decks=d.deck.copy(), dealers=d.dealer.astype(np.int64))
     for m in range(rules.decisions_per_deal):
-        caps = np.stack([decode_cap(int(d.hist_cap[i, m, 0]), int(d.hist_cap[i, m, 1])) for i in range(2)])
+        caps = np.stack([d.move_capture(i, m) for i in range(2)])
         assert e.step(d.hist_card[:, m].astype(np.int64), caps).tolist() == [0, 0]
-    for f in ("piles", "tabbes", "hist_card", "hist_cap", "taker", "done"):
+    for f in ("piles", "tabbes", "hist_card", "hist_taken", "cap_log", "taker", "done"):
         assert np.array_equal(getattr(d, f), getattr(e, f)), f
     assert np.array_equal(d.scores(), e.scores())
 

@@ -19,7 +19,6 @@ from krypenv.cards import N_CODES, card_code, card_name, ordered_deck
 from krypenv.engine import Deals
 from krypenv.records import (
     RecordError,
-    _capture_names,
     check_record,
     parse_record,
     read_records,
@@ -145,11 +144,8 @@ def test_record_matches_engine_state() -> None:
         assert all(type(x) is int for k in ("scores", "card_points", "tabbes") for x in rec["result"][k])
 
 
-def test_capture_bitsets_decode_with_multiplicity() -> None:
-    """hist_cap[..., 0] is 'taken at least once', [..., 1] 'taken twice'; names repeat by count."""
-    lo = (1 << card_code("AC")) | (1 << card_code("AD")) | (1 << card_code("KS"))
-    hi = 1 << card_code("AD")
-    assert _capture_names(lo, hi) == ["AC", "AD", "AD", "KS"]
+def test_capture_log_keeps_multiplicity() -> None:
+    """A capture of both copies of a card is logged, written and replayed with multiplicity (K1)."""
     rec = two_player_record(TWINS, [])
     parsed = parse_record(rec)
     deals = Deals(parsed.rules, 1)
@@ -157,6 +153,7 @@ def test_capture_bitsets_decode_with_multiplicity() -> None:
     cap = np.zeros((1, N_CODES), np.int8)
     cap[0, card_code("5C")] = 2
     assert deals.step(np.array([card_code("10H")]), cap)[0] == 0
+    assert deals.move_capture(0, 0).tolist() == cap[0].tolist()
     written = record_from_deals(deals)
     assert written["moves"] == [mv("10H", "5C", "5C")] and "result" not in written
     assert check_record(written).ok

@@ -1,14 +1,24 @@
 """Compiled capture search (RULES.md K10–K13) over value keys and 52-card count vectors.
 
-Maximal captures (K11) are found at the value level first: starting from the table's
-value key ``t``, repeatedly remove a combination of the played value ``v``; every distinct
-remainder ``r`` is expanded once (a small open-addressing hash set remembers them), and a
-remainder in which no combination fits is a dead end whose ``t - r`` is one maximal
-capture.  Because remainders are unique, so are the captures.  The work grows with the
-number of distinct remainders, not with the 2^n subsets of the table.
+Legality only depends on the table's *values*, so the search runs on a packed multiset of
+table values, the *value key*: 4 bits per value, value ``k`` (1–13, K3) at bits
+``4k … 4k+3``, counts 0–8 (4 suits × 2 decks).  Keys add and subtract nibble-wise without
+carries while every count stays in 0..8.
 
-Each value-level capture is then expanded to concrete cards: for each value, every way of
-choosing that many cards among the table's suits (each code has 0–2 copies, K1).
+* A *combination* of played value ``v`` (K10) is a sub-multiset of the table summing to
+  ``v``; :func:`combos_into` lists those that fit (at most 127, for a played ace).
+* Maximal captures (K11): from the table key, repeatedly remove a combination; every
+  distinct remainder is expanded once (an open-addressing hash set remembers them) and a
+  remainder in which no combination fits is a dead end whose complement is one maximal
+  capture.  Remainders are unique, so captures are too.  The work grows with the number of
+  distinct remainders, never with the 2^n subsets of the table.
+* The forced sweep (K13) is the question whether the whole table splits into combinations.
+* A value-level capture expands to concrete cards by choosing, per value, which suits'
+  copies to take (each code has 0–2 copies, K1): :func:`n_card_captures` counts the ways and
+  :func:`card_capture` writes the ``index``-th one, so nothing is materialised unless asked.
+
+The hot kernels take a per-thread int64 *scratch* vector (:data:`SCRATCH_WORDS` long) and
+allocate nothing; if a huge hand-built table overflows it they retry with heap buffers.
 """
 
 from __future__ import annotations
@@ -17,26 +27,47 @@ import numpy as np
 from numba import njit
 
 from krypenv.cards import HAND_VALUE
-from krypenv.engine.combos import (
-    COMBO_VMASK,
-    COMBO_CNTS,
-    COMBO_END,
-    COMBO_KEY,
-    COMBO_NVALS,
-    COMBO_START,
-    COMBO_VALS,
-)
+
+MAX_COMBOS = 128  # combinations of one played value that fit in any table (127 for a played ace)
+HASH_SLOTS = 512  # hash set slots for remainders (kept at most half full)
+# Scratch layout: odometer work | combinations | hash set | used slots | search stack | results.
+O_WORK, O_COMBOS = 0, 64
+O_SEEN = O_COMBOS + MAX_COMBOS
+O_USED = O_SEEN + HASH_SLOTS
+O_STACK = O_USED + HASH_SLOTS // 2
+O_RES = O_STACK + HASH_SLOTS // 2
+SCRATCH_WORDS = O_RES + HASH_SLOTS // 2  # 1472 int64 = 11.5 KiB
 
 _SUM_MASK = (1 << 15) - 1  # subset sums 0..14 are all a capture ever needs
+_QUOTIENT = np.array([[r // max(k, 1) for k in range(14)] for r in range(15)], np.int64)  # r // k without a division
+_LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
+_GUARD = 0x4040404040404040  # bit 6 of every byte: counts (≤ 8) and needs (≤ 14) never reach it
 
 
+@njit(cache=True)
+def new_scratch() -> np.ndarray:
+    """A scratch vector for the capture kernels (one per thread); its hash set starts empty."""
+    scr = np.zeros(SCRATCH_WORDS, np.int64)
+    scr[O_SEEN:O_USED] = -1
+    return scr
+
+
+# --------------------------------------------------------------------------- value keys
 @njit(cache=True, inline="always")
 def nib(key: int, k: int) -> int:
     """Count of value ``k`` in a value key."""
     return (key >> (4 * k)) & 15
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def fits(key: int, part: int) -> bool:
+    """True if the multiset ``part`` is contained in ``key`` (every count ≤): SWAR over byte lanes."""
+    even = ((key & _LOW_NIBBLES) | _GUARD) - (part & _LOW_NIBBLES)
+    odd = (((key >> 4) & _LOW_NIBBLES) | _GUARD) - ((part >> 4) & _LOW_NIBBLES)
+    return (even & odd & _GUARD) == _GUARD
+
+
+@njit(cache=True, inline="always")
 def table_value_key(cards: np.ndarray) -> int:
     """Value key of a (52,) count vector, valued as table cards (A = 1, K3)."""
     key = np.int64(0)
@@ -46,7 +77,7 @@ def table_value_key(cards: np.ndarray) -> int:
     return key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def subset_sums(key: int) -> int:
     """Bitmask of the sums 0..14 reachable by sub-multisets of a value key."""
     bits = 1
@@ -57,185 +88,289 @@ def subset_sums(key: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _fits(key: int, j: int) -> bool:
-    for p in range(COMBO_NVALS[j]):
-        if nib(key, COMBO_VALS[j, p]) < COMBO_CNTS[j, p]:
-            return False
-    return True
+def key_total(key: int) -> int:
+    """Sum of the values in a value key."""
+    total = 0
+    for k in range(1, 14):
+        total += k * nib(key, k)
+    return total
 
 
 @njit(cache=True, inline="always")
-def _value_mask(key: int) -> int:
-    """Bitmask of the values present (count > 0) in a value key."""
-    mask = 0
-    for k in range(1, 14):
-        if nib(key, k):
-            mask |= 1 << k
-    return mask
+def hand_value_bits(hand: np.ndarray) -> int:
+    """Bitmask of the played values (K3) present in a (52,) hand."""
+    bits = 0
+    if hand[0] | hand[13] | hand[26] | hand[39]:
+        bits = 1 << 14  # an ace is played as 14
+    for rank in range(1, 13):
+        if hand[rank] | hand[13 + rank] | hand[26 + rank] | hand[39 + rank]:
+            bits |= 1 << (rank + 1)
+    return bits
 
 
-@njit(cache=True)
-def _fitting(key: int, v: int) -> np.ndarray:
-    """Indices of the combinations of ``v`` that fit in ``key``."""
-    s, e = COMBO_START[v], COMBO_END[v]
-    present = _value_mask(key)
-    out = np.empty(e - s, dtype=np.int64)
+# --------------------------------------------------------------------------- combinations
+@njit(cache=True, inline="always")
+def combos_into(tkey: int, v: int, out: np.ndarray, work: np.ndarray) -> int:
+    """Write the value keys of every combination of ``v`` (K10) that fits in ``tkey``; return their number.
+
+    An odometer over the counts of the values present (``work`` holds them: values
+    descending, their counts, the chosen counts, and suffix sums), the smallest value as the
+    last digit: start from the greedy choice, then repeatedly lower the last non-zero digit
+    by one and refill the digits after it greedily.  This is a depth-first search over values
+    from high to low with counts from many to few, so combinations come out in a fixed order.
+    """
+    vals, have, pick, tail = work[0:13], work[13:26], work[26:39], work[39:53]
+    d = 0
+    for k in range(min(v, 13), 0, -1):
+        n = nib(tkey, k)
+        if n:
+            vals[d] = k
+            have[d] = n
+            d += 1
+    tail[d] = 0
+    for j in range(d - 1, -1, -1):
+        tail[j] = tail[j + 1] + vals[j] * have[j]
+    if tail[0] < v:
+        return 0
     m = 0
-    for j in range(s, e):
-        if COMBO_VMASK[j] & ~present == 0 and _fits(key, j):
-            out[m] = j
-            m += 1
-    return out[:m]
+    acc, rem, j = 0, v, 0  # fill digits j.. greedily
+    while True:
+        if rem <= tail[j]:
+            while j < d:
+                k = vals[j]
+                c = min(have[j], _QUOTIENT[rem, k])
+                pick[j] = c
+                acc += c << (4 * k)
+                rem -= c * k
+                j += 1
+            if rem == 0:
+                out[m] = acc
+                m += 1
+        else:
+            while j < d:
+                pick[j] = 0
+                j += 1
+        j = d - 1  # lower the last non-zero digit, refill after it
+        while j >= 0 and pick[j] == 0:
+            j -= 1
+        if j < 0:
+            return m
+        pick[j] -= 1
+        acc -= 1 << (4 * vals[j])
+        rem += vals[j]
+        j += 1
 
 
-@njit(cache=True)
-def _hs_insert(table: np.ndarray, key: int) -> bool:
-    """Insert a non-negative key into an open-addressing set; True if it was new."""
+# --------------------------------------------------------------------------- hash set
+# An open-addressing set of non-negative keys, empty slots −1.  Every search leaves it empty
+# again by clearing just the slots it used (listed in ``used``), so a scratch vector is
+# reused without an O(slots) wipe.
+@njit(cache=True, inline="always")
+def _hs_insert(table: np.ndarray, key: int) -> int:
+    """Insert ``key``; return its slot if it was new, −1 if it was already there."""
     mask = table.shape[0] - 1
-    h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
-    i = np.int64(h) & mask
+    i = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
     while True:
         cur = table[i]
         if cur == -1:
             table[i] = key
-            return True
+            return i
         if cur == key:
-            return False
+            return -1
         i = (i + 1) & mask
 
 
+@njit(cache=True, inline="always")
+def _hs_clear(table: np.ndarray, used: np.ndarray, n: int) -> None:
+    """Empty the ``n`` slots listed in ``used``."""
+    for k in range(n):
+        table[used[k]] = -1
+
+
+# --------------------------------------------------------------------------- maximal captures (K11)
 @njit(cache=True)
-def _hs_grow(table: np.ndarray) -> np.ndarray:
-    bigger = np.full(table.shape[0] * 2, -1, dtype=np.int64)
-    for k in table:
-        if k != -1:
-            _hs_insert(bigger, k)
-    return bigger
+def _maximal_search(tkey: int, combos: np.ndarray, m: int, seen: np.ndarray, used: np.ndarray,
+                    stack: np.ndarray, res: np.ndarray) -> int:
+    """Depth-first search over remainders; the maximal captures go to ``res``.
 
-
-@njit(cache=True)
-def maximal_value_captures(tkey: int, v: int) -> np.ndarray:
-    """Value keys of every distinct maximal capture of value ``v`` from ``tkey`` (K11).
-
-    Empty when no combination exists (the card creeps, K12).
+    Returns their number, or −1 if the remainders overflow the buffers.  ``seen`` must be
+    empty on entry and is empty again on return.
     """
-    if not (subset_sums(tkey) >> v) & 1:
-        return np.empty(0, dtype=np.int64)
-    present = _value_mask(tkey)
-    first, m = -1, 0
-    for j in range(COMBO_START[v], COMBO_END[v]):
-        if COMBO_VMASK[j] & ~present == 0 and _fits(tkey, j):
-            m += 1
-            if first < 0:
-                first = j
-    if m == 1:  # one combination fits: take it as often as it fits, the only maximal capture
-        r = tkey
-        while _fits(r, first):
-            r -= COMBO_KEY[first]
-        out = np.empty(1, dtype=np.int64)
-        out[0] = tkey - r
-        return out
-    fit = _fitting(tkey, v)
-    seen = np.full(64, -1, dtype=np.int64)
-    n_seen = 1
-    _hs_insert(seen, tkey)
-    stack = np.empty(32, dtype=np.int64)
+    used[0] = _hs_insert(seen, tkey)
+    n_seen, sp, n_res = 1, 1, 0
     stack[0] = tkey
-    sp = 1
-    res = np.empty(8, dtype=np.int64)
-    n_res = 0
     while sp > 0:
         sp -= 1
         r = stack[sp]
         dead = True
-        for i in range(m):
-            j = fit[i]
-            if _fits(r, j):
+        for j in range(m):
+            if fits(r, combos[j]):
                 dead = False
-                r2 = r - COMBO_KEY[j]
-                if 2 * (n_seen + 1) > seen.shape[0]:
-                    seen = _hs_grow(seen)
-                if _hs_insert(seen, r2):
+                r2 = r - combos[j]
+                slot = _hs_insert(seen, r2)
+                if slot >= 0:
+                    used[n_seen] = slot
                     n_seen += 1
-                    if sp == stack.shape[0]:
-                        stack = np.concatenate((stack, np.empty(sp, dtype=np.int64)))
+                    if 2 * n_seen > seen.shape[0]:
+                        _hs_clear(seen, used, n_seen)
+                        return -1
                     stack[sp] = r2
                     sp += 1
         if dead:
-            if n_res == res.shape[0]:
-                res = np.concatenate((res, np.empty(n_res, dtype=np.int64)))
             res[n_res] = tkey - r
             n_res += 1
-    return res[:n_res]
+    _hs_clear(seen, used, n_seen)
+    return n_res
 
 
 @njit(cache=True)
-def partitions_into(key: int, v: int) -> bool:
-    """True if the value multiset ``key`` splits into disjoint combinations each summing to ``v``.
+def _maximal_heap(tkey: int, combos: np.ndarray, m: int) -> np.ndarray:
+    """:func:`_maximal_search` on heap buffers, doubled until the search fits (huge tables only)."""
+    slots = 2 * HASH_SLOTS
+    while True:
+        res = np.empty(slots // 2, np.int64)
+        n = _maximal_search(tkey, combos, m, np.full(slots, -1, np.int64), np.empty(slots // 2, np.int64),
+                            np.empty(slots // 2, np.int64), res)
+        if n >= 0:
+            return res[:n]
+        slots *= 2
+
+
+@njit(cache=True)
+def maximal_captures_s(tkey: int, v: int, scr: np.ndarray) -> np.ndarray:
+    """Value keys of every distinct maximal capture of value ``v`` from ``tkey`` (K11), using scratch ``scr``.
+
+    Empty when no combination exists (the card creeps, K12).  The result is a view into
+    ``scr`` (or a heap array for huge tables): read it before the next call.
+    """
+    if not (subset_sums(tkey) >> v) & 1:
+        return scr[O_RES:O_RES]
+    combos = scr[O_COMBOS:O_SEEN]
+    m = combos_into(tkey, v, combos, scr[O_WORK:O_COMBOS])
+    if m == 1:  # one combination fits: take it as often as it fits, the only maximal capture
+        r = tkey
+        while fits(r, combos[0]):
+            r -= combos[0]
+        scr[O_RES] = tkey - r
+        return scr[O_RES:O_RES + 1]
+    n = _maximal_search(tkey, combos, m, scr[O_SEEN:O_USED], scr[O_USED:O_STACK], scr[O_STACK:O_RES],
+                        scr[O_RES:SCRATCH_WORDS])
+    if n >= 0:
+        return scr[O_RES:O_RES + n]
+    return _maximal_heap(tkey, combos[:m].copy(), m)
+
+
+@njit(cache=True)
+def maximal_value_captures(tkey: int, v: int) -> np.ndarray:
+    """Value keys of every distinct maximal capture of ``v`` from ``tkey`` (K11), as a new array."""
+    return maximal_captures_s(tkey, v, new_scratch()).copy()
+
+
+# --------------------------------------------------------------------------- whole-table splits (K13)
+@njit(cache=True)
+def _partition_search(key: int, combos: np.ndarray, m: int, seen: np.ndarray, used: np.ndarray,
+                      stack: np.ndarray) -> int:
+    """1 if ``key`` splits into the combinations, 0 if not, −1 on overflow (``seen`` empty on entry and exit).
 
     Depth-first over remainders, always covering the largest remaining value first (it must
     lie in some combination), with a visited set so each remainder is tried once.
     """
-    total = 0
-    for k in range(1, 14):
-        total += k * nib(key, k)
-    if total == 0 or total % v != 0:
-        return total == 0
-    fit = _fitting(key, v)
-    seen = np.full(64, -1, dtype=np.int64)
-    n_seen = 1
-    _hs_insert(seen, key)
-    stack = np.empty(32, dtype=np.int64)
+    used[0] = _hs_insert(seen, key)
+    n_seen, sp, found = 1, 1, 0
     stack[0] = key
-    sp = 1
-    while sp > 0:
+    while sp > 0 and found == 0:
         sp -= 1
         r = stack[sp]
         if r == 0:
-            return True
+            found = 1
+            break
         top = 13
         while nib(r, top) == 0:
             top -= 1
-        for i in range(fit.shape[0]):
-            j = fit[i]
-            if COMBO_VALS[j, 0] != top:  # values stored largest first
-                continue
-            if _fits(r, j):
-                r2 = r - COMBO_KEY[j]
-                if 2 * (n_seen + 1) > seen.shape[0]:
-                    seen = _hs_grow(seen)
-                if _hs_insert(seen, r2):
+        for j in range(m):
+            c = combos[j]
+            if nib(c, top) and fits(r, c):
+                r2 = r - c
+                slot = _hs_insert(seen, r2)
+                if slot >= 0:
+                    used[n_seen] = slot
                     n_seen += 1
-                    if sp == stack.shape[0]:
-                        stack = np.concatenate((stack, np.empty(sp, dtype=np.int64)))
+                    if 2 * n_seen > seen.shape[0]:
+                        found = -1
+                        break
                     stack[sp] = r2
                     sp += 1
-    return False
+    _hs_clear(seen, used, n_seen)
+    return found
 
 
 @njit(cache=True)
-def is_maximal_capture(tkey: int, ckey: int, v: int) -> bool:
+def partitions_into_s(key: int, v: int, scr: np.ndarray) -> bool:
+    """True if the value multiset ``key`` splits into disjoint combinations each summing to ``v``."""
+    total = key_total(key)
+    if total == 0 or total % v != 0:
+        return total == 0
+    if total == v:  # the whole multiset is one combination
+        return True
+    if total == 2 * v:  # two combinations: some part sums to v, and then so does the rest
+        return (subset_sums(key) >> v) & 1 == 1
+    combos = scr[O_COMBOS:O_SEEN]
+    m = combos_into(key, v, combos, scr[O_WORK:O_COMBOS])
+    if m == 0:
+        return False
+    found = _partition_search(key, combos, m, scr[O_SEEN:O_USED], scr[O_USED:O_STACK], scr[O_STACK:O_RES])
+    slots = 2 * HASH_SLOTS
+    while found < 0:  # huge tables only
+        found = _partition_search(key, combos, m, np.full(slots, -1, np.int64), np.empty(slots // 2, np.int64),
+                                  np.empty(slots // 2, np.int64))
+        slots *= 2
+    return found == 1
+
+
+@njit(cache=True)
+def partitions_into(key: int, v: int) -> bool:
+    """:func:`partitions_into_s` with a fresh scratch vector."""
+    return partitions_into_s(key, v, new_scratch())
+
+
+@njit(cache=True)
+def is_maximal_capture_s(tkey: int, ckey: int, v: int, scr: np.ndarray) -> bool:
     """True if ``ckey`` (within ``tkey``) is a maximal capture of value ``v`` (K11); empty = creep (K12)."""
     if ckey == 0:
         return (subset_sums(tkey) >> v) & 1 == 0
     if (subset_sums(tkey - ckey) >> v) & 1:
         return False
-    return partitions_into(ckey, v)
+    return partitions_into_s(ckey, v, scr)
 
 
 @njit(cache=True)
-def hand_sweep_values_k(hand: np.ndarray, tkey: int) -> int:
-    """:func:`hand_sweep_values` on the table's value key."""
+def is_maximal_capture(tkey: int, ckey: int, v: int) -> bool:
+    """:func:`is_maximal_capture_s` with a fresh scratch vector."""
+    return is_maximal_capture_s(tkey, ckey, v, new_scratch())
+
+
+@njit(cache=True)
+def sweep_values_s(tkey: int, scr: np.ndarray) -> int:
+    """Bitmask of played values 2–14 whose maximal capture takes the whole table (K13); 0 for an empty table."""
     if tkey == 0:
         return 0
     sums = subset_sums(tkey)
-    hand_values = 0
-    for c in range(52):
-        if hand[c]:
-            hand_values |= 1 << HAND_VALUE[c]
     good = 0
     for v in range(2, 15):
-        if (hand_values >> v) & 1 and (sums >> v) & 1 and partitions_into(tkey, v):
+        if (sums >> v) & 1 and partitions_into_s(tkey, v, scr):
+            good |= 1 << v
+    return good
+
+
+@njit(cache=True)
+def hand_sweep_values_s(hand: np.ndarray, tkey: int, scr: np.ndarray) -> int:
+    """Bitmask of the hand's played values that sweep the table ``tkey`` (K13); non-zero means a sweep is forced."""
+    if tkey == 0:
+        return 0
+    want = hand_value_bits(hand) & subset_sums(tkey)
+    good = 0
+    for v in range(2, 15):
+        if (want >> v) & 1 and partitions_into_s(tkey, v, scr):
             good |= 1 << v
     return good
 
@@ -247,18 +382,24 @@ def hand_sweep_values(hand: np.ndarray, table: np.ndarray) -> int:
     Non-zero means the sweep is forced: only cards of these values may be played, and they
     must take the whole table.
     """
-    return hand_sweep_values_k(hand, table_value_key(table))
+    return hand_sweep_values_s(hand, table_value_key(table), new_scratch())
+
+
+@njit(cache=True, inline="always")
+def card_mask_into(hand: np.ndarray, forced: int, out: np.ndarray) -> None:
+    """Write which hand cards may be played into ``out[:52]``: those of the ``forced`` sweep values, else all."""
+    for c in range(52):
+        out[c] = hand[c] > 0 and (forced == 0 or (forced >> HAND_VALUE[c]) & 1 == 1)
 
 
 @njit(cache=True)
 def legal_card_mask(hand: np.ndarray, table: np.ndarray, out: np.ndarray) -> None:
     """Write into ``out`` (52,) which hand cards may be played: the sweepers if K13 forces one, else all."""
-    good = hand_sweep_values(hand, table)
-    for c in range(52):
-        out[c] = hand[c] > 0 and (good == 0 or (good >> HAND_VALUE[c]) & 1 == 1)
+    card_mask_into(hand, hand_sweep_values(hand, table), out)
 
 
-@njit(cache=True)
+# --------------------------------------------------------------------------- card-level expansion
+@njit(cache=True, inline="always")
 def _n_value_options(table: np.ndarray, k: int, need: int) -> int:
     """How many ways to take ``need`` cards of value ``k`` from the table's suits (0–2 copies each)."""
     a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]
@@ -274,7 +415,7 @@ def _n_value_options(table: np.ndarray, k: int, need: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _write_value_option(table: np.ndarray, k: int, need: int, row: int, out: np.ndarray) -> None:
     """Write the ``row``-th way (in the order of :func:`_n_value_options`) of taking value ``k``."""
     a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]
@@ -303,7 +444,7 @@ def n_card_captures(table: np.ndarray, ckey: int) -> int:
 @njit(cache=True)
 def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> None:
     """Write into ``out`` (52,) the ``index``-th card set realising ``ckey`` (mixed radix over values)."""
-    out[:] = 0
+    out[:52] = 0
     for k in range(1, 14):
         need = nib(ckey, k)
         if need:
@@ -328,9 +469,15 @@ def expand_captures(table: np.ndarray, ckeys: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def card_captures_s(table: np.ndarray, card: int, scr: np.ndarray) -> np.ndarray:
+    """Every distinct maximal capture (M, 52) of ``card`` on ``table`` (K11), ignoring K13; M = 0: it creeps."""
+    return expand_captures(table, maximal_captures_s(table_value_key(table), HAND_VALUE[card], scr))
+
+
+@njit(cache=True)
 def card_captures(table: np.ndarray, card: int) -> np.ndarray:
-    """Every distinct maximal capture (M, 52) of ``card`` on ``table`` (K11), ignoring K13; M = 0 means it creeps."""
-    return expand_captures(table, maximal_value_captures(table_value_key(table), HAND_VALUE[card]))
+    """:func:`card_captures_s` with a fresh scratch vector."""
+    return card_captures_s(table, card, new_scratch())
 
 
 @njit(cache=True)

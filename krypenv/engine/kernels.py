@@ -1,9 +1,35 @@
 """Compiled per-deal kernels: dealing, move checking, stepping and random play (K5–K15).
 
-Every kernel works on deal ``i`` of a batch held as the tuple of arrays built by
-:class:`krypenv.engine.state.Deals` (its docstring lists the arrays).  Batch drivers
-loop over deals in parallel (``prange``) or serially for small batches; both call the same
-per-deal functions, so one deal and 4096 deals run the same rules code.
+A batch of N deals is one int8 array ``st`` of shape (N, W): row i is deal i's whole state,
+one contiguous *record* whose columns are laid out below (P = players).  Every value fits
+in int8: card counts 0–2, codes 0–51, positions ≤ 104, tabbes per seat ≤ 94.
+
+| columns                   | field         | meaning                                          |
+|---------------------------|---------------|--------------------------------------------------|
+| DECK … +104               | deck          | deck order, card codes, dealt from index 0 (K6)  |
+| TABLE … +52               | table         | face-up table cards (counts)                     |
+| ASIDE … +52               | aside         | set-aside pile (K8)                              |
+| HIST_CARD … +104          | hist_card     | card played at each move, −1 after the last      |
+| HIST_TAKEN … +104         | hist_taken    | table cards each move captured (0: it crept)     |
+| CAP_LOG … +104            | cap_log       | captured table cards of all moves, in order      |
+| POS                       | pos           | next deck index to deal                          |
+| TURN, DEALER, ROUND       |               | seat to play, dealer seat, round (0 = first)     |
+| LAST_CAPTURER, TAKER      |               | −1 until someone captures / takes the rest (K15) |
+| DONE                      | done          | 1 once the deal is finished                      |
+| N_MOVES, IN_HANDS         |               | cards played so far, cards in all hands          |
+| N_LOGGED                  | n_logged      | entries used in cap_log                          |
+| HANDS … +52·P             | hands         | seat s's hand at HANDS + 52·s                    |
+| piles_at(P) … +52·P       | piles         | seat s's capture pile                            |
+| tabbes_at(P) … +P         | tabbes        | tabbes per seat, a dubbeltabbe counting two      |
+
+Keeping a deal in one record means one array to pass (numba unboxes and reference-counts
+one array, not twenty) and one contiguous stream of memory per deal.  Batch drivers come in
+twins: ``*_par`` splits the batch into chunks over numba's threads (``prange``), ``*_ser``
+loops in one thread for small batches; both run the same per-deal functions over a range
+of deals (``_*_range``), so one deal and 4096 deals run the same rules code.  Chunk ``k``
+uses row ``k`` of the caller's capture-search scratch ``scr``, so the hot path allocates
+nothing.  (The range loops are separate functions, not inlined into the ``prange`` bodies:
+numba's parfor passes mis-compile them there.)
 """
 
 from __future__ import annotations
@@ -14,11 +40,10 @@ from numba import njit, prange
 from krypenv.cards import HAND_VALUE
 from krypenv.engine.captures import (
     card_capture,
-    hand_sweep_values,
-    hand_sweep_values_k,
-    is_maximal_capture,
-    legal_card_mask,
-    maximal_value_captures,
+    card_mask_into,
+    hand_sweep_values_s,
+    is_maximal_capture_s,
+    maximal_captures_s,
     n_card_captures,
     table_value_key,
 )
@@ -27,281 +52,364 @@ from krypenv.engine.captures import (
 OK, DEAL_OVER, NOT_IN_HAND, SWEEP_FORCED, NOT_ON_TABLE, NOT_MAXIMAL, MUST_TAKE_ALL, BAD_COUNTS = range(8)
 PACKET_PLAYERS, PACKET_TABLE = 0, 1
 
+# Columns of a deal record (see the module docstring).
+DECK, TABLE, ASIDE, HIST_CARD, HIST_TAKEN, CAP_LOG = 0, 104, 156, 208, 312, 416
+POS, TURN, DEALER, ROUND, LAST_CAPTURER, TAKER, DONE, N_MOVES, IN_HANDS, N_LOGGED = range(520, 530)
+HANDS = 532
 
-@njit(cache=True)
-def _set_aside(S, i: int, spades: bool) -> None:
+
+@njit(cache=True, inline="always")
+def piles_at(players: int) -> int:
+    """First column of the capture piles."""
+    return HANDS + 52 * players
+
+
+@njit(cache=True, inline="always")
+def tabbes_at(players: int) -> int:
+    """First column of the tabbe counts."""
+    return HANDS + 104 * players
+
+
+def record_width(players: int) -> int:
+    """Columns of a deal record, rounded up to whole 64-byte cache lines."""
+    return (HANDS + 105 * players + 63) // 64 * 64
+
+
+# --------------------------------------------------------------------------- one deal
+@njit(cache=True, inline="always")
+def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
     """K8: move court cards (or spades) from the table to the set-aside pile."""
-    table, aside = S[3], S[4]
     for c in range(52):
-        if table[i, c] and ((c // 13 == 3) if spades else (c % 13 >= 10)):
-            aside[i, c] += table[i, c]
-            table[i, c] = 0
+        n = st[i, TABLE + c]
+        if n and ((c // 13 == 3) if spades else (c % 13 >= 10)):
+            st[i, ASIDE + c] += n
+            st[i, TABLE + c] = 0
 
 
-@njit(cache=True)
-def _deal_packets(S, i: int, kinds: np.ndarray, sizes: np.ndarray) -> None:
+@njit(cache=True, inline="always")
+def _deal_packets(st: np.ndarray, i: int, players: int, kinds: np.ndarray, sizes: np.ndarray) -> None:
     """Deal packets from the deck front: players clockwise from the dealer's left, or the table (K6, K7)."""
-    deck, pos, hands, table = S[0], S[1], S[2], S[3]
-    dealer, in_hands = S[8], S[14]
-    players = hands.shape[1]
-    for p in range(kinds.shape[0]):
-        k = sizes[p]
-        if kinds[p] == PACKET_TABLE:
-            for _ in range(k):
-                table[i, deck[i, pos[i]]] += 1
-                pos[i] += 1
+    p = np.int64(st[i, POS])
+    for k in range(kinds.shape[0]):
+        if kinds[k] == PACKET_TABLE:
+            for _ in range(sizes[k]):
+                st[i, TABLE + st[i, DECK + p]] += 1
+                p += 1
         else:
             for off in range(1, players + 1):
-                seat = (dealer[i] + off) % players
-                for _ in range(k):
-                    hands[i, seat, deck[i, pos[i]]] += 1
-                    pos[i] += 1
-                in_hands[i] += k
+                hand = HANDS + 52 * ((st[i, DEALER] + off) % players)
+                for _ in range(sizes[k]):
+                    st[i, hand + st[i, DECK + p]] += 1
+                    p += 1
+            st[i, IN_HANDS] += sizes[k] * players
+    st[i, POS] = p
 
 
-@njit(cache=True)
-def reset_deal(S, i: int, deck_row: np.ndarray, dealer_seat: int, kinds: np.ndarray, sizes: np.ndarray, spades: bool) -> None:
+@njit(cache=True, inline="always")
+def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, dealer_seat: int, kinds: np.ndarray,
+               sizes: np.ndarray, spades: bool) -> None:
     """Start deal ``i`` from a deck order and dealer: initial deal (K6) and setting aside (K8)."""
-    deck, pos, hands, table, aside, piles, tabbes, turn, dealer, rnd, last_cap, taker, done, n_moves, in_hands = S[:15]
-    players = hands.shape[1]
-    deck[i, :] = deck_row
-    pos[i] = 0
-    hands[i] = 0
-    table[i] = 0
-    aside[i] = 0
-    piles[i] = 0
-    tabbes[i] = 0
-    dealer[i] = dealer_seat
-    turn[i] = (dealer_seat + 1) % players  # K9: the dealer's left neighbour leads
-    rnd[i] = 0
-    last_cap[i] = -1
-    taker[i] = -1
-    done[i] = False
-    n_moves[i] = 0
-    in_hands[i] = 0
-    _deal_packets(S, i, kinds, sizes)
-    _set_aside(S, i, spades)
+    st[i, :tabbes_at(players) + players] = 0  # the engine's columns (an env may keep more after them)
+    st[i, DECK:DECK + 104] = deck_row
+    st[i, HIST_CARD:HIST_CARD + 104] = -1
+    st[i, DEALER] = dealer_seat
+    st[i, TURN] = (dealer_seat + 1) % players  # K9: the dealer's left neighbour leads
+    st[i, LAST_CAPTURER] = -1
+    st[i, TAKER] = -1
+    _deal_packets(st, i, players, kinds, sizes)
+    _set_aside(st, i, spades)
 
 
-@njit(cache=True)
-def check_move(S, i: int, card: int, cap: np.ndarray) -> int:
+@njit(cache=True, inline="always")
+def hand_of(st: np.ndarray, i: int, seat: int) -> np.ndarray:
+    """(52,) view of a seat's hand in deal ``i``."""
+    return st[i, HANDS + 52 * seat:HANDS + 52 * seat + 52]
+
+
+@njit(cache=True, inline="always")
+def table_of(st: np.ndarray, i: int) -> np.ndarray:
+    """(52,) view of the table of deal ``i``."""
+    return st[i, TABLE:TABLE + 52]
+
+
+@njit(cache=True, inline="always")
+def check_move(st: np.ndarray, i: int, card: int, cap: np.ndarray, scr: np.ndarray) -> int:
     """Why the move (card, capture counts) is illegal in deal ``i``, or OK (K11–K13)."""
-    hands, table, turn, done = S[2], S[3], S[7], S[12]
-    if done[i]:
+    if st[i, DONE]:
         return DEAL_OVER
-    if card < 0 or card >= 52 or hands[i, turn[i], card] == 0:
+    hand = hand_of(st, i, st[i, TURN])
+    if card < 0 or card >= 52 or hand[card] == 0:
         return NOT_IN_HAND
+    table = table_of(st, i)
     for c in range(52):
         if cap[c] < 0:
             return BAD_COUNTS
-        if cap[c] > table[i, c]:
+        if cap[c] > table[c]:
             return NOT_ON_TABLE
-    forced = hand_sweep_values(hands[i, turn[i]], table[i])
+    tkey = table_value_key(table)
+    forced = hand_sweep_values_s(hand, tkey, scr)
     v = HAND_VALUE[card]
     if forced:
         if not (forced >> v) & 1:
             return SWEEP_FORCED
         for c in range(52):
-            if cap[c] != table[i, c]:
+            if cap[c] != table[c]:
                 return MUST_TAKE_ALL
         return OK
-    if not is_maximal_capture(table_value_key(table[i]), table_value_key(cap), v):
+    if not is_maximal_capture_s(tkey, table_value_key(cap), v, scr):
         return NOT_MAXIMAL
     return OK
 
 
-@njit(cache=True)
-def apply_move(S, i: int, card: int, cap: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, spades: bool) -> None:
+@njit(cache=True, inline="always")
+def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray, later_kinds: np.ndarray,
+               later_sizes: np.ndarray, spades: bool) -> None:
     """Play a checked move in deal ``i`` and advance: tabbes (K14), new rounds (K7, K8), end of deal (K15)."""
-    deck, pos, hands, table, aside, piles, tabbes, turn, dealer, rnd, last_cap, taker, done, n_moves, in_hands = S[:15]
-    hist_card, hist_cap = S[15], S[16]
-    players = hands.shape[1]
-    s = turn[i]
-    hands[i, s, card] -= 1
-    in_hands[i] -= 1
-    m = n_moves[i]
-    hist_card[i, m] = card
+    s = np.int64(st[i, TURN])
+    pile = piles_at(players) + 52 * s
+    st[i, HANDS + 52 * s + card] -= 1
+    st[i, IN_HANDS] -= 1
+    m = np.int64(st[i, N_MOVES])
+    st[i, HIST_CARD + m] = card
+    st[i, N_MOVES] = m + 1
     taken = 0
     on_table = 0
-    for c in range(52):  # branch-free, vectorisable: move the captured cards to the pile
-        taken += cap[c]
-        on_table += table[i, c]
-        table[i, c] -= cap[c]
-        piles[i, s, c] += cap[c]
-    lo = np.int64(0)
-    hi = np.int64(0)
-    if taken:
-        for c in range(52):
-            lo |= np.int64(cap[c] > 0) << c
-            hi |= np.int64(cap[c] > 1) << c
-    hist_cap[i, m, 0] = lo
-    hist_cap[i, m, 1] = hi
-    n_moves[i] = m + 1
-    if taken == 0:
-        table[i, card] += 1  # K12 creep
-    else:
-        piles[i, s, card] += 1
-        last_cap[i] = s
-        if on_table == taken:  # K14 tabbe; dubbeltabbe: lone non-ace taken by its twin
-            double = taken == 1 and cap[card] == 1 and card % 13 != 0
-            tabbes[i, s] += 2 if double else 1
-    turn[i] = (s + 1) % players
-    if in_hands[i] == 0:
-        if pos[i] < deck.shape[1]:
-            _set_aside(S, i, spades)  # K8 at the end of every round
-            _deal_packets(S, i, later_kinds, later_sizes)  # K7
-            rnd[i] += 1
-            turn[i] = (dealer[i] + 1) % players
-        else:
-            t = last_cap[i] if last_cap[i] >= 0 else dealer[i]  # K15
-            for c in range(52):
-                piles[i, t, c] += table[i, c] + aside[i, c]
-                table[i, c] = 0
-                aside[i, c] = 0
-            taker[i] = t
-            done[i] = True
-
-
-@njit(cache=True)
-def random_move(S, i: int, u_card: float, u_cap: float, cap_out: np.ndarray) -> int:
-    """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the card."""
-    hands, table, turn = S[2], S[3], S[7]
-    hand = hands[i, turn[i]]
-    tkey = table_value_key(table[i])
-    good = hand_sweep_values_k(hand, tkey)  # non-zero: K13 forces a sweep with these values
-    n = 0
     for c in range(52):
-        if hand[c] and (good == 0 or (good >> HAND_VALUE[c]) & 1):
-            n += 1
+        on_table += st[i, TABLE + c]
+        taken += cap[c]
+    st[i, HIST_TAKEN + m] = taken
+    if taken == 0:
+        st[i, TABLE + card] += 1  # K12 creep
+    else:
+        k = np.int64(st[i, N_LOGGED])
+        for c in range(52):  # move the captured cards to the pile and log them
+            x = cap[c]
+            if x:
+                st[i, TABLE + c] -= x
+                st[i, pile + c] += x
+                st[i, CAP_LOG + k] = c
+                st[i, CAP_LOG + k + x - 1] = c  # a second copy, if taken
+                k += x
+        st[i, N_LOGGED] = k
+        st[i, pile + card] += 1
+        st[i, LAST_CAPTURER] = s
+        if on_table == taken:  # K14 tabbe; dubbeltabbe: lone non-ace taken by its twin
+            st[i, tabbes_at(players) + s] += 2 if (taken == 1 and cap[card] == 1 and card % 13 != 0) else 1
+    st[i, TURN] = s + 1 if s + 1 < players else 0
+    if st[i, IN_HANDS] == 0:
+        if st[i, POS] < 104:
+            _set_aside(st, i, spades)  # K8 at the end of every round
+            _deal_packets(st, i, players, later_kinds, later_sizes)  # K7
+            st[i, ROUND] += 1
+            st[i, TURN] = (st[i, DEALER] + 1) % players
+        else:
+            last = st[i, LAST_CAPTURER]
+            t = piles_at(players) + 52 * (last if last >= 0 else st[i, DEALER])  # K15
+            for c in range(52):
+                st[i, t + c] += st[i, TABLE + c] + st[i, ASIDE + c]
+                st[i, TABLE + c] = 0
+                st[i, ASIDE + c] = 0
+            st[i, TAKER] = last if last >= 0 else st[i, DEALER]
+            st[i, DONE] = 1
+
+
+@njit(cache=True, inline="always")
+def legal_cards_into(st: np.ndarray, i: int, out: np.ndarray, scr: np.ndarray) -> int:
+    """Write the legal cards of the seat to play into ``out[:52]`` (K13); return the forced sweep values (0: none)."""
+    hand = hand_of(st, i, st[i, TURN])
+    forced = hand_sweep_values_s(hand, table_value_key(table_of(st, i)), scr)
+    card_mask_into(hand, forced, out)
+    return forced
+
+
+@njit(cache=True, inline="always")
+def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np.ndarray, scr: np.ndarray) -> int:
+    """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the card."""
+    table = table_of(st, i)
+    hand = hand_of(st, i, st[i, TURN])
+    tkey = table_value_key(table)
+    forced = hand_sweep_values_s(hand, tkey, scr)  # non-zero: K13 forces a sweep with these values
+    n = 0
+    if forced == 0:
+        for c in range(52):
+            n += hand[c] > 0
+    else:
+        for c in range(52):
+            if hand[c] and (forced >> HAND_VALUE[c]) & 1:
+                n += 1
     pick = min(int(u_card * n), n - 1)
     card = -1
     for c in range(52):
-        if hand[c] and (good == 0 or (good >> HAND_VALUE[c]) & 1):
+        if hand[c] and (forced == 0 or (forced >> HAND_VALUE[c]) & 1):
             if pick == 0:
                 card = c
                 break
             pick -= 1
-    if good:
-        cap_out[:] = table[i]  # K13: the forced sweep takes the whole table
+    if forced:
+        cap_out[:52] = table  # K13: the forced sweep takes the whole table
         return card
-    keys = maximal_value_captures(tkey, HAND_VALUE[card])
+    keys = maximal_captures_s(tkey, HAND_VALUE[card], scr)
     if keys.shape[0] == 0:
-        cap_out[:] = 0
+        cap_out[:52] = 0
         return card
     total = 0
     for k in range(keys.shape[0]):
-        total += n_card_captures(table[i], keys[k])
+        total += n_card_captures(table, keys[k])
     idx = min(int(u_cap * total), total - 1)
     k = 0
     while True:
-        size = n_card_captures(table[i], keys[k])
+        size = n_card_captures(table, keys[k])
         if idx < size:
             break
         idx -= size
         k += 1
-    card_capture(table[i], keys[k], idx, cap_out)
+    card_capture(table, keys[k], idx, cap_out)
     return card
 
 
-@njit(cache=True)
-def _reset_one(S, i, decks, dealers, kinds, sizes, spades):
-    reset_deal(S, i, decks[i], dealers[i], kinds, sizes, spades)
+@njit(cache=True, inline="always")
+def shuffle_into(u: np.ndarray, out: np.ndarray) -> None:
+    """Fisher–Yates shuffle of two ordered decks (K1) into ``out`` (104,) driven by 103 uniforms ``u``.
 
-
-@njit(cache=True, parallel=True)
-def reset_many_par(S, active, decks, dealers, kinds, sizes, spades):
-    for i in prange(active.shape[0]):
-        if active[i]:
-            _reset_one(S, i, decks, dealers, kinds, sizes, spades)
-
-
-@njit(cache=True)
-def reset_many_ser(S, active, decks, dealers, kinds, sizes, spades):
-    for i in range(active.shape[0]):
-        if active[i]:
-            _reset_one(S, i, decks, dealers, kinds, sizes, spades)
+    For j = 103 … 1, swap positions j and ⌊u[j−1]·(j+1)⌋.
+    """
+    for k in range(104):
+        out[k] = k % 52
+    for j in range(103, 0, -1):
+        k = min(int(u[j - 1] * (j + 1)), j)
+        out[j], out[k] = out[k], out[j]
 
 
 @njit(cache=True)
-def _legal_one(S, i, out):
-    if S[12][i]:
-        out[i] = False
-    else:
-        legal_card_mask(S[2][i, S[7][i]], S[3][i], out[i])
-
-
-@njit(cache=True, parallel=True)
-def legal_cards_par(S, out):
-    for i in prange(out.shape[0]):
-        _legal_one(S, i, out)
-
-
-@njit(cache=True)
-def legal_cards_ser(S, out):
-    for i in range(out.shape[0]):
-        _legal_one(S, i, out)
-
-
-@njit(cache=True)
-def _step_one(S, i, active, cards, caps, status, kinds, sizes, spades):
-    if not active[i]:
-        status[i] = OK
-        return
-    status[i] = check_move(S, i, cards[i], caps[i])
-    if status[i] == OK:
-        apply_move(S, i, cards[i], caps[i], kinds, sizes, spades)
-
-
-@njit(cache=True, parallel=True)
-def step_many_par(S, active, cards, caps, status, kinds, sizes, spades):
-    for i in prange(active.shape[0]):
-        _step_one(S, i, active, cards, caps, status, kinds, sizes, spades)
-
-
-@njit(cache=True)
-def step_many_ser(S, active, cards, caps, status, kinds, sizes, spades):
-    for i in range(active.shape[0]):
-        _step_one(S, i, active, cards, caps, status, kinds, sizes, spades)
-
-
-@njit(cache=True)
-def _random_one(S, i, active, u, cards, caps):
-    if active[i] and not S[12][i]:
-        cards[i] = random_move(S, i, u[i, 0], u[i, 1], caps[i])
-    else:
-        cards[i] = -1
-        caps[i] = 0
-
-
-@njit(cache=True, parallel=True)
-def random_moves_par(S, active, u, cards, caps):
-    for i in prange(active.shape[0]):
-        _random_one(S, i, active, u, cards, caps)
-
-
-@njit(cache=True)
-def random_moves_ser(S, active, u, cards, caps):
-    for i in range(active.shape[0]):
-        _random_one(S, i, active, u, cards, caps)
-
-
-@njit(cache=True)
-def _play_random_one(S, i, u, kinds, sizes, spades, cap):
-    if not S[12][i]:
-        card = random_move(S, i, u[i, 0], u[i, 1], cap)
-        apply_move(S, i, card, cap, kinds, sizes, spades)
-
-
-@njit(cache=True, parallel=True)
-def play_random_par(S, u, kinds, sizes, spades):
-    n = u.shape[0]
-    for i in prange(n):
-        cap = np.empty(52, dtype=np.int8)
-        _play_random_one(S, i, u, kinds, sizes, spades, cap)
-
-
-@njit(cache=True)
-def play_random_ser(S, u, kinds, sizes, spades):
-    cap = np.empty(52, dtype=np.int8)
+def shuffle_rows(u: np.ndarray, out: np.ndarray) -> None:
+    """:func:`shuffle_into` for every row of ``u`` (n, 103) into ``out`` (n, 104)."""
     for i in range(u.shape[0]):
-        _play_random_one(S, i, u, kinds, sizes, spades, cap)
+        shuffle_into(u[i], out[i])
+
+
+# --------------------------------------------------------------------------- batch drivers
+@njit(cache=True, inline="always")
+def chunk_bounds(n: int, chunks: int, ch: int) -> tuple[int, int]:
+    """Deals ``[lo, hi)`` of chunk ``ch`` when ``n`` deals are split into ``chunks``."""
+    return ch * n // chunks, (ch + 1) * n // chunks
+
+
+@njit(cache=True)
+def _reset_range(st, lo, hi, players, active, decks, dealers, kinds, sizes, spades):
+    for i in range(lo, hi):
+        if active[i]:
+            reset_deal(st, i, players, decks[i], dealers[i], kinds, sizes, spades)
+
+
+@njit(cache=True, parallel=True)
+def reset_many_par(st, players, active, decks, dealers, kinds, sizes, spades, scr):
+    """Deal the active deals from ``decks`` and ``dealers`` (K6, K8), in parallel."""
+    n, chunks = active.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _reset_range(st, lo, hi, players, active, decks, dealers, kinds, sizes, spades)
+
+
+@njit(cache=True)
+def reset_many_ser(st, players, active, decks, dealers, kinds, sizes, spades, scr):
+    """Serial twin of :func:`reset_many_par`."""
+    _reset_range(st, 0, active.shape[0], players, active, decks, dealers, kinds, sizes, spades)
+
+
+@njit(cache=True)
+def _legal_range(st, lo, hi, out, scr):
+    for i in range(lo, hi):
+        if st[i, DONE]:
+            out[i] = False
+        else:
+            legal_cards_into(st, i, out[i], scr)
+
+
+@njit(cache=True, parallel=True)
+def legal_cards_par(st, out, scr):
+    """(N, 52) legal cards of every deal (K13), in parallel."""
+    n, chunks = out.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _legal_range(st, lo, hi, out, scr[ch])
+
+
+@njit(cache=True)
+def legal_cards_ser(st, out, scr):
+    """Serial twin of :func:`legal_cards_par`."""
+    _legal_range(st, 0, out.shape[0], out, scr[0])
+
+
+@njit(cache=True)
+def _step_range(st, lo, hi, players, active, cards, caps, status, kinds, sizes, spades, scr):
+    for i in range(lo, hi):
+        if not active[i]:
+            status[i] = OK
+            continue
+        status[i] = check_move(st, i, cards[i], caps[i], scr)
+        if status[i] == OK:
+            apply_move(st, i, players, cards[i], caps[i], kinds, sizes, spades)
+
+
+@njit(cache=True, parallel=True)
+def step_many_par(st, players, active, cards, caps, status, kinds, sizes, spades, scr):
+    """Check and apply one move in every active deal, in parallel (illegal moves change nothing)."""
+    n, chunks = active.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _step_range(st, lo, hi, players, active, cards, caps, status, kinds, sizes, spades, scr[ch])
+
+
+@njit(cache=True)
+def step_many_ser(st, players, active, cards, caps, status, kinds, sizes, spades, scr):
+    """Serial twin of :func:`step_many_par`."""
+    _step_range(st, 0, active.shape[0], players, active, cards, caps, status, kinds, sizes, spades, scr[0])
+
+
+@njit(cache=True)
+def _random_range(st, lo, hi, active, u, cards, caps, scr):
+    for i in range(lo, hi):
+        if active[i] and not st[i, DONE]:
+            cards[i] = random_move(st, i, u[i, 0], u[i, 1], caps[i], scr)
+        else:
+            cards[i] = -1
+            caps[i] = 0
+
+
+@njit(cache=True, parallel=True)
+def random_moves_par(st, active, u, cards, caps, scr):
+    """Uniform random legal moves of the active deals (not applied), in parallel."""
+    n, chunks = active.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _random_range(st, lo, hi, active, u, cards, caps, scr[ch])
+
+
+@njit(cache=True)
+def random_moves_ser(st, active, u, cards, caps, scr):
+    """Serial twin of :func:`random_moves_par`."""
+    _random_range(st, 0, active.shape[0], active, u, cards, caps, scr[0])
+
+
+@njit(cache=True)
+def _play_random_range(st, lo, hi, players, u, kinds, sizes, spades, scr):
+    cap = np.empty(52, np.int8)
+    for i in range(lo, hi):
+        if not st[i, DONE]:
+            card = random_move(st, i, u[i, 0], u[i, 1], cap, scr)
+            apply_move(st, i, players, card, cap, kinds, sizes, spades)
+
+
+@njit(cache=True, parallel=True)
+def play_random_par(st, players, u, kinds, sizes, spades, scr):
+    """Play one uniform random legal move in every unfinished deal, in parallel."""
+    n, chunks = u.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _play_random_range(st, lo, hi, players, u, kinds, sizes, spades, scr[ch])
+
+
+@njit(cache=True)
+def play_random_ser(st, players, u, kinds, sizes, spades, scr):
+    """Serial twin of :func:`play_random_par`."""
+    _play_random_range(st, 0, u.shape[0], players, u, kinds, sizes, spades, scr[0])

@@ -1,28 +1,32 @@
-"""Batched Krypkasino deals: N deals of one rule set in fixed-shape numpy arrays.
+"""Batched Krypkasino deals: N deals of one rule set, stepped together by compiled kernels.
 
-``Deals(rules, n)`` holds the whole state; one deal is simply ``n = 1``.  Arrays (N = batch,
-P = players; card collections are (…, 52) count vectors, each entry 0–2):
+``Deals(rules, n)`` holds the whole state of N deals in one int8 array ``state`` (N, W), a
+contiguous record per deal whose columns are listed in :mod:`krypenv.engine.kernels`; one
+deal is simply ``n = 1``.  Named numpy views of it are attributes (P = players; card
+collections are (…, 52) count vectors, each entry 0–2; every view is int8 except ``done``):
 
-| field         | shape        | dtype | meaning                                                   |
-|---------------|--------------|-------|-----------------------------------------------------------|
-| deck          | (N, 104)     | int8  | deck order, card codes, dealt from index 0 (K6)           |
-| pos           | (N,)         | int16 | next deck index to deal                                   |
-| hands         | (N, P, 52)   | int8  | each seat's hand                                          |
-| table         | (N, 52)      | int8  | face-up table cards                                       |
-| aside         | (N, 52)      | int8  | set-aside pile (K8)                                       |
-| piles         | (N, P, 52)   | int8  | each seat's capture pile                                  |
-| tabbes        | (N, P)       | int16 | tabbes per seat, a dubbeltabbe counting two (K14)         |
-| turn          | (N,)         | int8  | seat to play                                              |
-| dealer        | (N,)         | int8  | dealer seat                                               |
-| round         | (N,)         | int8  | round index, 0 = the initial deal's round                 |
-| last_capturer | (N,)         | int8  | seat that captured last, −1 if none yet                   |
-| taker         | (N,)         | int8  | seat that took the rest at the end (K15), −1 until done   |
-| done          | (N,)         | bool  | the deal is finished                                      |
-| n_moves       | (N,)         | int16 | cards played so far                                       |
-| in_hands      | (N,)         | int16 | cards held in all hands together                          |
-| hist_card     | (N, 104)     | int8  | card played at each move                                  |
-| hist_cap      | (N, 104, 2)  | int64 | capture of each move: bit c of [0] = code c taken ≥ 1,    |
-|               |              |       | bit c of [1] = taken twice                                |
+| attribute     | shape        | meaning                                                   |
+|---------------|--------------|-----------------------------------------------------------|
+| deck          | (N, 104)     | deck order, card codes, dealt from index 0 (K6)           |
+| pos           | (N,)         | next deck index to deal                                   |
+| hands         | (N, P, 52)   | each seat's hand                                          |
+| table         | (N, 52)      | face-up table cards                                       |
+| aside         | (N, 52)      | set-aside pile (K8)                                       |
+| piles         | (N, P, 52)   | each seat's capture pile                                  |
+| tabbes        | (N, P)       | tabbes per seat, a dubbeltabbe counting two (K14)         |
+| turn          | (N,)         | seat to play                                              |
+| dealer        | (N,)         | dealer seat                                               |
+| round         | (N,)         | round index, 0 = the initial deal's round                 |
+| last_capturer | (N,)         | seat that captured last, −1 if none yet                   |
+| taker         | (N,)         | seat that took the rest at the end (K15), −1 until done   |
+| done          | (N,) bool    | the deal is finished                                      |
+| n_moves       | (N,)         | cards played so far                                       |
+| in_hands      | (N,)         | cards held in all hands together                          |
+| hist_card     | (N, 104)     | card played at each move, −1 after the last               |
+| hist_taken    | (N, 104)     | how many table cards each move captured (0 = it crept)    |
+| cap_log       | (N, 104)     | the captured table cards of all moves in order, each      |
+|               |              | move's cards ascending by code (see ``move_capture``)     |
+| n_logged      | (N,)         | entries used in cap_log                                   |
 
 Invariant: deck[pos:] + hands + table + aside + piles = two full decks, at every step.
 """
@@ -31,17 +35,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numba
 import numpy as np
 
-from krypenv.cards import DECK_SIZE, N_CODES, POINTS, card_name, shuffled_deck
+from krypenv.cards import DECK_SIZE, N_CODES, POINTS, card_name
 from krypenv.engine import kernels as K
-from krypenv.engine.captures import legal_captures
+from krypenv.engine.captures import legal_captures, new_scratch
 from krypenv.rules import LATER_PATTERN, Rules
 
 FIELDS = (
     "deck", "pos", "hands", "table", "aside", "piles", "tabbes", "turn", "dealer", "round",
-    "last_capturer", "taker", "done", "n_moves", "in_hands", "hist_card", "hist_cap",
+    "last_capturer", "taker", "done", "n_moves", "in_hands", "hist_card", "hist_taken", "cap_log", "n_logged",
 )  # fmt: skip
+SCALARS = {
+    "pos": K.POS, "turn": K.TURN, "dealer": K.DEALER, "round": K.ROUND, "last_capturer": K.LAST_CAPTURER,
+    "taker": K.TAKER, "n_moves": K.N_MOVES, "in_hands": K.IN_HANDS, "n_logged": K.N_LOGGED,
+}  # fmt: skip
 PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
 
 MOVE_ERRORS = {
@@ -60,6 +69,23 @@ def _packets(pattern: Sequence[tuple[str, int]]) -> tuple[np.ndarray, np.ndarray
     return kinds, np.array([k for _, k in pattern], dtype=np.int64)
 
 
+def shuffled_decks(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` deck orders (n, 104) int8 from a numpy Generator.
+
+    Row i is the Fisher–Yates shuffle (:func:`kernels.shuffle_into`) of two ordered decks
+    driven by row i of ``rng.random((n, 103))``, so row i never depends on n: the same seed
+    gives the same decks at any batch size.
+    """
+    out = np.empty((n, DECK_SIZE), np.int8)
+    K.shuffle_rows(rng.random((n, DECK_SIZE - 1)), out)
+    return out
+
+
+def shuffled_deck(rng: np.random.Generator) -> np.ndarray:
+    """One deck order (104,) int8 from a numpy Generator: :func:`shuffled_decks` with n = 1."""
+    return shuffled_decks(rng, 1)[0]
+
+
 class IllegalMoveError(ValueError):
     """A move that the rules do not allow; the message names the move and why."""
 
@@ -67,44 +93,61 @@ class IllegalMoveError(ValueError):
 class Deals:
     """N deals of one rule set, stepped together by compiled kernels."""
 
-    def __init__(self, rules: Rules, n: int = 1) -> None:
+    def __init__(self, rules: Rules, n: int = 1, state: np.ndarray | None = None) -> None:
+        """N deals of ``rules``, all finished until :meth:`reset`.
+
+        ``state`` may supply the (N, W') int8 array to live in (W' ≥ ``record_width``): an env
+        keeps its own columns after the engine's, in the same rows.
+        """
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"batch size must be a positive integer, got {n!r}")
         self.rules = rules
         self.n = int(n)
-        p = rules.players
-        self.deck = np.zeros((n, DECK_SIZE), np.int8)
-        self.pos = np.zeros(n, np.int16)
-        self.hands = np.zeros((n, p, N_CODES), np.int8)
-        self.table = np.zeros((n, N_CODES), np.int8)
-        self.aside = np.zeros((n, N_CODES), np.int8)
-        self.piles = np.zeros((n, p, N_CODES), np.int8)
-        self.tabbes = np.zeros((n, p), np.int16)
-        self.turn = np.zeros(n, np.int8)
-        self.dealer = np.zeros(n, np.int8)
-        self.round = np.zeros(n, np.int8)
-        self.last_capturer = np.full(n, -1, np.int8)
-        self.taker = np.full(n, -1, np.int8)
-        self.done = np.ones(n, np.bool_)
-        self.n_moves = np.zeros(n, np.int16)
-        self.in_hands = np.zeros(n, np.int16)
-        self.hist_card = np.full((n, DECK_SIZE), -1, np.int8)
-        self.hist_cap = np.zeros((n, DECK_SIZE, 2), np.int64)
+        self.width = K.record_width(rules.players)
+        if state is None:
+            state = np.zeros((self.n, self.width), np.int8)
+            state[:, K.DONE] = 1
+        if state.dtype != np.int8 or state.ndim != 2 or state.shape[0] != self.n or state.shape[1] < self.width:
+            raise ValueError(f"state must be an int8 array of shape ({self.n}, >= {self.width})")
+        self.state = state
+        self._views()
         self._initial = _packets(rules.initial_pattern)
         self._later = _packets(LATER_PATTERN)
         self._spades = rules.set_aside == "spades"
         self._par = self.n >= PARALLEL_FROM
+        # capture-search scratch, one row per parallel chunk (a few chunks per thread)
+        chunks = min(self.n, 4 * numba.config.NUMBA_NUM_THREADS) if self._par else 1
+        self._scr = np.stack([new_scratch() for _ in range(chunks)])
 
-    # ----------------------------------------------------------------- plumbing
-    @property
-    def S(self) -> tuple[np.ndarray, ...]:
-        """The state arrays as the tuple the kernels take (order of FIELDS)."""
-        return tuple(getattr(self, f) for f in FIELDS)
+    def _views(self) -> None:
+        """Bind the named views of ``state`` (see the module docstring)."""
+        st, n, p = self.state, self.n, self.rules.players
+        piles, tabbes = K.HANDS + 52 * p, K.HANDS + 104 * p
+        self.deck = st[:, K.DECK:K.DECK + DECK_SIZE]
+        self.table = st[:, K.TABLE:K.TABLE + N_CODES]
+        self.aside = st[:, K.ASIDE:K.ASIDE + N_CODES]
+        self.hist_card = st[:, K.HIST_CARD:K.HIST_CARD + DECK_SIZE]
+        self.hist_taken = st[:, K.HIST_TAKEN:K.HIST_TAKEN + DECK_SIZE]
+        self.cap_log = st[:, K.CAP_LOG:K.CAP_LOG + DECK_SIZE]
+        self.hands = st[:, K.HANDS:piles].reshape(n, p, N_CODES)
+        self.piles = st[:, piles:tabbes].reshape(n, p, N_CODES)
+        self.tabbes = st[:, tabbes:tabbes + p]
+        for name, col in SCALARS.items():
+            setattr(self, name, st[:, col])
+        self.done = st[:, K.DONE].view(np.bool_)
+        assert np.shares_memory(self.hands, st) and np.shares_memory(self.piles, st)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in FIELDS}
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        self._views()
 
     @property
     def nbytes_per_deal(self) -> int:
-        """State memory per deal in bytes."""
-        return sum(getattr(self, f).nbytes for f in FIELDS) // self.n
+        """State memory per deal in bytes (one record)."""
+        return self.width
 
     def _mask(self, active: np.ndarray | None) -> np.ndarray:
         if active is None:
@@ -131,15 +174,18 @@ class Deals:
             if rng is None:
                 raise ValueError("reset needs either decks or an rng")
             decks = np.zeros((self.n, DECK_SIZE), np.int8)
-            for i in np.flatnonzero(mask):  # in index order: the same seed gives the same decks
-                decks[i] = shuffled_deck(rng)
-        decks = np.asarray(decks)
-        if decks.shape != (self.n, DECK_SIZE):
-            raise ValueError(f"decks must have shape ({self.n}, {DECK_SIZE}), got {decks.shape}")
-        counts = np.apply_along_axis(np.bincount, 1, decks.astype(np.int64) % N_CODES, minlength=N_CODES)
-        bad = mask & ((counts != 2).any(axis=1) | (decks < 0).any(axis=1) | (decks >= N_CODES).any(axis=1))
-        if bad.any():
-            raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not two full decks of codes 0..51")
+            decks[mask] = shuffled_decks(rng, int(mask.sum()))  # in index order of the active deals
+        else:
+            decks = np.asarray(decks)
+            if decks.shape != (self.n, DECK_SIZE):
+                raise ValueError(f"decks must have shape ({self.n}, {DECK_SIZE}), got {decks.shape}")
+            codes = decks.astype(np.int64)
+            in_range = ((codes >= 0) & (codes < N_CODES)).all(axis=1)
+            rows = np.arange(self.n)[:, None] * N_CODES
+            counts = np.bincount((rows + np.clip(codes, 0, N_CODES - 1)).ravel(), minlength=self.n * N_CODES)
+            bad = mask & ~(in_range & (counts.reshape(self.n, N_CODES) == 2).all(axis=1))
+            if bad.any():
+                raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not two full decks of codes 0..51")
         p = self.rules.players
         dealers = np.asarray(p - 1 if dealers is None else dealers, np.int64)
         if dealers.ndim == 0:  # one dealer seat for every deal
@@ -147,14 +193,15 @@ class Deals:
         if dealers.shape != (self.n,) or (dealers < 0).any() or (dealers >= p).any():
             raise ValueError(f"dealers must be seats 0..{p - 1}, got {dealers}")
         driver = K.reset_many_par if self._par else K.reset_many_ser
-        driver(self.S, mask, decks.astype(np.int8), dealers, *self._initial, self._spades)
+        driver(self.state, self.rules.players, mask, decks.astype(np.int8), dealers, *self._initial, self._spades,
+               self._scr)
 
     # ----------------------------------------------------------------- legality
     def legal_cards(self, out: np.ndarray | None = None) -> np.ndarray:
         """(N, 52) bool: the cards the seat to play may play (K13); all False for finished deals."""
         if out is None:
             out = np.zeros((self.n, N_CODES), np.bool_)
-        (K.legal_cards_par if self._par else K.legal_cards_ser)(self.S, out)
+        (K.legal_cards_par if self._par else K.legal_cards_ser)(self.state, out, self._scr)
         return out
 
     def legal_captures(self, i: int, card: int) -> np.ndarray:
@@ -187,7 +234,7 @@ class Deals:
         captures = np.asarray(captures, np.int8).reshape(self.n, N_CODES)
         status = np.zeros(self.n, np.int64)
         driver = K.step_many_par if self._par else K.step_many_ser
-        driver(self.S, mask, cards, captures, status, *self._later, self._spades)
+        driver(self.state, self.rules.players, mask, cards, captures, status, *self._later, self._spades, self._scr)
         return status
 
     def step_checked(self, cards: np.ndarray, captures: np.ndarray, active: np.ndarray | None = None) -> None:
@@ -204,13 +251,22 @@ class Deals:
         u = rng.random((self.n, 2))
         cards = np.full(self.n, -1, np.int64)
         caps = np.zeros((self.n, N_CODES), np.int8)
-        (K.random_moves_par if self._par else K.random_moves_ser)(self.S, mask, u, cards, caps)
+        (K.random_moves_par if self._par else K.random_moves_ser)(self.state, mask, u, cards, caps, self._scr)
         return cards, caps
 
     def play_random(self, rng: np.random.Generator) -> None:
         """Play one uniform random legal move in every unfinished deal (the benchmark's fast path)."""
         u = rng.random((self.n, 2))
-        (K.play_random_par if self._par else K.play_random_ser)(self.S, u, *self._later, self._spades)
+        driver = K.play_random_par if self._par else K.play_random_ser
+        driver(self.state, self.rules.players, u, *self._later, self._spades, self._scr)
+
+    def move_capture(self, i: int, m: int) -> np.ndarray:
+        """(52,) int8 counts of the table cards that move ``m`` of deal ``i`` captured (all zero: it crept)."""
+        if not 0 <= m < int(self.n_moves[i]):
+            raise ValueError(f"deal {i} has no move {m}: {int(self.n_moves[i])} moves played")
+        start = int(self.hist_taken[i, :m].sum())
+        codes = self.cap_log[i, start:start + int(self.hist_taken[i, m])].astype(np.int64)
+        return np.bincount(codes, minlength=N_CODES).astype(np.int8)
 
     # ----------------------------------------------------------------- scoring
     def card_points(self) -> np.ndarray:
