@@ -40,6 +40,9 @@ SCRATCH_WORDS = O_RES + HASH_SLOTS // 2  # 1472 int64 = 11.5 KiB
 
 _SUM_MASK = (1 << 15) - 1  # subset sums 0..14 are all a capture ever needs
 _QUOTIENT = np.array([[r // max(k, 1) for k in range(14)] for r in range(15)], np.int64)  # r // k without a division
+MAX_TOTAL = 8 * sum(range(1, 14))  # largest possible table total (every value 8 times)
+# bit v (2..14) of _DIVISORS[t] is set when v divides t: the played values that may split a table of total t
+_DIVISORS = np.array([sum(1 << v for v in range(2, 15) if t % v == 0) for t in range(MAX_TOTAL + 1)], np.int64)
 _LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
 _GUARD = 0x4040404040404040  # bit 6 of every byte: counts (≤ 8) and needs (≤ 14) never reach it
 
@@ -81,9 +84,13 @@ def table_value_key(cards: np.ndarray) -> int:
 def subset_sums(key: int) -> int:
     """Bitmask of the sums 0..14 reachable by sub-multisets of a value key."""
     bits = 1
-    for k in range(1, 14):
-        for _ in range(nib(key, k)):
+    k = 0
+    key >>= 4
+    while key:  # stops after the highest value present
+        k += 1
+        for _ in range(key & 15):
             bits = (bits | (bits << k)) & _SUM_MASK
+        key >>= 4
     return bits
 
 
@@ -91,8 +98,12 @@ def subset_sums(key: int) -> int:
 def key_total(key: int) -> int:
     """Sum of the values in a value key."""
     total = 0
-    for k in range(1, 14):
-        total += k * nib(key, k)
+    k = 0
+    key >>= 4
+    while key:
+        k += 1
+        total += k * (key & 15)
+        key >>= 4
     return total
 
 
@@ -236,14 +247,20 @@ def _maximal_heap(tkey: int, combos: np.ndarray, m: int) -> np.ndarray:
         slots *= 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def maximal_captures_s(tkey: int, v: int, scr: np.ndarray) -> np.ndarray:
     """Value keys of every distinct maximal capture of value ``v`` from ``tkey`` (K11), using scratch ``scr``.
 
     Empty when no combination exists (the card creeps, K12).  The result is a view into
     ``scr`` (or a heap array for huge tables): read it before the next call.
     """
-    if not (subset_sums(tkey) >> v) & 1:
+    return maximal_captures_k(tkey, subset_sums(tkey), v, scr)
+
+
+@njit(cache=True)
+def maximal_captures_k(tkey: int, sums: int, v: int, scr: np.ndarray) -> np.ndarray:
+    """:func:`maximal_captures_s` given the table's subset sums."""
+    if not (sums >> v) & 1:
         return scr[O_RES:O_RES]
     combos = scr[O_COMBOS:O_SEEN]
     m = combos_into(tkey, v, combos, scr[O_WORK:O_COMBOS])
@@ -305,19 +322,18 @@ def _partition_search(key: int, combos: np.ndarray, m: int, seen: np.ndarray, us
 
 
 @njit(cache=True)
-def partitions_into_s(key: int, v: int, scr: np.ndarray) -> bool:
-    """True if the value multiset ``key`` splits into disjoint combinations each summing to ``v``."""
-    total = key_total(key)
+def _splits(key: int, total: int, sums: int, v: int, scr: np.ndarray) -> bool:
+    """:func:`partitions_into_s` given the key's total and subset sums."""
     if total == 0 or total % v != 0:
         return total == 0
     if total == v:  # the whole multiset is one combination
         return True
+    if (sums >> v) & 1 == 0:
+        return False
     if total == 2 * v:  # two combinations: some part sums to v, and then so does the rest
-        return (subset_sums(key) >> v) & 1 == 1
+        return True
     combos = scr[O_COMBOS:O_SEEN]
     m = combos_into(key, v, combos, scr[O_WORK:O_COMBOS])
-    if m == 0:
-        return False
     found = _partition_search(key, combos, m, scr[O_SEEN:O_USED], scr[O_USED:O_STACK], scr[O_STACK:O_RES])
     slots = 2 * HASH_SLOTS
     while found < 0:  # huge tables only
@@ -325,6 +341,12 @@ def partitions_into_s(key: int, v: int, scr: np.ndarray) -> bool:
                                   np.empty(slots // 2, np.int64))
         slots *= 2
     return found == 1
+
+
+@njit(cache=True)
+def partitions_into_s(key: int, v: int, scr: np.ndarray) -> bool:
+    """True if the value multiset ``key`` splits into disjoint combinations each summing to ``v``."""
+    return _splits(key, key_total(key), subset_sums(key), v, scr)
 
 
 @njit(cache=True)
@@ -352,27 +374,30 @@ def is_maximal_capture(tkey: int, ckey: int, v: int) -> bool:
 @njit(cache=True)
 def sweep_values_s(tkey: int, scr: np.ndarray) -> int:
     """Bitmask of played values 2–14 whose maximal capture takes the whole table (K13); 0 for an empty table."""
+    return hand_sweep_values_k(0x7FFC, tkey, scr)
+
+
+@njit(cache=True)
+def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
+    """Bitmask of the played ``values`` (a bitmask, bit v) that sweep the table ``tkey`` (K13)."""
     if tkey == 0:
+        return 0
+    total = key_total(tkey)
+    values &= _DIVISORS[total]  # a sweep splits the table into parts of v: v divides the total
+    if values == 0:
         return 0
     sums = subset_sums(tkey)
     good = 0
     for v in range(2, 15):
-        if (sums >> v) & 1 and partitions_into_s(tkey, v, scr):
+        if (values >> v) & 1 and _splits(tkey, total, sums, v, scr):
             good |= 1 << v
     return good
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_sweep_values_s(hand: np.ndarray, tkey: int, scr: np.ndarray) -> int:
     """Bitmask of the hand's played values that sweep the table ``tkey`` (K13); non-zero means a sweep is forced."""
-    if tkey == 0:
-        return 0
-    want = hand_value_bits(hand) & subset_sums(tkey)
-    good = 0
-    for v in range(2, 15):
-        if (want >> v) & 1 and partitions_into_s(tkey, v, scr):
-            good |= 1 << v
-    return good
+    return hand_sweep_values_k(hand_value_bits(hand), tkey, scr)
 
 
 @njit(cache=True)

@@ -43,8 +43,9 @@ from krypenv.engine.captures import (
     card_mask_into,
     hand_sweep_values_s,
     is_maximal_capture_s,
-    maximal_captures_s,
+    maximal_captures_k,
     n_card_captures,
+    subset_sums,
     table_value_key,
 )
 
@@ -248,7 +249,7 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
     if forced:
         cap_out[:52] = table  # K13: the forced sweep takes the whole table
         return card
-    keys = maximal_captures_s(tkey, HAND_VALUE[card], scr)
+    keys = maximal_captures_k(tkey, subset_sums(tkey), HAND_VALUE[card], scr)
     if keys.shape[0] == 0:
         cap_out[:52] = 0
         return card
