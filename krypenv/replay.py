@@ -34,7 +34,7 @@ and including a failing move (the text mode then prints them per move); without 
 list is empty.  A failing record's ``error`` starts with its ``file:line``.
 
 One bad record does not stop the others.  Exit status: 0 when every record is legal and
-consistent, 1 when any record is not (or a file holds no record), 2 when a file cannot be
+consistent, 1 otherwise: a bad record, a file that holds no record, or a file that cannot be
 read (reported on stderr; the other files are still checked).
 """
 
@@ -108,7 +108,7 @@ def _check(obj: Any, legal: bool) -> ReplayOutcome:
 
 
 def run(paths: list[str], as_json: bool, legal: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Check every record of every file; print per record; return the exit status 0, 1 or 2."""
+    """Check every record of every file; print per record; return the exit status 0 or 1."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     n_ok = n_bad = 0
@@ -140,7 +140,7 @@ def run(paths: list[str], as_json: bool, legal: bool, out: TextIO | None = None,
                 print("\n".join(summary(raw.label, raw.obj, outcome)), file=out)
     if not as_json:
         print(f"{n_ok + n_bad} record(s): {n_ok} ok, {n_bad} with errors", file=out)
-    return 2 if unreadable else (1 if n_bad or empty else 0)
+    return 1 if unreadable or n_bad or empty else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -122,7 +122,6 @@ def test_closed_output_pipe_is_quiet() -> None:
     assert err == ""
 
 
-@pytest.mark.xfail(strict=True, reason="krypenv.replay.run returns 2 for an unreadable file; issue 2 says exit 1")
 def test_replay_unreadable_file_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``krypenv replay`` exits 0 only when every record is good; a file that cannot be read is status 1."""
     assert main(["replay", str(tmp_path / "missing.jsonl")]) == 1

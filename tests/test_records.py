@@ -436,7 +436,7 @@ def test_cli_missing_file_and_empty_file(tmp_path: Path, good: dict[str, Any]) -
     path = tmp_path / "g.json"
     path.write_text(json.dumps(good))
     status, out, err = run_cli([tmp_path / "nope.jsonl", path])
-    assert status == 2 and json.loads(out)["ok"] is True
+    assert status == 1 and json.loads(out)["ok"] is True
     assert err == f"krypenv replay: error: cannot read {tmp_path / 'nope.jsonl'}: No such file or directory\n"
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
@@ -472,4 +472,4 @@ def test_installed_command(mixed: Path, tmp_path: Path) -> None:
     objs = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [o["ok"] for o in objs] == [True, False, False, False, True, True]
     proc = subprocess.run([*cmd, "replay", str(tmp_path / "missing.json")], capture_output=True, text=True, timeout=120)
-    assert proc.returncode in (1, 2) and "missing.json" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 1 and "missing.json" in proc.stderr and "Traceback" not in proc.stderr
