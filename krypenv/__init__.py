@@ -1,4 +1,10 @@
-"""krypenv: reinforcement-learning environments for Krypkasino, the Swedish misère fishing card game."""
+"""krypenv: reinforcement-learning environments for Krypkasino, the Swedish misère fishing card game.
+
+``krypenv.env(**config)`` / ``krypenv.raw_env`` are the PettingZoo AEC environment
+(:mod:`krypenv.aec`); importing :mod:`krypenv` registers the Gymnasium id
+``krypenv/Krypkasino-v0`` (:mod:`krypenv.single`); :class:`krypenv.vec.KrypkasinoVecEnv` is the
+batched SB3 VecEnv.  The heavy modules (compiled kernels, PettingZoo) load on first use.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,11 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
+
+from gymnasium.envs.registration import register, registry
+
+ENV_ID = "krypenv/Krypkasino-v0"
 
 
 def _numba_cache_dir() -> None:
@@ -36,3 +47,18 @@ def _numba_cache_dir() -> None:
 
 
 _numba_cache_dir()
+
+if ENV_ID not in registry:
+    register(id=ENV_ID, entry_point="krypenv.single:KrypkasinoEnv")
+
+
+def __getattr__(name: str) -> Any:
+    """Load ``env`` and ``raw_env`` lazily from :mod:`krypenv.aec`."""
+    if name in ("env", "raw_env"):
+        from krypenv import aec
+
+        return getattr(aec, name)
+    raise AttributeError(f"module 'krypenv' has no attribute {name!r}")
+
+
+__all__ = ["ENV_ID", "env", "raw_env"]

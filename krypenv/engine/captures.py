@@ -56,13 +56,13 @@ def new_scratch() -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- value keys
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nib(key: int, k: int) -> int:
     """Count of value ``k`` in a value key."""
     return (key >> (4 * k)) & 15
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def fits(key: int, part: int) -> bool:
     """True if the multiset ``part`` is contained in ``key`` (every count ≤): SWAR over byte lanes."""
     even = ((key & _LOW_NIBBLES) | _GUARD) - (part & _LOW_NIBBLES)
@@ -70,7 +70,7 @@ def fits(key: int, part: int) -> bool:
     return (even & odd & _GUARD) == _GUARD
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def table_value_key(cards: np.ndarray) -> int:
     """Value key of a (52,) count vector, valued as table cards (A = 1, K3)."""
     key = np.int64(0)
@@ -80,7 +80,7 @@ def table_value_key(cards: np.ndarray) -> int:
     return key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def subset_sums(key: int) -> int:
     """Bitmask of the sums 0..14 reachable by sub-multisets of a value key."""
     bits = 1
@@ -94,7 +94,7 @@ def subset_sums(key: int) -> int:
     return bits
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def key_total(key: int) -> int:
     """Sum of the values in a value key."""
     total = 0
@@ -107,7 +107,7 @@ def key_total(key: int) -> int:
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def hand_value_bits(hand: np.ndarray) -> int:
     """Bitmask of the played values (K3) present in a (52,) hand."""
     bits = 0
@@ -120,7 +120,7 @@ def hand_value_bits(hand: np.ndarray) -> int:
 
 
 # --------------------------------------------------------------------------- combinations
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def combos_into(tkey: int, v: int, out: np.ndarray, work: np.ndarray) -> int:
     """Write the value keys of every combination of ``v`` (K10) that fits in ``tkey``; return their number.
 
@@ -176,7 +176,7 @@ def combos_into(tkey: int, v: int, out: np.ndarray, work: np.ndarray) -> int:
 # An open-addressing set of non-negative keys, empty slots −1.  Every search leaves it empty
 # again by clearing just the slots it used (listed in ``used``), so a scratch vector is
 # reused without an O(slots) wipe.
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hs_insert(table: np.ndarray, key: int) -> int:
     """Insert ``key``; return its slot if it was new, −1 if it was already there."""
     mask = table.shape[0] - 1
@@ -191,7 +191,7 @@ def _hs_insert(table: np.ndarray, key: int) -> int:
         i = (i + 1) & mask
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hs_clear(table: np.ndarray, used: np.ndarray, n: int) -> None:
     """Empty the ``n`` slots listed in ``used``."""
     for k in range(n):
@@ -247,7 +247,7 @@ def _maximal_heap(tkey: int, combos: np.ndarray, m: int) -> np.ndarray:
         slots *= 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def maximal_captures_s(tkey: int, v: int, scr: np.ndarray) -> np.ndarray:
     """Value keys of every distinct maximal capture of value ``v`` from ``tkey`` (K11), using scratch ``scr``.
 
@@ -394,7 +394,7 @@ def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
     return good
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def hand_sweep_values_s(hand: np.ndarray, tkey: int, scr: np.ndarray) -> int:
     """Bitmask of the hand's played values that sweep the table ``tkey`` (K13); non-zero means a sweep is forced."""
     return hand_sweep_values_k(hand_value_bits(hand), tkey, scr)
@@ -410,7 +410,7 @@ def hand_sweep_values(hand: np.ndarray, table: np.ndarray) -> int:
     return hand_sweep_values_s(hand, table_value_key(table), new_scratch())
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def card_mask_into(hand: np.ndarray, forced: int, out: np.ndarray) -> None:
     """Write which hand cards may be played into ``out[:52]``: those of the ``forced`` sweep values, else all."""
     for c in range(52):
@@ -424,7 +424,7 @@ def legal_card_mask(hand: np.ndarray, table: np.ndarray, out: np.ndarray) -> Non
 
 
 # --------------------------------------------------------------------------- card-level expansion
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _n_value_options(table: np.ndarray, k: int, need: int) -> int:
     """How many ways to take ``need`` cards of value ``k`` from the table's suits (0–2 copies each)."""
     a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]
@@ -440,7 +440,7 @@ def _n_value_options(table: np.ndarray, k: int, need: int) -> int:
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _write_value_option(table: np.ndarray, k: int, need: int, row: int, out: np.ndarray) -> None:
     """Write the ``row``-th way (in the order of :func:`_n_value_options`) of taking value ``k``."""
     a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]

@@ -28,8 +28,8 @@ twins: ``*_par`` splits the batch into chunks over numba's threads (``prange``),
 loops in one thread for small batches; both run the same per-deal functions over a range
 of deals (``_*_range``), so one deal and 4096 deals run the same rules code.  Chunk ``k``
 uses row ``k`` of the caller's capture-search scratch ``scr``, so the hot path allocates
-nothing.  (The range loops are separate functions, not inlined into the ``prange`` bodies:
-numba's parfor passes mis-compile them there.)
+nothing.  (The per-deal work stays in functions called from the ``prange`` bodies: numba's
+parfor passes mis-compiled it when it was written out inside them.)
 """
 
 from __future__ import annotations
@@ -59,13 +59,13 @@ POS, TURN, DEALER, ROUND, LAST_CAPTURER, TAKER, DONE, N_MOVES, IN_HANDS, N_LOGGE
 HANDS = 532
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def piles_at(players: int) -> int:
     """First column of the capture piles."""
     return HANDS + 52 * players
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tabbes_at(players: int) -> int:
     """First column of the tabbe counts."""
     return HANDS + 104 * players
@@ -77,7 +77,7 @@ def record_width(players: int) -> int:
 
 
 # --------------------------------------------------------------------------- one deal
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
     """K8: move court cards (or spades) from the table to the set-aside pile."""
     for c in range(52):
@@ -87,7 +87,7 @@ def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
             st[i, TABLE + c] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _deal_packets(st: np.ndarray, i: int, players: int, kinds: np.ndarray, sizes: np.ndarray) -> None:
     """Deal packets from the deck front: players clockwise from the dealer's left, or the table (K6, K7)."""
     p = np.int64(st[i, POS])
@@ -106,7 +106,7 @@ def _deal_packets(st: np.ndarray, i: int, players: int, kinds: np.ndarray, sizes
     st[i, POS] = p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, dealer_seat: int, kinds: np.ndarray,
                sizes: np.ndarray, spades: bool) -> None:
     """Start deal ``i`` from a deck order and dealer: initial deal (K6) and setting aside (K8)."""
@@ -121,19 +121,19 @@ def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, deale
     _set_aside(st, i, spades)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def hand_of(st: np.ndarray, i: int, seat: int) -> np.ndarray:
     """(52,) view of a seat's hand in deal ``i``."""
     return st[i, HANDS + 52 * seat:HANDS + 52 * seat + 52]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def table_of(st: np.ndarray, i: int) -> np.ndarray:
     """(52,) view of the table of deal ``i``."""
     return st[i, TABLE:TABLE + 52]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def check_move(st: np.ndarray, i: int, card: int, cap: np.ndarray, scr: np.ndarray) -> int:
     """Why the move (card, capture counts) is illegal in deal ``i``, or OK (K11–K13)."""
     if st[i, DONE]:
@@ -162,7 +162,7 @@ def check_move(st: np.ndarray, i: int, card: int, cap: np.ndarray, scr: np.ndarr
     return OK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray, later_kinds: np.ndarray,
                later_sizes: np.ndarray, spades: bool) -> None:
     """Play a checked move in deal ``i`` and advance: tabbes (K14), new rounds (K7, K8), end of deal (K15)."""
@@ -214,7 +214,7 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
             st[i, DONE] = 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def legal_cards_into(st: np.ndarray, i: int, out: np.ndarray, scr: np.ndarray) -> int:
     """Write the legal cards of the seat to play into ``out[:52]`` (K13); return the forced sweep values (0: none)."""
     hand = hand_of(st, i, st[i, TURN])
@@ -223,7 +223,7 @@ def legal_cards_into(st: np.ndarray, i: int, out: np.ndarray, scr: np.ndarray) -
     return forced
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np.ndarray, scr: np.ndarray) -> int:
     """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the card."""
     table = table_of(st, i)
@@ -268,7 +268,7 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
     return card
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def shuffle_into(u: np.ndarray, out: np.ndarray) -> None:
     """Fisher–Yates shuffle of two ordered decks (K1) into ``out`` (104,) driven by 103 uniforms ``u``.
 
@@ -289,7 +289,7 @@ def shuffle_rows(u: np.ndarray, out: np.ndarray) -> None:
 
 
 # --------------------------------------------------------------------------- batch drivers
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def chunk_bounds(n: int, chunks: int, ch: int) -> tuple[int, int]:
     """Deals ``[lo, hi)`` of chunk ``ch`` when ``n`` deals are split into ``chunks``."""
     return ch * n // chunks, (ch + 1) * n // chunks

@@ -282,6 +282,14 @@ class Deals:
             s[finished, self.taker[finished]] += 1
         return s
 
+    def scores_of(self, i: int) -> np.ndarray:
+        """(P,) deal scores of deal ``i`` alone (K16, K17)."""
+        t = self.tabbes[i].astype(np.int64)
+        s = self.piles[i].astype(np.int64) @ POINTS + 5 * t - 5 * np.roll(t, -1)
+        if self.rules.last_capture_point and self.done[i] and self.taker[i] >= 0:
+            s[self.taker[i]] += 1
+        return s
+
     def team_scores(self) -> np.ndarray:
         """(N, n_teams) scores per team (K18), or per seat without teams."""
         s = self.scores()
