@@ -740,16 +740,32 @@ class Core:
         Built-in opponents play in between.  An illegal action raises ValueError naming the
         agent, the game and the legal actions, and changes nothing.
         """
+        if not agents:
+            return
+        order = sorted(agents)
+        index = {r: k for k, r in enumerate(order)}
+        rel = (np.arange(self.players)[None, :] - self.seat.astype(np.int64)[:, None]) % self.players
+        seating = np.vectorize(lambda r: index.get(int(r), -1))(rel)
+        self.play_seated(seating, [agents[r] for r in order])
+
+    def play_seated(self, seating: np.ndarray, agents: list[Agent]) -> None:
+        """Let external agents act until none must: ``seating[i, s]`` indexes ``agents`` for seat s of env i.
+
+        Every round trip asks each agent once, for all the games where it is to act.  An
+        illegal action raises ValueError naming the agent, the game and the legal actions.
+        """
         status = np.empty(self.n, np.int64)
         while True:
             waiting = self.waiting()
             envs = np.flatnonzero(waiting >= 0)
             if envs.size == 0:
                 return
-            for r in np.unique(waiting[envs]):
-                sel = envs[waiting[envs] == r]
-                agent = agents[int(r)]
-                batch = self.decisions(sel, (self.seat[sel].astype(np.int64) + r) % self.players)
+            seats = (self.seat[envs].astype(np.int64) + waiting[envs]) % self.players
+            who = seating[envs, seats]
+            for a in np.unique(who):
+                sel, sel_seats = envs[who == a], seats[who == a]
+                agent = agents[int(a)]
+                batch = self.decisions(sel, sel_seats)
                 actions = check_actions(agent.name, batch, agent.act(batch))
                 k_act_external(self.st, self.rng, self.ints, self.cfg, sel, actions, status[:sel.size], self.scr)
 

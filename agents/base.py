@@ -1,0 +1,152 @@
+"""Agent building blocks and the spec strings that name agents everywhere.
+
+Every agent follows :class:`krypenv.policy.Agent`: ``name`` and ``act(batch) -> actions``.
+Rule-based agents subclass :class:`MoveAgent` and only choose a *move* — a (card, capture)
+pair from ``view.legal_moves`` — for one :class:`~krypenv.policy.SeatView`; the base class
+turns it into the next action (a card, then table-card choices when the card has several
+captures) and makes the same choice again at each step of a capture choice, so it needs no
+memory between calls.
+
+Spec strings (``agents.load(spec)``):
+
+| spec                  | agent                                                            |
+|-----------------------|------------------------------------------------------------------|
+| ``random``            | uniform over the legal actions                                   |
+| ``name``              | a registered agent with default options (``agents.known()``)     |
+| ``name:k=v,k2=v2``    | a registered agent with options, e.g. ``pimc:samples=32``        |
+| ``ppo:PATH``          | a learned policy loaded from a checkpoint (registered by name)   |
+| ``module:attr``       | a user's agent: ``attr`` of an importable module, a class        |
+|                       | (called with no arguments) or an agent object                    |
+
+A bad spec raises ValueError naming it and listing the known agents.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from krypenv.core import RANDOM, k_pick_legal
+from krypenv.policy import Agent, DecisionBatch, Move, SeatView
+
+__all__ = ["MoveAgent", "RandomAgent", "register", "load", "known"]
+
+
+class MoveAgent:
+    """Base of rule-based agents: subclasses implement :meth:`choose` on a :class:`SeatView`."""
+
+    name = "move-agent"
+
+    def choose(self, view: SeatView, u: float) -> Move:
+        """The move to play, one of ``view.legal_moves``; ``u`` is a uniform in [0, 1) for tie-breaking."""
+        raise NotImplementedError
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The next action towards the chosen move, for every decision of the batch.
+
+        During a capture choice ``view.legal_moves`` holds only the moves still open (the
+        pending card with the cards fixed so far), so choosing again among them always
+        completes a legal move; ``u`` is drawn afresh from the game's stream at every step.
+        """
+        u = batch.uniforms(1)[:, 0]
+        return np.array([view.action_for(self.choose(view, float(uk))) for view, uk in zip(batch.views(), u)],
+                        dtype=np.int64)
+
+
+class RandomAgent:
+    """``random``: uniform over the legal actions (the built-in compiled opponent makes exactly the same choices)."""
+
+    name = "random"
+    native = RANDOM
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The ⌊u·n⌋-th legal action of each mask, u drawn from the game's stream."""
+        out = np.empty(len(batch), np.int64)
+        k_pick_legal(batch.mask, batch.uniforms(1)[:, 0], out)
+        return out
+
+
+# --------------------------------------------------------------------------- registry and specs
+@dataclass(frozen=True)
+class Entry:
+    """A registered agent: how to build it from options, and its idea in a line."""
+
+    factory: Callable[..., Agent]
+    summary: str
+    takes_path: bool = False  # options are one path (``ppo:PATH``), not k=v pairs
+
+
+_REGISTRY: dict[str, Entry] = {}
+
+
+def register(name: str, factory: Callable[..., Agent], summary: str, takes_path: bool = False) -> None:
+    """Make ``name`` (and ``name:k=v,...``) a spec that builds an agent with ``factory(**options)``."""
+    _REGISTRY[name] = Entry(factory, summary, takes_path)
+
+
+def known() -> dict[str, str]:
+    """The registered agent names with their one-line summaries."""
+    return {name: e.summary for name, e in sorted(_REGISTRY.items())}
+
+
+def _known_text() -> str:
+    names = ", ".join(sorted(_REGISTRY))
+    return f"known agents: {names}, or module:attr for your own"
+
+
+def _parse_value(text: str) -> Any:
+    """An option value: int, float, true/false, or the string itself."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _options(spec: str, text: str) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    for part in filter(None, text.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"agent spec {spec!r}: options must be key=value pairs separated by commas, got {part!r}")
+        opts[key.strip()] = _parse_value(value.strip())
+    return opts
+
+
+def load(spec: str) -> Agent:
+    """The agent a spec string names (see the module docstring); ValueError naming the bad spec otherwise."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}; {_known_text()}")
+    spec = spec.strip()
+    name, sep, rest = spec.partition(":")
+    entry = _REGISTRY.get(name)
+    if entry is not None:
+        try:
+            agent = entry.factory(rest) if entry.takes_path else entry.factory(**_options(spec, rest))
+        except TypeError as exc:
+            raise ValueError(f"agent spec {spec!r}: {exc}") from None
+        agent.name = spec
+        return agent
+    if not sep:
+        raise ValueError(f"unknown agent {spec!r}; {_known_text()}")
+    try:
+        target = getattr(importlib.import_module(name), rest)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"agent spec {spec!r}: cannot import {rest!r} from module {name!r} ({exc}); "
+                         f"{_known_text()}") from None
+    agent = target() if isinstance(target, type) else target
+    if not isinstance(agent, Agent):
+        raise ValueError(f"agent spec {spec!r}: {rest} is not an agent (it needs a name and act(batch)); "
+                         f"{_known_text()}")
+    return agent
+
+
+register("random", lambda: RandomAgent(), "uniform over the legal actions")
