@@ -137,10 +137,12 @@ class raw_env(AECEnv):
                                    for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
         self._lose = illegal == "lose"
-        self._side = self._core.side_of.copy()
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self._vals = np.zeros(self._core.rules.n_teams, np.float64)
-        self._delta = np.zeros(self._core.rules.n_teams, np.float64)
+        self._delta = np.zeros(P, np.float64)  # reward per seat of the last step
+        self._info = np.zeros(7, np.int64)
+        self._next_obs = np.zeros(self._core.dim, np.int8)  # the next agent's observation, written by step()
+        self._next_mask = np.zeros(N_ACTIONS, np.int8)
         self._seeded = False
         self._cache: tuple[str, dict[str, np.ndarray]] | None = None
         self._log: list[str] = []
@@ -203,27 +205,27 @@ class raw_env(AECEnv):
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"{agent} must act with an integer action 0..{N_ACTIONS - 1}, got {action!r}")
         core = self._core
-        d = core.deals
-        seat, pending = int(d.turn[0]), int(core.choice[0, 0])
-        deal_no, rnd = int(core.deal_no[0]), int(d.round[0])
-        obs = np.empty(core.dim, np.int8)
-        mask = np.empty(N_ACTIONS, np.int8)
-        status = k_aec_step(core.st, core.rng, core.ints, core.cfg, int(action), self._lose, self._vals, self._delta,
-                            obs, mask, core.scr)
+        obs, mask, info = self._next_obs, self._next_mask, self._info  # observe() hands out copies
+        k_aec_step(core.st, core.rng, core.ints, core.cfg, int(action), self._lose, self._vals, self._delta, obs,
+                   mask, info, core.scr)
+        status, _, pending, deal_no, rnd, turn, over = info.tolist()
         if status == ILLEGAL and not self._lose:
             self._raise_illegal(agent, int(action), pending)
-        delta = self._delta[self._side]
-        self.rewards = dict(zip(self.agents, delta.tolist()))
+        self.rewards = dict(zip(self.agents, self._delta.tolist()))
         cum = self._cumulative_rewards
         cum[agent] = 0.0
         for a, r in self.rewards.items():
             cum[a] += r
-        nxt = self.possible_agents[int(d.turn[0])]
+        nxt = self.possible_agents[turn]
         self._cache = (nxt, {"observation": obs, "action_mask": mask})
-        if core.over[0]:
+        if over:
             self.terminations = {a: True for a in self.agents}
+            for a in self.agents:
+                self.infos[a]["to_act"] = False
+        else:
+            self.infos[agent]["to_act"] = False
+            self.infos[nxt]["to_act"] = True
         self.agent_selection = nxt
-        self._set_infos()
         if self.render_mode is not None:
             if status == ILLEGAL:
                 self._log.append(f"{agent}: illegal action {int(action)} ({action_name(int(action), pending)}), "

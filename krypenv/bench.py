@@ -17,6 +17,15 @@ and a machine line.  ``--json`` prints exactly one JSON object::
 Later benchmarks add keys to that object: a module registers a function with
 :func:`register` (it takes the seconds per measurement and returns a JSON-able dict), and
 :func:`run` runs every registered benchmark after the engine's and reports it under its name.
+This module registers the environments' own:
+
+* ``aec``: the PettingZoo AEC env (``krypenv.env(players=3)``, one game), every step a
+  uniform random legal action chosen from the observation's mask, with ``env.last()``,
+  observations and masks as a user loop sees them: ``{"players", "steps_per_s"}``.
+* ``vec``: the batched VecEnv at 4096 games, 3 players, built-in random opponents, the
+  learner's uniform random legal actions picked from ``action_masks()``; every step returns
+  observations, rewards, dones, infos and masks: ``{"batch", "players", "steps_per_s"}``
+  (a step is one learner decision in one game).  ``vec_2p`` is the same for 2 players.
 """
 
 from __future__ import annotations
@@ -74,6 +83,61 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
         "deals_per_s": finished / elapsed,
         "bytes_per_deal": deals.nbytes_per_deal,
     }
+
+
+def bench_aec(seconds: float, players: int = 3, seed: int = 0) -> dict[str, Any]:
+    """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up deal)."""
+    import krypenv
+    from krypenv.core import k_pick_legal
+
+    env = krypenv.env(players=players)
+    rng = np.random.default_rng(seed)
+    pick = np.zeros(1, np.int64)
+
+    def play(limit: float) -> int:
+        env.reset(seed=int(rng.integers(2**31)))
+        steps = 0
+        start = time.perf_counter()
+        while True:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    if time.perf_counter() - start >= limit:
+                        return steps
+                    env.reset()
+                continue
+            k_pick_legal(obs["action_mask"][None, :], rng.random(1), pick)
+            env.step(int(pick[0]))
+            steps += 1
+
+    play(0.0)  # warm-up: one deal
+    start = time.perf_counter()
+    steps = play(seconds)
+    return {"players": players, "steps_per_s": steps / (time.perf_counter() - start)}
+
+
+def bench_vec(seconds: float, batch: int = 4096, players: int = 3, seed: int = 0) -> dict[str, Any]:
+    """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
+    from krypenv.core import k_pick_legal
+    from krypenv.vec import KrypkasinoVecEnv
+
+    env = KrypkasinoVecEnv(batch, players=players, seed=seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    actions = np.zeros(batch, np.int64)
+
+    def step() -> None:
+        k_pick_legal(env.action_masks(), rng.random(batch), actions)
+        env.step(actions)
+
+    step()  # warm-up
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        step()
+        steps += batch
+    return {"batch": batch, "players": players, "steps_per_s": steps / (time.perf_counter() - start)}
 
 
 def _cpu_model() -> str:
@@ -136,3 +200,8 @@ def run(as_json: bool = False, seconds: float = 3.0, batches: tuple[int, ...] | 
         print(f"machine: {m['cpus']} CPUs, {m['numba_threads']} numba threads, {m['cpu']}; "
               f"Python {m['python']}, numba {m['numba']}, numpy {m['numpy']}", file=out)
     return result
+
+
+register("aec", bench_aec)
+register("vec", bench_vec)
+register("vec_2p", lambda seconds: bench_vec(seconds, players=2))

@@ -29,11 +29,11 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.actions import CHOICE_SIZE, CHOOSING, CONFIRM, ILLEGAL, MOVED, N_ACTIONS, TAKE, apply_action, mask_into  # noqa: F401
-from krypenv.cards import DECK_SIZE, HAND_VALUE, POINTS
+from krypenv.cards import DECK_SIZE, HAND_VALUE
 from krypenv.engine import Deals
 from krypenv.engine import kernels as K
 from krypenv.engine.captures import hand_sweep_values_s, new_scratch, sweep_values_s, table_value_key
-from krypenv.observation import bounds, encode_into, obs_size
+from krypenv.observation import POINTS8, bounds, encode_into, obs_size
 from krypenv.policy import Agent, DecisionBatch, check_actions
 from krypenv.rules import Rules
 
@@ -147,10 +147,11 @@ def episode_over(st: np.ndarray, cfg: np.ndarray, i: int) -> bool:
 def seat_score(st: np.ndarray, cfg: np.ndarray, i: int, s: int) -> int:
     """Seat ``s``'s current deal score in env ``i`` (K16, K17)."""
     P = cfg[C_P]
-    piles, tabbes = K.piles_at(P) + 52 * s, K.tabbes_at(P)
+    tabbes = K.tabbes_at(P)
+    pile = st[i, K.piles_at(P) + 52 * s:K.piles_at(P) + 52 * s + 52]
     pts = 0
     for c in range(52):
-        pts += st[i, piles + c] * POINTS[c]
+        pts += pile[c] * POINTS8[c]
     score = pts + 5 * st[i, tabbes + s] - 5 * st[i, tabbes + (s + 1) % P]
     if cfg[C_LCP] and st[i, K.DONE] and st[i, K.TAKER] == s:
         score += 1
@@ -546,18 +547,30 @@ def k_act(st, rng, ints, cfg, i, action, lose, scr):
 
 
 @njit(cache=True)
-def k_aec_step(st, rng, ints, cfg, action, lose, vals, delta, obs, mask, scr):
-    """AEC step of env 0: act, deal the next deal of a match, side-value deltas, next agent's observation."""
+def k_aec_step(st, rng, ints, cfg, action, lose, vals, delta, obs, mask, info, scr):
+    """AEC step of env 0: act, deal the next deal of a match, reward per seat, the next agent's observation.
+
+    ``vals`` (n_sides,) holds the side values and is updated; ``delta`` (P,) receives each
+    seat's reward (minus its side's value change); ``info`` (7,) receives status, the acting
+    seat, pending card, deal number and round before the step, then the seat to act and the
+    episode-over flag after it.
+    """
+    P = cfg[C_P]
+    info[1], info[2] = st[0, K.TURN], _choice(st, cfg, 0)[0]
+    info[3], info[4] = ints[0, I_DEAL_NO], st[0, K.ROUND]
     status = act_one(st, ints, cfg, 0, action, lose, scr[0], -1)
+    info[0] = status
     if status == ILLEGAL and not lose:
-        return status
+        return
     rollover_one(st, rng, ints, cfg, 0)
     for k in range(vals.shape[0]):
         new = side_value(st, ints, cfg, 0, k)
-        delta[k] = vals[k] - new
+        for s in range(P):
+            if cfg[C_SIDE_OF + s] == k:
+                delta[s] = vals[k] - new
         vals[k] = new
+    info[5], info[6] = st[0, K.TURN], episode_over(st, cfg, 0)
     observe_one(st, ints, cfg, 0, st[0, K.TURN], obs, mask, scr[0])
-    return status
 
 
 @njit(cache=True)

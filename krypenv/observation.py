@@ -111,38 +111,40 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
     actor = np.int64(st[i, K.TURN])
     pending = np.int64(choice[0])
     choosing = pending >= 0 and not ended
-    row = st[i]
-    own = K.HANDS + 52 * observer
+    row = st[i]  # slices indexed by range variables compile to vector code
+    hand = row[K.HANDS + 52 * observer:K.HANDS + 52 * observer + 52]
+    table, aside = row[K.TABLE:K.TABLE + 52], row[K.ASIDE:K.ASIDE + 52]
     out[:] = 0
+    o_hand, o_table, o_aside, o_seen = out[0:52], out[52:104], out[104:156], out[156:208]
     for c in range(52):
-        out[c] = row[own + c]
-        out[52 + c] = row[K.TABLE + c]
-        out[104 + c] = row[K.ASIDE + c]
-        out[156 + c] = row[own + c] + row[K.TABLE + c] + row[K.ASIDE + c]
+        o_hand[c] = hand[c]
+        o_table[c] = table[c]
+        o_aside[c] = aside[c]
+        o_seen[c] = hand[c] + table[c] + aside[c]
     for s in range(P):
-        pile = piles + 52 * s
+        pile = row[piles + 52 * s:piles + 52 * s + 52]
         for c in range(52):
-            out[156 + c] += row[pile + c]
+            o_seen[c] += pile[c]
     if choosing:
         if observer == actor:
             out[pending] -= 1  # the card being played has left the hand ...
         else:
             out[156 + pending] += 1  # ... and is face up for everyone else
         out[208 + pending] = 1
-        for c in range(52):
-            out[260 + c] = choice[1 + c]
+        out[260:312] = choice[1:]
     for v in range(2, 15):
         if (sweep_bits >> v) & 1:
             out[O_SWEEP + v - 2] = 1
     o = O_SEATS
     for r in range(P):
         s = (observer + r) % P
-        hand, pile = K.HANDS + 52 * s, piles + 52 * s
+        seat_hand = row[K.HANDS + 52 * s:K.HANDS + 52 * s + 52]
+        pile = row[piles + 52 * s:piles + 52 * s + 52]
         n = 0
         pts = 0
         for c in range(52):
-            n += row[hand + c]
-            pts += row[pile + c] * POINTS8[c]
+            n += seat_hand[c]
+            pts += pile[c] * POINTS8[c]
         if choosing and s == actor:
             n -= 1
         out[o + r] = n

@@ -129,12 +129,15 @@ def test_replay_unreadable_file_exits_1(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """``bench --json``: exactly one JSON object with an engine row per batch size and the machine."""
+    """``bench --json``: one JSON object: engine rows per batch size, the env benchmarks, the machine."""
     assert main(["bench", "--json", "--seconds", "0.2", "--batches", "1,64"]) == 0
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 1
     result = json.loads(out)
-    assert list(result) == ["engine", "machine"]
+    assert list(result) == ["engine", "aec", "vec", "vec_2p", "machine"]
+    for key in ("aec", "vec", "vec_2p"):
+        assert result[key]["steps_per_s"] > 0
+    assert result["vec"]["batch"] == 4096 and result["vec"]["players"] == 3
     assert [row["batch"] for row in result["engine"]] == [1, 64]
     for row in result["engine"]:
         assert list(row) == ["batch", "decisions_per_s", "deals_per_s", "bytes_per_deal"]

@@ -73,9 +73,10 @@ def fits(key: int, part: int) -> bool:
 @njit(cache=True)
 def table_value_key(cards: np.ndarray) -> int:
     """Value key of a (52,) count vector, valued as table cards (A = 1, K3)."""
+    clubs, diamonds, hearts, spades = cards[0:13], cards[13:26], cards[26:39], cards[39:52]
     key = np.int64(0)
     for rank in range(13):
-        n = np.int64(cards[rank]) + cards[13 + rank] + cards[26 + rank] + cards[39 + rank]
+        n = np.int64(clubs[rank]) + diamonds[rank] + hearts[rank] + spades[rank]
         key += n << (4 * (rank + 1))
     return key
 
@@ -110,12 +111,11 @@ def key_total(key: int) -> int:
 @njit(cache=True)
 def hand_value_bits(hand: np.ndarray) -> int:
     """Bitmask of the played values (K3) present in a (52,) hand."""
+    clubs, diamonds, hearts, spades = hand[0:13], hand[13:26], hand[26:39], hand[39:52]
     bits = 0
-    if hand[0] | hand[13] | hand[26] | hand[39]:
-        bits = 1 << 14  # an ace is played as 14
-    for rank in range(1, 13):
-        if hand[rank] | hand[13 + rank] | hand[26 + rank] | hand[39 + rank]:
-            bits |= 1 << (rank + 1)
+    for rank in range(13):
+        if clubs[rank] | diamonds[rank] | hearts[rank] | spades[rank]:
+            bits |= 1 << (14 if rank == 0 else rank + 1)  # an ace is played as 14
     return bits
 
 

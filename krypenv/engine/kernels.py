@@ -80,11 +80,12 @@ def record_width(players: int) -> int:
 @njit(cache=True)
 def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
     """K8: move court cards (or spades) from the table to the set-aside pile."""
+    table, aside = table_of(st, i), st[i, ASIDE:ASIDE + 52]
     for c in range(52):
-        n = st[i, TABLE + c]
+        n = table[c]
         if n and ((c // 13 == 3) if spades else (c % 13 >= 10)):
-            st[i, ASIDE + c] += n
-            st[i, TABLE + c] = 0
+            aside[c] += n
+            table[c] = 0
 
 
 @njit(cache=True)
@@ -167,51 +168,55 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
                later_sizes: np.ndarray, spades: bool) -> None:
     """Play a checked move in deal ``i`` and advance: tabbes (K14), new rounds (K7, K8), end of deal (K15)."""
     s = np.int64(st[i, TURN])
-    pile = piles_at(players) + 52 * s
-    st[i, HANDS + 52 * s + card] -= 1
-    st[i, IN_HANDS] -= 1
-    m = np.int64(st[i, N_MOVES])
-    st[i, HIST_CARD + m] = card
-    st[i, N_MOVES] = m + 1
+    row = st[i]  # slices of the record indexed by range variables compile to vector code
+    table, pile = row[TABLE:TABLE + 52], row[piles_at(players) + 52 * s:piles_at(players) + 52 * s + 52]
+    row[HANDS + 52 * s + card] -= 1
+    row[IN_HANDS] -= 1
+    m = np.int64(row[N_MOVES])
+    row[HIST_CARD + m] = card
+    row[N_MOVES] = m + 1
     taken = 0
     on_table = 0
     for c in range(52):
-        on_table += st[i, TABLE + c]
+        on_table += table[c]
         taken += cap[c]
-    st[i, HIST_TAKEN + m] = taken
+    row[HIST_TAKEN + m] = taken
     if taken == 0:
-        st[i, TABLE + card] += 1  # K12 creep
+        table[card] += 1  # K12 creep
     else:
-        k = np.int64(st[i, N_LOGGED])
+        log = row[CAP_LOG:CAP_LOG + 104]
+        k = np.int64(row[N_LOGGED])
         for c in range(52):  # move the captured cards to the pile and log them
             x = cap[c]
             if x:
-                st[i, TABLE + c] -= x
-                st[i, pile + c] += x
-                st[i, CAP_LOG + k] = c
-                st[i, CAP_LOG + k + x - 1] = c  # a second copy, if taken
+                table[c] -= x
+                pile[c] += x
+                log[k] = c
+                log[k + x - 1] = c  # a second copy, if taken
                 k += x
-        st[i, N_LOGGED] = k
-        st[i, pile + card] += 1
-        st[i, LAST_CAPTURER] = s
+        row[N_LOGGED] = k
+        pile[card] += 1
+        row[LAST_CAPTURER] = s
         if on_table == taken:  # K14 tabbe; dubbeltabbe: lone non-ace taken by its twin
-            st[i, tabbes_at(players) + s] += 2 if (taken == 1 and cap[card] == 1 and card % 13 != 0) else 1
-    st[i, TURN] = s + 1 if s + 1 < players else 0
-    if st[i, IN_HANDS] == 0:
-        if st[i, POS] < 104:
+            row[tabbes_at(players) + s] += 2 if (taken == 1 and cap[card] == 1 and card % 13 != 0) else 1
+    row[TURN] = s + 1 if s + 1 < players else 0
+    if row[IN_HANDS] == 0:
+        if row[POS] < 104:
             _set_aside(st, i, spades)  # K8 at the end of every round
             _deal_packets(st, i, players, later_kinds, later_sizes)  # K7
-            st[i, ROUND] += 1
-            st[i, TURN] = (st[i, DEALER] + 1) % players
+            row[ROUND] += 1
+            row[TURN] = (row[DEALER] + 1) % players
         else:
-            last = st[i, LAST_CAPTURER]
-            t = piles_at(players) + 52 * (last if last >= 0 else st[i, DEALER])  # K15
+            last = row[LAST_CAPTURER]
+            taker = last if last >= 0 else row[DEALER]  # K15
+            rest = row[piles_at(players) + 52 * taker:piles_at(players) + 52 * taker + 52]
+            aside = row[ASIDE:ASIDE + 52]
             for c in range(52):
-                st[i, t + c] += st[i, TABLE + c] + st[i, ASIDE + c]
-                st[i, TABLE + c] = 0
-                st[i, ASIDE + c] = 0
-            st[i, TAKER] = last if last >= 0 else st[i, DEALER]
-            st[i, DONE] = 1
+                rest[c] += table[c] + aside[c]
+                table[c] = 0
+                aside[c] = 0
+            row[TAKER] = taker
+            row[DONE] = 1
 
 
 @njit(cache=True)
