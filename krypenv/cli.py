@@ -3,9 +3,10 @@
     krypenv demo [--players N] [--seed S]                   one deal between random players, turn by turn
     krypenv replay FILE... [--json] [--legal]               replay game records and check every move
     krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine throughput
+    krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
 
-``krypenv CMD --help`` describes each sub-command; :mod:`krypenv.demo`, :mod:`krypenv.replay`
-and :mod:`krypenv.bench` document them in full.  Every error a user can cause (a bad
+``krypenv CMD --help`` describes each sub-command; :mod:`krypenv.demo`, :mod:`krypenv.replay`,
+:mod:`krypenv.bench` and the ``eval`` package document them in full.  Every error a user can cause (a bad
 argument, an unreadable file, a closed output pipe) is one line on stderr, never a
 traceback: usage errors exit with status 2, ``replay`` exits with 1 when a record is bad.
 """
@@ -70,10 +71,51 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    from eval.command import run
+
+    return run(args)
+
+
+def _add_eval(sub: argparse._SubParsersAction) -> None:
+    """The ``eval`` sub-command's arguments (documented in full in the ``eval`` package)."""
+    ev = sub.add_parser("eval", help="duplicate evaluation of agents: scores with 95%% CIs, head to head, ratings",
+                        description="Play every deck once per seating of every lineup of the agents (duplicate "
+                                    "format) and report mean scores with 95% CIs, head-to-head differences, "
+                                    "deals won, tabbes, openskill ratings; write a results folder.")
+    ev.add_argument("--agents", required=True, metavar="SPECS",
+                    help="comma-separated agent specs, e.g. expert,greedy or pimc:samples=32,rollouts=4,random "
+                         "(a k=v piece continues the previous spec)")
+    ev.add_argument("--players", type=int, default=2, choices=range(2, 7), metavar="{2..6}",
+                    help="players at the table (default 2)")
+    ev.add_argument("--deals", type=_number(int, 2, "an integer of at least 2"), default=100, metavar="D",
+                    help="duplicate decks; each is played at every table, so D x tables deals (default 100)")
+    ev.add_argument("--seed", type=_number(int, 0, "a non-negative integer"), default=0, help="seed (default 0)")
+    ev.add_argument("--teams", default=None, metavar="T",
+                    help="none (default), a number of teams (2: seats alternate; 3: six players in three teams) "
+                         "or seat lists such as 0,2/1,3; an agent then plays a whole team")
+    ev.add_argument("--seatings", choices=("rotations", "permutations"), default="rotations",
+                    help="seat each lineup in every rotation (default) or every order")
+    ev.add_argument("--independent", action="store_true",
+                    help="also play the same tables with a fresh deck per deal and report the variance reduction")
+    ev.add_argument("--workers", type=_number(int, 1, "a positive integer"), default=None, metavar="W",
+                    help="worker processes (default: all cores); results do not depend on it")
+    ev.add_argument("--batch", type=_number(int, 1, "a positive integer"), default=256, metavar="B",
+                    help="deals per batch handed to a worker (default 256)")
+    ev.add_argument("--out", default=None, metavar="DIR",
+                    help="output folder (default evals/<agents>-<P>p-<D>d-s<seed>)")
+    ev.add_argument("--no-records", action="store_true", help="do not write records.jsonl (faster)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--two-player-deal", choices=("6+4", "5+6"), default="6+4", help="K6 variant for 2 players")
+    ev.add_argument("--set-aside", choices=("court", "spades"), default="court", help="K8 variant")
+    ev.add_argument("--last-capture-point", action="store_true", help="K17 variant")
+    ev.set_defaults(func=_eval)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``krypenv`` command."""
     parser = _Parser(prog="krypenv", description="Krypkasino reinforcement-learning toolkit")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval}")
 
     demo = sub.add_parser("demo", help="play one deal between random players and print it turn by turn")
     demo.add_argument("--players", type=int, default=3, choices=range(2, 7), metavar="{2..6}",
@@ -93,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--batches", type=_batch_sizes, default=[1, 256, 4096],
                        help="engine batch sizes (default 1,256,4096)")
     bench.set_defaults(func=_bench)
+    _add_eval(sub)
     return parser
 
 

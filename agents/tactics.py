@@ -1,0 +1,442 @@
+"""Compiled tactics shared by the rule-based agents and the PIMC rollouts.
+
+Everything here works on engine deal records (:mod:`krypenv.engine.kernels`: one int8 row
+per deal) and reads only what the seat to act may know: its own hand, the table, the
+set-aside pile, the capture piles, hand sizes, the deck size and the public move history.
+The same kernels therefore choose moves for agents playing in a :class:`krypenv.core.Core`
+(whose rows carry the engine record first) and inside PIMC rollouts on a plain
+:class:`krypenv.engine.Deals`.
+
+* :func:`moves_into` lists the legal (card, capture) moves of the seat to act (K11–K13).
+* :func:`choose` scores them with one of the policies (greedy, creeper, expert, random)
+  and returns the index of the best; :func:`action_for` turns a move into the next action
+  of the env's capture-choice protocol (:mod:`krypenv.actions`).
+* Card counting: :func:`unseen_values` (copies of each played value the seat has not seen)
+  and :func:`round_voids` (values a seat cannot hold: within a round a hand only shrinks,
+  and a seat that did not sweep a sweepable table held none of its sweeping values, K13).
+* :func:`p_any` is the hypergeometric chance that a hand of h cards drawn from N unseen
+  cards holds at least one of K given cards.
+
+Played values are 2..14 (an ace is 14 from the hand, K3); value bitmasks use bit v.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from krypenv.actions import CONFIRM, TAKE
+from krypenv.cards import HAND_VALUE, POINTS
+from krypenv.engine import kernels as K
+from krypenv.engine.captures import (
+    card_capture,
+    card_captures_s,
+    hand_sweep_values_k,
+    hand_sweep_values_s,
+    hand_value_bits,
+    maximal_captures_k,
+    n_card_captures,
+    new_scratch,
+    subset_sums,
+    sweep_values_s,
+    table_value_key,
+)
+
+MAX_MOVES = 256  # moves listed per decision (more only on absurd hand-built tables; the rest are dropped)
+MAX_KEYS = 64  # value-level captures kept per played value
+RANDOM, GREEDY, CREEPER, EXPERT = 0, 1, 2, 3  # policy kinds
+# expert weights (a float64 vector, see agents.heuristics for their meaning and defaults)
+W_SETUP, W_SELF, W_LAST, W_HIGH, W_ENDQ, N_WEIGHTS = 0, 1, 2, 3, 4, 5
+TIE = 1e-9  # costs closer than this are ties
+
+
+# --------------------------------------------------------------------------- moves
+@njit(cache=True)
+def moves_into(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndarray, cards: np.ndarray,
+               caps: np.ndarray, keys: np.ndarray, scr: np.ndarray) -> int:
+    """Write the legal moves (card, capture counts) into ``cards``/``caps``; return their number.
+
+    With a pending card (a capture choice in progress) only its captures holding ``fixed``;
+    otherwise every card of the hand (K13: only the sweepers, taking the whole table).  A
+    creep is an all-zero capture.  Cards of one rank share their value-level captures.
+    """
+    n = 0
+    if pending >= 0:
+        found = card_captures_s(table, pending, scr)
+        for m in range(found.shape[0]):
+            ok = True
+            for c in range(52):
+                if found[m, c] < fixed[c]:
+                    ok = False
+                    break
+            if ok and n < MAX_MOVES:
+                cards[n] = pending
+                caps[n, :] = found[m]
+                n += 1
+        return n
+    tkey = table_value_key(table)
+    sums = subset_sums(tkey)
+    forced = hand_sweep_values_s(hand, tkey, scr)
+    for rank in range(13):
+        nk = -1  # value-level captures of this rank, found on first use
+        for suit in range(4):
+            c = suit * 13 + rank
+            if hand[c] == 0 or n >= MAX_MOVES:
+                continue
+            v = HAND_VALUE[c]
+            if forced:
+                if (forced >> v) & 1:
+                    cards[n] = c
+                    caps[n, :] = table
+                    n += 1
+                continue
+            if nk < 0:
+                found_k = maximal_captures_k(tkey, sums, v, scr)
+                nk = min(found_k.shape[0], MAX_KEYS)
+                keys[:nk] = found_k[:nk]
+            if nk == 0:
+                cards[n] = c
+                caps[n, :] = 0
+                n += 1
+            for k in range(nk):
+                for idx in range(n_card_captures(table, keys[k])):
+                    if n >= MAX_MOVES:
+                        break
+                    card_capture(table, keys[k], idx, caps[n])
+                    cards[n] = c
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def action_for(pending: int, fixed: np.ndarray, card: int, cap: np.ndarray) -> int:
+    """The next action towards the move (card, cap) from the choice state (pending, fixed) (:mod:`krypenv.actions`)."""
+    if pending < 0:
+        return card
+    for c in range(52):
+        if cap[c] > fixed[c]:
+            return TAKE + c
+    return CONFIRM
+
+
+# --------------------------------------------------------------------------- card counting
+@njit(cache=True)
+def unseen_values(st: np.ndarray, i: int, players: int, seat: int, out: np.ndarray) -> int:
+    """Copies of each played value 2..14 (``out[v]``) that ``seat`` has not seen in deal ``i``; returns their total.
+
+    Seen: own hand, table, set-aside pile and every capture pile (public with perfect recall).
+    """
+    out[:] = 0
+    hand = K.HANDS + 52 * seat
+    piles = K.piles_at(players)
+    total = 0
+    for c in range(52):
+        seen = st[i, hand + c] + st[i, K.TABLE + c] + st[i, K.ASIDE + c]
+        for t in range(players):
+            seen += st[i, piles + 52 * t + c]
+        k = 2 - seen
+        out[HAND_VALUE[c]] += k
+        total += k
+    return total
+
+
+@njit(cache=True)
+def round_voids(st: np.ndarray, i: int, players: int, hand_size: int, out: np.ndarray, scr: np.ndarray) -> None:
+    """Per seat, the bitmask of played values it cannot hold now (K13 inference over this round's moves).
+
+    The round's moves are undone from the current table backwards (a creep leaves the
+    table, a capture returns its logged cards), giving the table each move faced; a seat
+    that faced a sweepable table and did not sweep held none of the sweeping values, and
+    within a round a hand only loses cards.  ``hand_size``: cards per hand in round 0 (K6).
+    """
+    out[:] = 0
+    dealt = players * (hand_size if st[i, K.ROUND] == 0 else 4)
+    n = np.int64(st[i, K.N_MOVES])
+    first = n - (dealt - st[i, K.IN_HANDS])  # index of the round's first move
+    lo = max(first, 0)
+    table = st[i, K.TABLE:K.TABLE + 52].copy()
+    log = np.int64(st[i, K.N_LOGGED])
+    on_table = 0
+    for c in range(52):
+        on_table += table[c]
+    for m in range(n - 1, lo - 1, -1):
+        card = st[i, K.HIST_CARD + m]
+        taken = np.int64(st[i, K.HIST_TAKEN + m])
+        if taken == 0:
+            table[card] -= 1
+            on_table -= 1
+        else:
+            for e in range(taken):
+                table[st[i, K.CAP_LOG + log - 1 - e]] += 1
+            log -= taken
+            on_table += taken
+        if taken == 0 or taken < on_table:  # not a sweep: the seat held no sweeping value
+            seat = (st[i, K.DEALER] + 1 + (m - first)) % players
+            out[seat] |= sweep_values_s(table_value_key(table), scr)
+
+
+@njit(cache=True)
+def p_any(n: int, k: int, h: int) -> float:
+    """Chance that h cards drawn without replacement from n hold at least one of k given cards."""
+    if k <= 0 or h <= 0:
+        return 0.0
+    if h > n - k:
+        return 1.0
+    miss = 1.0
+    for j in range(h):
+        miss *= (n - k - j) / (n - j)
+    return 1.0 - miss
+
+
+@njit(cache=True)
+def p_none(n: int, k: int, h: int) -> float:
+    """Chance that h cards drawn from n hold none of k given cards."""
+    return 1.0 - p_any(n, k, h)
+
+
+# --------------------------------------------------------------------------- move scoring
+@njit(cache=True)
+def points_now(table: np.ndarray, on_table: int, card: int, cap: np.ndarray) -> int:
+    """What the move adds to the mover's score at once: card points taken (K4) plus 5 per tabbe (K14).
+
+    A capture puts the captured cards and the played card in the pile; a creep takes
+    nothing.  A sweep scores a tabbe, two for a dubbeltabbe (a lone non-ace taken by its twin).
+    """
+    taken, pts = 0, 0
+    for c in range(52):
+        if cap[c]:
+            taken += cap[c]
+            pts += cap[c] * POINTS[c]
+    if taken == 0:
+        return 0
+    pts += POINTS[card]
+    if taken == on_table:
+        pts += 10 if (taken == 1 and cap[card] == 1 and card % 13 != 0) else 5
+    return pts
+
+
+@njit(cache=True)
+def _after(table: np.ndarray, card: int, cap: np.ndarray, out: np.ndarray) -> bool:
+    """Write the table the move leaves into ``out``; return True if it captures."""
+    takes = False
+    for c in range(52):
+        out[c] = table[c] - cap[c]
+        takes |= cap[c] > 0
+    if not takes:
+        out[card] += 1
+    return takes
+
+
+@njit(cache=True)
+def _set_aside_copy(table: np.ndarray, spades: bool, out: np.ndarray) -> None:
+    """``out`` = the table after the end-of-round setting aside (K8)."""
+    for c in range(52):
+        out[c] = 0 if ((c // 13 == 3) if spades else (c % 13 >= 10)) else table[c]
+
+
+@njit(cache=True)
+def p_sweep(table: np.ndarray, unseen: np.ndarray, uval: np.ndarray, n: int, h: int, void: int,
+            scr: np.ndarray) -> tuple[float, float]:
+    """(chance of a forced sweep, chance of a dubbeltabbe) for a seat holding h unseen cards facing ``table``.
+
+    The seat's hand is h cards drawn from the n unseen cards, minus the values it is known
+    not to hold (``void``).  A dubbeltabbe needs a lone non-ace whose twin the seat holds
+    with no other card of that value (else it would sweep with the other card).
+    """
+    tkey = table_value_key(table)
+    sweeps = sweep_values_s(tkey, scr)
+    if sweeps == 0 or h <= 0:
+        return 0.0, 0.0
+    pool, good = n, 0
+    for v in range(2, 15):
+        if (void >> v) & 1:
+            pool -= uval[v]
+        elif (sweeps >> v) & 1:
+            good += uval[v]
+    p = p_any(pool, good, h)
+    dub = 0.0
+    total, lone = 0, -1
+    for c in range(52):
+        if table[c]:
+            total += table[c]
+            lone = c
+    if total == 1 and lone % 13 != 0 and unseen[lone] > 0:
+        twin = np.int64(unseen[lone])
+        other = good - twin
+        dub = p_none(pool, other, h) - p_none(pool, other + twin, h)
+    return p, dub
+
+
+@njit(cache=True)
+def self_risk(table: np.ndarray, hand_bits: int, uval: np.ndarray, n: int, h: int, void: int,
+              keys: np.ndarray, scr: np.ndarray) -> float:
+    """Chance that a seat with h unseen cards, playing just before us on ``table``, can leave a table we must sweep.
+
+    For each value x it might hold (not a sweeper of ``table``, not void): does some legal
+    play of x (a creep, or any maximal capture) leave a table that a card of our hand
+    (``hand_bits``, played values) sweeps (K13)?  A careful opponent plays such a card if it has one.
+    """
+    if hand_bits == 0 or h <= 0:
+        return 0.0
+    tkey = table_value_key(table)
+    sums = subset_sums(tkey)
+    sweeps = sweep_values_s(tkey, scr)
+    pool, bad = n, 0
+    for x in range(2, 15):
+        if (void >> x) & 1 or (sweeps >> x) & 1:
+            pool -= uval[x]
+            continue
+        if uval[x] == 0:
+            continue
+        found = maximal_captures_k(tkey, sums, x, scr)
+        nk = min(found.shape[0], MAX_KEYS)
+        hit = False
+        if nk == 0:
+            tv = 1 if x == 14 else x  # the crept card lies on the table at its table value (K3)
+            hit = hand_sweep_values_k(hand_bits, tkey + (np.int64(1) << (4 * tv)), scr) != 0
+        else:
+            keys[:nk] = found[:nk]
+            for k in range(nk):
+                if tkey - keys[k] != 0 and hand_sweep_values_k(hand_bits, tkey - keys[k], scr):
+                    hit = True
+                    break
+        if hit:
+            bad += uval[x]
+    return p_any(pool, bad, h)
+
+
+@njit(cache=True)
+def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
+                 caps: np.ndarray, n: int, w: np.ndarray, costs: np.ndarray, keys: np.ndarray,
+                 scr: np.ndarray) -> None:
+    """The expert's expected cost of each move for the seat to act (lower is better; see agents.heuristics).
+
+    cost = points now − 5·w_setup·P(the next seat must sweep what we leave, +1 for a
+    dubbeltabbe) + 5·w_self·P(we are made to sweep on our next turn) + w_last·(K15 stake)
+    ·P(we end as last capturer) − w_high·(value − 8)/6.
+    """
+    seat = np.int64(st[i, K.TURN])
+    nxt, prv = (seat + 1) % players, (seat - 1) % players
+    table = K.table_of(st, i)
+    hand = K.hand_of(st, i, seat).copy()
+    on_table, n_hand, aside_pts = 0, 0, 0
+    unseen = np.empty(52, np.int64)
+    for c in range(52):
+        on_table += table[c]
+        n_hand += hand[c]
+        aside_pts += st[i, K.ASIDE + c] * POINTS[c]
+    uval = np.zeros(15, np.int64)
+    n_unseen = unseen_values(st, i, players, seat, uval)
+    piles = K.piles_at(players)
+    for c in range(52):
+        seen = hand[c] + table[c] + st[i, K.ASIDE + c]
+        for t in range(players):
+            seen += st[i, piles + 52 * t + c]
+        unseen[c] = 2 - seen
+    voids = np.zeros(players, np.int64)
+    round_voids(st, i, players, hand_size, voids, scr)
+    h_next = 0
+    h_prev = 0
+    for c in range(52):
+        h_next += st[i, K.HANDS + 52 * nxt + c]
+        h_prev += st[i, K.HANDS + 52 * prv + c]
+    left_after = np.int64(st[i, K.IN_HANDS]) - 1  # cards in all hands once this move is played
+    last_round = st[i, K.POS] >= 104
+    last = np.int64(st[i, K.LAST_CAPTURER])
+    holder = last if last >= 0 else np.int64(st[i, K.DEALER])  # who takes the rest now (K15)
+    keep = (1.0 - w[W_ENDQ]) ** left_after  # chance nobody captures in the plays still to come
+    after = np.empty(52, np.int8)
+    moved = np.empty(52, np.int8)
+    for m in range(n):
+        card = cards[m]
+        cost = float(points_now(table, on_table, card, caps[m]))
+        takes = _after(table, card, caps[m], after)
+        cost -= w[W_HIGH] * (HAND_VALUE[card] - 8) / 6.0
+        left_pts = 0
+        for c in range(52):
+            left_pts += after[c] * POINTS[c]
+        if last_round and (takes or holder == seat):  # K15: the last capturer takes pile and table
+            cost += w[W_LAST] * (aside_pts + left_pts) * (1.0 if left_after == 0 else keep)
+        if left_after == 0 and last_round:
+            costs[m] = cost
+            continue
+        if left_after == 0:  # the round ends: courts set aside (K8), the next seat leads with 4 new cards
+            _set_aside_copy(after, spades, moved)
+            p, dub = p_sweep(moved, unseen, uval, n_unseen, 4, 0, scr)
+        else:
+            p, dub = p_sweep(after, unseen, uval, n_unseen, h_next, voids[nxt], scr)
+        cost -= 5.0 * w[W_SETUP] * (p + dub)
+        if w[W_SELF] > 0 and n_hand > 1 and left_after > 0:
+            hand[card] -= 1
+            bits = hand_value_bits(hand)
+            hand[card] += 1
+            if players == 2:
+                risk = (1.0 - p) * self_risk(after, bits, uval, n_unseen, h_next, voids[nxt], keys, scr)
+            else:
+                risk = self_risk(after, bits, uval, n_unseen, h_prev, voids[prv], keys, scr)
+            cost += 5.0 * w[W_SELF] * risk
+        costs[m] = cost
+
+
+@njit(cache=True)
+def choose(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, pending: int, fixed: np.ndarray,
+           kind: int, w: np.ndarray, u: float, cards: np.ndarray, caps: np.ndarray, costs: np.ndarray,
+           keys: np.ndarray, scr: np.ndarray) -> int:
+    """Index of the chosen move among those :func:`moves_into` writes for the seat to act in deal ``i``.
+
+    Ties (costs within TIE of the best) are broken by the uniform ``u``: the ⌊u·k⌋-th of the k tied moves.
+    """
+    seat = st[i, K.TURN]
+    table = K.table_of(st, i)
+    n = moves_into(K.hand_of(st, i, seat), table, pending, fixed, cards, caps, keys, scr)
+    if n <= 1 or kind == RANDOM:
+        return min(int(u * n), n - 1)
+    on_table = 0
+    for c in range(52):
+        on_table += table[c]
+    if kind == EXPERT:
+        expert_costs(st, i, players, hand_size, spades, cards, caps, n, w, costs, keys, scr)
+    else:
+        for m in range(n):
+            costs[m] = points_now(table, on_table, cards[m], caps[m])
+            if kind == CREEPER:
+                v = HAND_VALUE[cards[m]]
+                crept = True
+                for c in range(52):
+                    if caps[m, c]:
+                        crept = False
+                        break
+                if crept:  # the highest card first, a point card before a blank one
+                    costs[m] = -1000.0 - 4 * v - POINTS[cards[m]]
+                else:
+                    costs[m] -= 0.01 * v  # equal points: play the higher card
+    best = costs[0]
+    for m in range(1, n):
+        best = min(best, costs[m])
+    ties = 0
+    for m in range(n):
+        ties += costs[m] <= best + TIE
+    pick = min(int(u * ties), ties - 1)
+    for m in range(n):
+        if costs[m] <= best + TIE:
+            if pick == 0:
+                return m
+            pick -= 1
+    return 0
+
+
+@njit(cache=True)
+def act_batch(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int, spades: bool,
+              kind: int, w: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """The next action of the seat to act in each deal ``envs[k]`` (choice states ``choice``, uniforms ``u``)."""
+    cards = np.empty(MAX_MOVES, np.int64)
+    caps = np.empty((MAX_MOVES, 52), np.int8)
+    costs = np.empty(MAX_MOVES, np.float64)
+    keys = np.empty(MAX_KEYS, np.int64)
+    scr = new_scratch()
+    for k in range(envs.shape[0]):
+        i = envs[k]
+        pending = np.int64(choice[i, 0])
+        m = choose(st, i, players, hand_size, spades, pending, choice[i, 1:], kind, w, u[k], cards, caps, costs,
+                   keys, scr)
+        out[k] = action_for(pending, choice[i, 1:], cards[m], caps[m])

@@ -1,0 +1,128 @@
+"""``krypenv eval``: the command-line front end of :func:`eval.duplicate.evaluate` (see :mod:`eval` for the usage)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from eval.duplicate import EvalConfig, Results, evaluate
+from eval.play import Played, cores, load_agents
+from eval.report import plot, text, write_tables
+from eval.schedule import parse_teams
+
+OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "games-independent.csv",
+           "records.jsonl", "records-independent.jsonl", "scores.png", "run.json")
+
+
+def split_specs(text: str) -> list[str]:
+    """Agent specs from ``expert,greedy,pimc:samples=32,rollouts=4``: a ``k=v`` piece without ``:`` continues the previous spec."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if specs and "=" in piece and ":" not in piece:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+def default_out(config: EvalConfig) -> Path:
+    """``evals/<agents>-<P>p-<deals>d-s<seed>``: the same configuration writes to the same folder."""
+    name = f"{'_'.join(config.labels)}-{config.players}p-{config.deals}d-s{config.seed}"
+    return Path("evals") / re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", name)[:120]
+
+
+def config_from_args(args: argparse.Namespace) -> EvalConfig:
+    """The evaluation configuration of parsed ``krypenv eval`` arguments."""
+    return EvalConfig(agents=tuple(split_specs(args.agents)), players=args.players, deals=args.deals, seed=args.seed,
+                      teams=parse_teams(args.teams, args.players), two_player_deal=args.two_player_deal,
+                      set_aside=args.set_aside, last_capture_point=args.last_capture_point, seatings=args.seatings,
+                      independent=args.independent, workers=args.workers or cores(), batch=args.batch,
+                      records=not args.no_records)
+
+
+def command_line(config: EvalConfig, out: Path) -> str:
+    """The ``krypenv eval`` command that repeats this evaluation, every option spelt out."""
+    r = config.rules
+    words = ["krypenv", "eval", "--agents", ",".join(config.agents), "--players", str(r.players),
+             "--deals", str(config.deals), "--seed", str(config.seed),
+             "--teams", "/".join(",".join(map(str, t)) for t in r.teams) if r.teams else "none",
+             "--seatings", config.seatings, "--workers", str(config.workers), "--batch", str(config.batch),
+             "--out", str(out), "--two-player-deal", r.two_player_deal, "--set-aside", r.set_aside]
+    flags = {"--independent": config.independent, "--no-records": not config.records,
+             "--last-capture-point": r.last_capture_point}
+    return shlex.join(words + [flag for flag, on in flags.items() if on])
+
+
+def prepare_out(out: Path) -> None:
+    """Create the output folder and clear this command's files from an earlier run (OSError if not writable)."""
+    out.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir():
+        raise OSError(f"output folder {out} is not a directory")
+    for name in OUTPUTS:
+        (out / name).unlink(missing_ok=True)
+    probe = out / "run.json"
+    probe.write_text("{}\n", encoding="utf-8")  # fails now, not after the games, when the folder is read-only
+
+
+def run_eval(config: EvalConfig, out: Path, progress: bool = True, stdout: TextIO | None = None) -> Results:
+    """Evaluate, write every output file into ``out`` and print the report."""
+    stdout = sys.stdout if stdout is None else stdout
+    agents = load_agents(list(config.agents))  # bad specs fail before any file is touched
+    prepare_out(out)
+    files: dict[bool, TextIO] = {}
+    if config.records:
+        files[False] = open(out / "records.jsonl", "w", encoding="utf-8")
+        if config.independent:
+            files[True] = open(out / "records-independent.jsonl", "w", encoding="utf-8")
+    total = config.schedule.n_games * (2 if config.independent else 1)
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="deal", disable=not progress, delay=1.0, file=sys.stderr, dynamic_ncols=True)
+
+    def on_chunk(part: Played, independent: bool) -> None:
+        if part.records is not None:
+            files[independent].write("".join(line + "\n" for line in part.records))
+
+    start = time.perf_counter()
+    try:
+        results = evaluate(config, agents, progress=bar.update, on_chunk=on_chunk)
+    finally:
+        bar.close()
+        for fh in files.values():
+            fh.close()
+    elapsed = time.perf_counter() - start
+    names = write_tables(results, out)
+    plot(results, out / "scores.png")
+    names += [*(["records.jsonl"] if config.records else []),
+              *(["records-independent.jsonl"] if config.records and config.independent else []), "scores.png", "run.json"]
+    (out / "run.json").write_text(json.dumps(run_info(config, out, elapsed, total, names), indent=1) + "\n",
+                                  encoding="utf-8")
+    print(text(results, elapsed), file=stdout)
+    print(f"wrote {out}/: {', '.join(names)}", file=stdout)
+    return results
+
+
+def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: list[str]) -> dict[str, Any]:
+    """``run.json``: the command line, the full configuration, the time taken and the files written."""
+    import numba
+
+    from krypenv.bench import machine
+
+    return {"command": command_line(config, out),
+            "config": config.games_dict() | {"workers": config.workers, "batch": config.batch,
+                                             "records": config.records},
+            "games": games, "elapsed_s": elapsed, "deals_per_s": games / elapsed if elapsed > 0 else None,
+            "numba_threads": numba.get_num_threads(), "machine": machine(), "files": files}
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``krypenv eval`` handler: ValueError/OSError for the command's one-line errors."""
+    config = config_from_args(args)
+    run_eval(config, Path(args.out) if args.out else default_out(config), progress=not args.no_progress)
+    return 0

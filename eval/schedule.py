@@ -1,0 +1,142 @@
+"""The duplicate schedule: which agents sit where, which deck each game gets, and its seeds.
+
+An evaluation plays every deck (``deals`` of them) at every *table* of the schedule.  A table
+is one seating of one lineup; the agents fill *positions*, which are the seats, or the teams
+when playing with teams (an agent then plays every seat of its team, K18):
+
+- as many agents as positions: one lineup, the agents in the order given;
+- more agents than positions: every combination of that many distinct agents (for two
+  players every pair), in ``itertools.combinations`` order;
+- fewer agents than positions: one lineup that repeats the agents around the table
+  (A, B, A, B for two agents at four seats; A, B, A for three seats).
+
+Each lineup is seated in every distinct rotation (``seatings="rotations"``, the default:
+every agent plays every position against the same cards) or in every distinct order
+(``"permutations"``: also every order of neighbours, which matters from three positions on
+because a seat's tabbes cost its right-hand neighbour, K14).  Rotations that repeat a
+seating (A, B, A, B turned by two) are played once.
+
+Seeds: the deck of duplicate deck ``d`` comes from ``SeedSequence([seed, 0, d])`` and the
+agents' uniforms in game (deck ``d``, table ``t``) from ``SeedSequence([seed, 2, d, t])``, so
+every table gets the same deck, and each game is reproducible on its own, however games are
+batched or spread over processes.  Independent deals (the variance comparison) take the
+deck of game ``g`` from ``SeedSequence([seed, 1, g])`` instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from krypenv.rules import Rules
+
+SEATINGS = ("rotations", "permutations")
+DUPLICATE, INDEPENDENT, AGENTS = 0, 1, 2  # first words of the seed entropy: deck streams, agent streams
+
+
+def lineups(n_agents: int, positions: int) -> list[tuple[int, ...]]:
+    """The lineups (agent indices per position) for ``n_agents`` agents at ``positions`` positions."""
+    if n_agents < 1 or positions < 1:
+        raise ValueError(f"need at least one agent and one position, got {n_agents} and {positions}")
+    if n_agents >= positions:
+        return list(itertools.combinations(range(n_agents), positions))
+    return [tuple(k % n_agents for k in range(positions))]
+
+
+def seatings(lineup: tuple[int, ...], mode: str = "rotations") -> list[tuple[int, ...]]:
+    """The distinct seatings of a lineup: its rotations (position k gets ``lineup[(k - r) % n]``) or its orders."""
+    n = len(lineup)
+    if mode == "rotations":
+        orders = [tuple(lineup[(k - r) % n] for k in range(n)) for r in range(n)]
+    elif mode == "permutations":
+        orders = list(itertools.permutations(lineup))
+    else:
+        raise ValueError(f"seatings must be one of {SEATINGS}, got {mode!r}")
+    return list(dict.fromkeys(orders))
+
+
+def parse_teams(text: str | None, players: int) -> tuple[tuple[int, ...], ...] | None:
+    """Teams from the command line: ``none``, a number of teams (seat s in team s mod k), or ``0,2/1,3``."""
+    if text is None or text.strip().lower() in ("", "none"):
+        return None
+    text = text.strip()
+    try:
+        if text.isdigit():
+            k = int(text)
+            if not 2 <= k < players:
+                raise ValueError
+            teams: object = [[s for s in range(players) if s % k == j] for j in range(k)]
+        else:
+            teams = [[int(s) for s in part.split(",")] for part in text.split("/")]
+    except ValueError:
+        raise ValueError(f"teams must be none, a number of teams (2 or 3) or seat lists such as 0,2/1,3; "
+                         f"got {text!r} for {players} players") from None
+    return Rules(players=players, teams=teams).teams
+
+
+def seed_int(*words: int) -> int:
+    """A 128-bit seed for ``Core.seed`` from the entropy words (numpy SeedSequence)."""
+    lo, hi = np.random.SeedSequence(list(words)).generate_state(2, np.uint64)
+    return int(lo) | int(hi) << 64
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """All games of an evaluation: ``decks`` × tables, game ``g`` = deck ``g // T``, table ``g % T``."""
+
+    rules: Rules
+    n_agents: int
+    decks: int
+    seed: int
+    mode: str = "rotations"
+
+    @property
+    def positions(self) -> int:
+        """Seats, or teams with teams."""
+        return self.rules.n_teams
+
+    @property
+    def lineups(self) -> list[tuple[int, ...]]:
+        """Agent indices per position, one tuple per lineup."""
+        return lineups(self.n_agents, self.positions)
+
+    @property
+    def tables(self) -> list[tuple[int, tuple[int, ...]]]:
+        """(lineup index, agent index per position) for every table, lineup by lineup."""
+        return [(k, s) for k, lineup in enumerate(self.lineups) for s in seatings(lineup, self.mode)]
+
+    @property
+    def seating(self) -> np.ndarray:
+        """(T, P) agent index per seat of every table."""
+        side = [self.rules.team_of(s) for s in range(self.rules.players)]
+        return np.array([[order[side[s]] for s in range(self.rules.players)] for _, order in self.tables], np.int64)
+
+    @property
+    def n_tables(self) -> int:
+        """Tables per deck."""
+        return len(self.tables)
+
+    @property
+    def n_games(self) -> int:
+        """Games (deals) in the schedule."""
+        return self.decks * self.n_tables
+
+    def deck_of(self, games: np.ndarray) -> np.ndarray:
+        """Duplicate deck index of each game."""
+        return np.asarray(games, np.int64) // self.n_tables
+
+    def table_of(self, games: np.ndarray) -> np.ndarray:
+        """Table index of each game."""
+        return np.asarray(games, np.int64) % self.n_tables
+
+    def deck_seeds(self, games: np.ndarray, independent: bool = False) -> list[int]:
+        """The seed of each game's deck: its duplicate deck's, or the game's own for independent deals."""
+        if independent:
+            return [seed_int(self.seed, INDEPENDENT, int(g)) for g in games]
+        return [seed_int(self.seed, DUPLICATE, int(d)) for d in self.deck_of(games)]
+
+    def agent_seeds(self, games: np.ndarray) -> list[int]:
+        """The seed of the agents' uniforms in each game."""
+        return [seed_int(self.seed, AGENTS, int(d), int(t)) for d, t in zip(self.deck_of(games), self.table_of(games))]

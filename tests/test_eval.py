@@ -1,0 +1,279 @@
+"""The evaluation harness: duplicate schedule, statistics, workers, records and ``krypenv eval``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eval.command import run_eval, split_specs
+from eval.duplicate import EvalConfig, evaluate, summarise
+from eval.play import Played
+from eval.schedule import Schedule, lineups, parse_teams, seatings
+from eval.stats import game_values, mean_ci, pair_interval, ratings, t_quantile, unit_means
+from krypenv.cli import main
+from krypenv.records import check_record
+from krypenv.rules import Rules
+
+
+class Lowest:
+    """Always the lowest legal action (deterministic)."""
+
+    name = "lowest"
+
+    def act(self, batch) -> np.ndarray:
+        return batch.mask.argmax(axis=1)
+
+
+class Highest:
+    """Always the highest legal action (deterministic)."""
+
+    name = "highest"
+
+    def act(self, batch) -> np.ndarray:
+        return batch.mask.shape[1] - 1 - batch.mask[:, ::-1].argmax(axis=1)
+
+
+LOWEST, HIGHEST = "tests.test_eval:Lowest", "tests.test_eval:Highest"
+
+
+# --------------------------------------------------------------------------- schedule
+def test_lineups_and_seatings() -> None:
+    assert lineups(2, 2) == [(0, 1)]
+    assert lineups(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    assert lineups(4, 3) == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    assert lineups(2, 4) == [(0, 1, 0, 1)]
+    assert lineups(2, 3) == [(0, 1, 0)]
+    assert seatings((0, 1, 2)) == [(0, 1, 2), (2, 0, 1), (1, 2, 0)]
+    assert seatings((0, 1, 0, 1)) == [(0, 1, 0, 1), (1, 0, 1, 0)]  # turning by two repeats a seating
+    assert len(seatings((0, 1, 2), "permutations")) == 6
+    assert len(seatings((0, 1, 0), "permutations")) == 3
+    with pytest.raises(ValueError, match="seatings must be one of"):
+        seatings((0, 1), "shuffle")
+
+
+def test_teams_parsing() -> None:
+    assert parse_teams(None, 4) is None and parse_teams("none", 4) is None
+    assert parse_teams("2", 4) == ((0, 2), (1, 3))
+    assert parse_teams("2", 6) == ((0, 2, 4), (1, 3, 5))
+    assert parse_teams("3", 6) == ((0, 3), (1, 4), (2, 5))
+    assert parse_teams("1,3/0,2", 4) == ((0, 2), (1, 3))
+    for bad, players in [("2", 3), ("0,1/2,3", 4), ("x", 4), ("3", 4)]:
+        with pytest.raises(ValueError, match="teams"):
+            parse_teams(bad, players)
+
+
+def test_every_deck_once_per_table_with_the_same_deck() -> None:
+    s = Schedule(Rules(players=2), n_agents=3, decks=4, seed=7)
+    assert s.n_tables == 6 and s.n_games == 24
+    games = np.arange(s.n_games)
+    pairs = list(zip(s.deck_of(games), s.table_of(games)))
+    assert sorted(pairs) == [(d, t) for d in range(4) for t in range(6)]
+    decks = s.deck_seeds(games)
+    for d in range(4):
+        assert len({decks[g] for g in games if s.deck_of(g) == d}) == 1
+    assert len(set(decks)) == 4
+    assert len(set(s.agent_seeds(games))) == 24
+    assert len(set(s.deck_seeds(games, independent=True)) | set(decks)) == 28
+    seating = s.seating
+    for k, lineup in enumerate(s.lineups):  # every agent of a lineup sits in every seat once
+        rows = seating[[t for t, (lk, _) in enumerate(s.tables) if lk == k]]
+        for seat in range(2):
+            assert sorted(rows[:, seat]) == sorted(lineup)
+    assert Schedule(Rules(players=2), 3, 4, seed=8).deck_seeds(games) != decks
+
+
+def test_team_seating_gives_an_agent_a_whole_team() -> None:
+    s = Schedule(Rules(players=4, teams=((0, 2), (1, 3))), n_agents=2, decks=2, seed=0)
+    assert s.seating.tolist() == [[0, 1, 0, 1], [1, 0, 1, 0]]
+    s6 = Schedule(Rules(players=6, teams=((0, 3), (1, 4), (2, 5))), n_agents=3, decks=2, seed=0)
+    assert s6.seating.tolist() == [[0, 1, 2, 0, 1, 2], [2, 0, 1, 2, 0, 1], [1, 2, 0, 1, 2, 0]]
+
+
+def test_split_specs() -> None:
+    assert split_specs("expert, greedy") == ["expert", "greedy"]
+    assert split_specs("pimc:samples=32,rollouts=4,greedy,mod:Cls") == ["pimc:samples=32,rollouts=4", "greedy", "mod:Cls"]
+
+
+# --------------------------------------------------------------------------- statistics
+def test_t_quantiles() -> None:
+    for p in (0.9, 0.975, 0.995):
+        assert t_quantile(p, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-9)
+        assert t_quantile(p, 2) == pytest.approx((2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-9)
+    assert t_quantile(0.975, 4) == pytest.approx(2.7764451, abs=1e-6)
+    assert t_quantile(0.975, 10) == pytest.approx(2.2281389, abs=1e-6)
+    assert t_quantile(0.975, 1000) == pytest.approx(1.9623391, abs=1e-6)
+    assert t_quantile(0.025, 10) == pytest.approx(-2.2281389, abs=1e-6)
+
+
+def test_mean_ci_by_hand() -> None:
+    ci = mean_ci(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    se = math.sqrt(2.5) / math.sqrt(5)  # sd of 1..5 is sqrt(2.5)
+    assert (ci.mean, ci.n) == (3.0, 5)
+    assert ci.se == pytest.approx(se)
+    assert ci.low == pytest.approx(3 - 2.7764451 * se) and ci.high == pytest.approx(3 + 2.7764451 * se)
+    assert math.isnan(mean_ci(np.array([4.0])).half)
+
+
+def test_game_values_wins_tabbes_teams_and_repeats() -> None:
+    rules = Rules(players=3)
+    seating = np.array([[0, 1, 0]])  # agent 0 holds seats 0 and 2
+    scores = np.array([[10, 22, 10]])
+    tabbes = np.array([[1, 2, 0]])
+    v = game_values(rules, seating, scores, tabbes, 2)
+    assert v.score.tolist() == [[10.0, 22.0]]
+    assert v.won.tolist() == [[0.5, 0.0]]  # seats 0 and 2 tie for the lowest score: half a win each
+    assert v.taken.tolist() == [[0.5, 2.0]]
+    assert v.setup.tolist() == [[1.5, 0.0]]  # seat 0 sets up seat 1's two tabbes, seat 2 seat 0's one
+    team = game_values(Rules(players=4, teams=((0, 2), (1, 3))), np.array([[1, 0, 1, 0]]),
+                       np.array([[5, 10, 7, 20]]), np.array([[1, 0, 2, 0]]), 2)
+    assert team.score.tolist() == [[30.0, 12.0]] and team.won.tolist() == [[0.0, 1.0]]
+    assert team.taken.tolist() == [[0.0, 3.0]] and team.setup.tolist() == [[3.0, 0.0]]  # seats 1, 3 set up 2, 0
+    absent = game_values(rules, np.array([[0, 1, 1]]), scores, tabbes, 3)
+    assert np.isnan(absent.score[0, 2])
+
+
+def test_head_to_head_is_paired_by_deck() -> None:
+    # 2 decks x 2 games; agent 2 only meets agent 0 in the second game of each deck
+    score = np.array([[10.0, 20.0, np.nan],
+                      [16.0, np.nan, 10.0],
+                      [30.0, 12.0, np.nan],
+                      [20.0, np.nan, 24.0]])
+    units = np.array([0, 0, 1, 1])
+    d01 = pair_interval(score, units, 2, 0, 1)
+    assert d01 is not None and d01.mean == pytest.approx(4.0)  # deck diffs -10 and 18
+    assert d01.se == pytest.approx(14.0)
+    d02 = pair_interval(score, units, 2, 0, 2)
+    assert d02 is not None and d02.mean == pytest.approx(1.0)  # deck diffs 6 and -4
+    assert pair_interval(score, units, 2, 1, 2) is None  # never at the same table
+    assert unit_means(score, units, 2)[:, 0].tolist() == [13.0, 25.0]
+
+
+def test_ratings_follow_results_deterministically() -> None:
+    score = np.array([[10.0, 20.0, 30.0]] * 20 + [[25.0, 20.0, np.nan]] * 2)
+    r = ratings(score)
+    assert r[0].mu > r[1].mu > r[2].mu
+    assert ratings(score) == r
+    before = ratings(score[:20])
+    assert r[0].mu < before[0].mu and r[1].mu > before[1].mu  # agent 1 won the last two deals
+    assert r[2] == before[2]  # an agent is rated only on the deals it played
+    assert ratings(score[::-1]) != r  # per-deal updates depend on the (fixed) order
+
+
+# --------------------------------------------------------------------------- playing
+def test_duplicate_games_share_decks_and_records_replay() -> None:
+    config = EvalConfig(agents=("random", LOWEST, HIGHEST), players=2, deals=2, seed=3, batch=5)
+    seen: list[Played] = []
+    results = evaluate(config, on_chunk=lambda part, ind: seen.append(part))
+    records = [json.loads(line) for part in seen for line in part.records]
+    assert len(records) == 12 and [int(g) for part in seen for g in part.games] == list(range(12))
+    for rec in records:
+        assert check_record(rec).ok
+    assert all(records[g]["deck"] == records[0]["deck"] for g in range(6))
+    assert all(records[g]["deck"] == records[6]["deck"] for g in range(6, 12))
+    assert records[0]["deck"] != records[6]["deck"]
+    for g, rec in enumerate(records):
+        assert rec["result"]["scores"] == results.played.scores[g].tolist()
+        assert rec["result"]["tabbes"] == results.played.tabbes[g].tolist()
+    assert [r.games for r in results.rows] == [8, 8, 8]
+    assert {(p.a, p.b) for p in results.pairs} == {("random", LOWEST), ("random", HIGHEST), (LOWEST, HIGHEST)}
+    assert all(p.games == 4 and p.diff.n == 2 for p in results.pairs)
+
+
+def test_mirror_match_of_a_deterministic_agent_cancels_exactly() -> None:
+    results = evaluate(EvalConfig(agents=(LOWEST, LOWEST), deals=6, independent=True))
+    (pair,) = results.pairs
+    assert pair.diff.mean == 0.0 and pair.diff.se == 0.0  # both rotations of a deck are the same game
+    assert pair.independent is not None and pair.independent.se > 0
+    assert pair.reduction is None
+    assert results.rows[0].score.mean + results.rows[1].score.mean == pytest.approx(42.0)
+
+
+def test_variance_reduction_is_the_ratio_of_squared_standard_errors() -> None:
+    config = EvalConfig(agents=("random", LOWEST), deals=8, seed=1, independent=True)
+    results = evaluate(config)
+    (pair,) = results.pairs
+    s = config.schedule
+    again = summarise(config, results.played, results.independent)
+    assert again.pairs[0].reduction == pair.reduction
+    ind = results.independent
+    seat_a = s.seating[s.table_of(ind.games)] == 0
+    diff = np.where(seat_a, ind.scores, 0).sum(1) - np.where(~seat_a, ind.scores, 0).sum(1)
+    se_ind = diff.std(ddof=1) / math.sqrt(len(diff))
+    dup = results.played
+    seat_a = s.seating[s.table_of(dup.games)] == 0
+    per_deck = (np.where(seat_a, dup.scores, 0).sum(1) - np.where(~seat_a, dup.scores, 0).sum(1)).reshape(8, 2).mean(1)
+    se_dup = per_deck.std(ddof=1) / math.sqrt(8)
+    assert pair.independent.se == pytest.approx(se_ind) and pair.diff.se == pytest.approx(se_dup)
+    assert pair.reduction == pytest.approx((se_ind / se_dup) ** 2)
+    assert ind.scores.shape == dup.scores.shape
+    assert not np.array_equal(ind.scores, dup.scores)
+
+
+def test_workers_do_not_change_results(tmp_path: Path) -> None:
+    outs = []
+    for workers, batch in [(1, 256), (2, 3)]:
+        config = EvalConfig(agents=("random", LOWEST, HIGHEST), players=3, deals=3, seed=11, workers=workers,
+                            batch=batch)
+        run_eval(config, tmp_path / str(workers), progress=False, stdout=open(tmp_path / f"{workers}.txt", "w"))
+        outs.append(tmp_path / str(workers))
+    for name in ("results.json", "results.csv", "head_to_head.csv", "games.csv", "records.jsonl"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    assert len((outs[0] / "records.jsonl").read_text().splitlines()) == 9
+
+
+# --------------------------------------------------------------------------- the command
+def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    argv = ["eval", "--agents", "random,random", "--deals", "3", "--seed", "5", "--workers", "1", "--out", str(out),
+            "--independent", "--no-progress"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "random#2" in text and "head to head" in text and "variance reduction" in text
+    for name in ("results.csv", "results.json", "head_to_head.csv", "games.csv", "games-independent.csv",
+                 "records.jsonl", "records-independent.jsonl", "scores.png", "run.json"):
+        assert (out / name).stat().st_size > 0, name
+    assert (out / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["replay", str(out / "records.jsonl"), str(out / "records-independent.jsonl")]) == 0
+    assert "12 record(s): 12 ok" in capsys.readouterr().out
+    res = json.loads((out / "results.json").read_text())
+    assert [a["agent"] for a in res["agents"]] == ["random", "random#2"]
+    assert res["schedule"]["games"] == 6 and res["config"]["seed"] == 5
+    with open(out / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert float(rows[0]["mean_score"]) + float(rows[1]["mean_score"]) == pytest.approx(42.0)
+    run = json.loads((out / "run.json").read_text())
+    assert run["command"].startswith("krypenv eval --agents random,random --players 2 --deals 3 --seed 5")
+    assert main(run["command"].split()[1:] + ["--no-progress", "--out", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "results.json").read_text() == (out / "results.json").read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--agents", "random,nosuch"], "unknown agent 'nosuch'"),
+    (["--agents", "random"], "at least two agent specs"),
+    (["--agents", "random,random", "--players", "3", "--teams", "2"], "teams need 4 or 6 players"),
+    (["--agents", "random,random", "--players", "4", "--teams", "0,1/2,3"], "do not alternate"),
+])
+def test_cli_errors_are_one_line(args: list[str], message: str, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", *args, "--out", str(tmp_path / "x"), "--deals", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("krypenv eval: error:") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_cli_unwritable_output_and_bad_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["eval", "--agents", "random,random", "--deals", "2", "--out", str(blocker / "sub")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("krypenv eval: error:") and str(blocker) in err and err.count("\n") == 1
+    for bad in (["--deals", "1"], ["--players", "7"], ["--workers", "0"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["eval", "--agents", "random,random", *bad])
+        assert exc.value.code == 2
+        assert capsys.readouterr().err.count("\n") == 1
