@@ -172,8 +172,13 @@ def _number(value: Any) -> str:
 
 
 def _text(name: str, result: dict[str, Any]) -> str:
-    """One text line for a registered benchmark's result."""
-    return f"{name}: " + ", ".join(f"{k} {_number(v)}" for k, v in result.items())
+    """One text line for a registered benchmark's result (a nested dict reads ``key: a 1, b 2``)."""
+    def item(k: str, v: Any) -> str:
+        if isinstance(v, dict):
+            return f"{k}: " + ", ".join(f"{kk} {_number(vv)}" for kk, vv in v.items())
+        return f"{k} {_number(v)}"
+
+    return f"{name}: " + ", ".join(item(k, v) for k, v in result.items())
 
 
 def run(as_json: bool = False, seconds: float = 3.0, batches: tuple[int, ...] | list[int] = DEFAULT_BATCHES,

@@ -134,7 +134,9 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 1
     result = json.loads(out)
-    assert list(result) == ["engine", "aec", "vec", "vec_2p", "machine"]
+    assert list(result) == ["engine", "aec", "vec", "vec_2p", "eval", "machine"]
+    assert list(result["eval"]["deals_per_s"]) == ["random", "greedy", "creeper", "expert"]
+    assert all(rate > 0 for rate in result["eval"]["deals_per_s"].values())
     for key in ("aec", "vec", "vec_2p"):
         assert result[key]["steps_per_s"] > 0
     assert result["vec"]["batch"] == 4096 and result["vec"]["players"] == 3
