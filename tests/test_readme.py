@@ -1,0 +1,23 @@
+"""The README's Python example runs as printed (tests/test_cli.py checks its commands)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every ```python block of the README executes without error (the env example plays a whole deal)."""
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    assert blocks, "the README has no Python example"
+    for code in blocks:
+        namespace: dict[str, object] = {}
+        exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own documentation
+        assert namespace["masks"].shape == (4096, 105)
+    assert "end of the deal" in capsys.readouterr().out
+
