@@ -9,5 +9,6 @@ The baselines are documented in :mod:`agents.heuristics` (greedy, creeper, exper
 
 from agents.base import MoveAgent, RandomAgent, known, load, register
 from agents import heuristics  # noqa: F401  (registers greedy, creeper, expert)
+from agents import ppo  # noqa: F401  (registers ppo:PATH)
 
 __all__ = ["MoveAgent", "RandomAgent", "known", "load", "register"]

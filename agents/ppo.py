@@ -1,0 +1,257 @@
+"""``ppo:PATH``: a policy learned by ``train.py`` (sb3-contrib MaskablePPO), loaded from its checkpoint.
+
+**Checkpoint format.**  ``PATH`` is the zip file that ``MaskablePPO.save`` writes (``data``,
+``policy.pth``, ``policy.optimizer.pth``, ...; ``MaskablePPO.load`` resumes training from it)
+with one more member, ``krypenv.json``, written by :func:`add_metadata`.  A play-only copy
+(:func:`play_only_copy`, what ``train.py --save-to`` writes) leaves out the optimizer state::
+
+    {"format": "krypenv-ppo/1", "krypenv": "0.1.0", "players": 2, "teams": null,
+     "two_player_deal": "6+4", "set_aside": "court", "last_capture_point": false,
+     "obs_dim": 344, "layout": "<id of the observation layout>", "env_steps": ..., "args": {...}}
+
+The loader checks, with a ValueError naming the path and the problem (never a bare
+traceback): the file exists and is a complete zip (a truncated download is not), it holds
+``krypenv.json`` of a known format and the SB3 members, the observation layout id and length
+match this version of :mod:`krypenv.observation` for the checkpoint's player count, and the
+network's input matches that length.  The player count of the game is only known when the
+agent is asked to act: :meth:`PPOAgent.act` raises a ValueError if it differs from the
+checkpoint's.  Rule variants and teams other than the training ones are allowed (the
+observation has the same layout); they are recorded in ``agent.meta``.
+
+**Acting.**  ``act(batch)`` is one forward pass of the policy network over the whole batch
+(torch, no gradients, CPU) and the argmax of the logits over the legal actions: deterministic,
+and the same for a decision whether it is acted on alone or in a batch.
+
+The observation is scaled to [0, 1] inside the network (:class:`ScaledInput`, each entry
+divided by its upper bound in the observation space), so the checkpoint needs no separate
+normalisation statistics.  torch is imported on first use only: ``import agents`` stays light.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import register
+from krypenv.policy import DecisionBatch
+
+FORMAT = "krypenv-ppo/1"
+META_NAME = "krypenv.json"
+RULE_KEYS = ("players", "teams", "two_player_deal", "set_aside", "last_capture_point")
+
+
+def play_only_copy(src: str | Path, dst: str | Path) -> None:
+    """Copy a checkpoint without the optimizer state (a third of the size): ``ppo:PATH`` plays it, but
+    ``MaskablePPO.load`` cannot resume training from it (use the full checkpoint for that)."""
+    with zipfile.ZipFile(src) as zf:
+        meta = json.loads(zf.read(META_NAME).decode("utf-8"))
+    add_metadata(src, meta | {"optimizer": False}, to=dst, drop=("policy.optimizer.pth",))
+
+
+def layout_id(players: int) -> str:
+    """A short id of the observation layout for ``players`` seats (field names and positions)."""
+    from krypenv.observation import layout, obs_size
+
+    fields = [[name, s.start, s.stop] for name, s in layout(players).items()]
+    text = json.dumps({"size": obs_size(players), "fields": fields})
+    return "obs-" + hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def krypenv_version() -> str:
+    """The installed krypenv version (``unknown`` when not installed as a package)."""
+    try:
+        from importlib.metadata import version
+
+        return version("krypenv")
+    except Exception:  # pragma: no cover - running from a bare checkout
+        return "unknown"
+
+
+def metadata(rules: Any, **extra: Any) -> dict[str, Any]:
+    """The ``krypenv.json`` object for a policy trained on ``rules`` (a :class:`krypenv.rules.Rules`)."""
+    from krypenv.observation import obs_size
+
+    teams = [list(t) for t in rules.teams] if rules.teams else None
+    return {"format": FORMAT, "krypenv": krypenv_version(), "players": rules.players, "teams": teams,
+            "two_player_deal": rules.two_player_deal, "set_aside": rules.set_aside,
+            "last_capture_point": bool(rules.last_capture_point), "obs_dim": obs_size(rules.players),
+            "layout": layout_id(rules.players), **extra}
+
+
+def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None, drop: tuple[str, ...] = ()) -> None:
+    """Write (or replace) ``krypenv.json`` inside the SB3 zip at ``path`` (or in a copy at ``to``, without ``drop``)."""
+    path = Path(path)
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist() if n != META_NAME and n not in drop}
+    path = path if to is None else Path(to)
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        for n, data in members.items():
+            zf.writestr(n, data)
+        zf.writestr(META_NAME, json.dumps(meta, indent=1, default=str) + "\n")
+    tmp.replace(path)
+
+
+# --------------------------------------------------------------------------- network pieces (torch, lazily)
+def _scaled_input_class() -> type:
+    """:class:`ScaledInput`, built on first use so that importing this module does not import torch."""
+    import torch as th
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class ScaledInput(BaseFeaturesExtractor):
+        """Flattened observation divided by its upper bounds (the Box's ``high``), so every entry is in [0, 1]."""
+
+        def __init__(self, observation_space: Any) -> None:
+            dim = int(np.prod(observation_space.shape))
+            super().__init__(observation_space, features_dim=dim)
+            high = np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
+            self.register_buffer("inv_high", th.as_tensor(1.0 / high))
+
+        def forward(self, observations: th.Tensor) -> th.Tensor:
+            return observations.reshape(observations.shape[0], -1).float() * self.inv_high
+
+    ScaledInput.__module__ = __name__
+    ScaledInput.__qualname__ = "ScaledInput"
+    return ScaledInput
+
+
+def __getattr__(name: str) -> Any:
+    """``agents.ppo.ScaledInput`` is created on first access (checkpoints refer to it by this name)."""
+    if name == "ScaledInput":
+        cls = _scaled_input_class()
+        globals()["ScaledInput"] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------- loading
+def _bad(path: Path | str, what: str) -> ValueError:
+    return ValueError(f"ppo checkpoint {path}: {what}")
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The checked ``krypenv.json`` of a checkpoint; ValueError naming the path and the problem."""
+    p = Path(path)
+    if not str(path):
+        raise ValueError("ppo agent needs a checkpoint path: ppo:PATH (e.g. ppo:checkpoints/ppo-2p.zip)")
+    if not p.exists():
+        raise _bad(path, "no such file")
+    if not p.is_file():
+        raise _bad(path, "not a file")
+    try:
+        with zipfile.ZipFile(p) as zf:
+            names = set(zf.namelist())
+            if META_NAME not in names:
+                raise _bad(path, f"not a krypenv checkpoint (no {META_NAME} in the zip; train.py writes it)")
+            meta = json.loads(zf.read(META_NAME).decode("utf-8"))
+            missing = {"data", "policy.pth"} - names
+            if missing:
+                raise _bad(path, f"incomplete checkpoint, missing {', '.join(sorted(missing))}")
+            bad = zf.testzip()
+            if bad is not None:
+                raise _bad(path, f"corrupt checkpoint (member {bad} fails its CRC check)")
+    except zipfile.BadZipFile as exc:
+        raise _bad(path, f"not a readable zip file (truncated or corrupt?): {exc}") from None
+    except (zlib.error, EOFError) as exc:
+        raise _bad(path, f"corrupt checkpoint (a member does not decompress: {exc})") from None
+    except (OSError, zipfile.LargeZipFile) as exc:
+        raise _bad(path, f"cannot read it: {type(exc).__name__}: {exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _bad(path, f"{META_NAME} is not valid JSON: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        fmt = meta.get("format") if isinstance(meta, dict) else None
+        raise _bad(path, f"unknown checkpoint format {fmt!r} (this krypenv reads {FORMAT!r})")
+    players = meta.get("players")
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
+        raise _bad(path, f"{META_NAME} has no valid player count (got {players!r})")
+    from krypenv.observation import obs_size
+
+    want_dim, want_layout = obs_size(players), layout_id(players)
+    if meta.get("obs_dim") != want_dim or meta.get("layout") != want_layout:
+        raise _bad(path, f"incompatible observation layout: the checkpoint has {meta.get('layout')!r} "
+                         f"({meta.get('obs_dim')} entries) for {players} players, this krypenv "
+                         f"{meta.get('krypenv', '?')!r} -> {krypenv_version()!r} uses {want_layout!r} ({want_dim} entries)")
+    return meta
+
+
+def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
+    """The policy network of a checked checkpoint, in eval mode on the CPU."""
+    import torch as th
+    from stable_baselines3.common.save_util import json_to_data
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            data = json_to_data(zf.read("data").decode("utf-8"))
+            state = th.load(io.BytesIO(zf.read("policy.pth")), map_location="cpu", weights_only=True)
+        policy_class = data["policy_class"]
+        space = data["observation_space"]
+        if tuple(space.shape) != (meta["obs_dim"],):
+            raise _bad(path, f"the network takes observations of shape {tuple(space.shape)}, "
+                             f"but {META_NAME} says {meta['obs_dim']} entries")
+        kwargs = dict(data.get("policy_kwargs") or {})
+        policy = policy_class(space, data["action_space"], lambda _: 0.0, **kwargs)
+        policy.load_state_dict(state)
+    except ValueError:
+        raise
+    except Exception as exc:  # unpickling, missing keys, shape mismatches ...: one line naming the file
+        raise _bad(path, f"cannot load the policy: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    policy.set_training_mode(False)
+    return policy
+
+
+class PPOAgent:
+    """A MaskablePPO policy acting greedily (argmax over the legal actions) on whole batches."""
+
+    name = "ppo"
+
+    def __init__(self, policy: Any, meta: dict[str, Any], path: str | None = None) -> None:
+        self.policy = policy
+        self.meta = meta
+        self.path = path
+        self.players = int(meta["players"])
+        self.obs_dim = int(meta["obs_dim"])
+
+    @classmethod
+    def load(cls, path: str | Path) -> PPOAgent:
+        """The agent of a checkpoint file; ValueError naming the path on any problem."""
+        meta = read_metadata(path)
+        return cls(_load_policy(path, meta), meta, str(path))
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(B, 105) float32 logits with illegal actions at −inf (one forward pass, no gradients)."""
+        import torch as th
+
+        with th.no_grad():
+            x = th.as_tensor(np.asarray(obs), dtype=th.float32)
+            features = self.policy.extract_features(x, self.policy.pi_features_extractor)
+            latent = self.policy.mlp_extractor.forward_actor(features)
+            out = self.policy.action_net(latent).numpy()
+        return np.where(np.asarray(mask) != 0, out, -np.inf).astype(np.float32)
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The most probable legal action of each decision."""
+        players = batch.rules.players
+        where = f"ppo checkpoint {self.path}" if self.path else f"agent {self.name!r}"
+        if players != self.players:
+            raise ValueError(f"{where} was trained for {self.players} players and cannot play a "
+                             f"{players}-player game (its observations have another layout)")
+        if len(batch) == 0:
+            return np.zeros(0, np.int64)
+        if batch.obs.shape[1] != self.obs_dim:
+            raise ValueError(f"{where} takes observations of {self.obs_dim} entries, got {batch.obs.shape[1]}")
+        return self.logits(batch.obs, batch.mask).argmax(axis=1).astype(np.int64)
+
+
+def load(path: str) -> PPOAgent:
+    """``ppo:PATH``: the learned policy saved at PATH by train.py."""
+    return PPOAgent.load(path)
+
+
+register("ppo", load, "a policy learned by train.py (MaskablePPO), from a checkpoint: ppo:PATH", takes_path=True)
