@@ -1,0 +1,220 @@
+"""train.py end to end on a tiny budget, its checkpoint as ``ppo:PATH``, and its one-line argument errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import agents  # noqa: E402
+from eval import EvalConfig, evaluate  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--total-timesteps", "1024", "--num-envs", "16", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "2",
+        "--net-arch", "32,32", "--snapshot-every", "256", "--eval-every", "512", "--eval-deals", "3",
+        "--final-deals", "2", "--torch-threads", "1"]
+
+
+def train(*extra: str, tmp: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "train.py", "--out-dir", str(tmp / "runs"), *extra], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    tmp = tmp_path_factory.mktemp("train")
+    out = train(*TINY, "--run-name", "tiny", "--seed", "5", "--save-to", str(tmp / "ckpt" / "p2.zip"), tmp=tmp)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return tmp, out
+
+
+def test_outputs(run):
+    tmp, out = run
+    d = tmp / "runs" / "tiny"
+    for name in ("args.json", "eval.csv", "learning_curve.png", "final.zip", "final_eval.txt", "summary.json",
+                 "checkpoints/latest.zip", "checkpoints/best.zip"):
+        assert (d / name).is_file(), name
+    assert list((d / "tb").rglob("events.out.tfevents.*"))
+    assert json.loads((d / "args.json").read_text())["seed"] == 5
+    rows = list(csv.DictReader(open(d / "eval.csv")))
+    assert [int(r["env_steps"]) for r in rows] == sorted(int(r["env_steps"]) for r in rows) and len(rows) >= 2
+    assert all(float(r["ci_low"]) <= float(r["diff"]) <= float(r["ci_high"]) for r in rows)
+    # the final table: the learner against every baseline, with the harness's head-to-head lines
+    report = (d / "final_eval.txt").read_text()
+    for name in ("learner", "random", "greedy", "creeper", "expert"):
+        assert name in report
+    assert "learner - expert" in report or "expert - learner" in report
+    assert report.splitlines()[0] in out.stdout
+    summary = json.loads((d / "summary.json").read_text())
+    assert summary["env_steps"] >= 1024 and "final_vs_expert" in summary
+    # --save-to: the final policy without the optimizer state; the run's final.zip resumes training
+    import zipfile
+
+    from sb3_contrib import MaskablePPO
+
+    slim = zipfile.ZipFile(tmp / "ckpt" / "p2.zip").namelist()
+    assert "policy.pth" in slim and "krypenv.json" in slim and "policy.optimizer.pth" not in slim
+    assert agents.load(f"ppo:{tmp / 'ckpt' / 'p2.zip'}").meta["optimizer"] is False
+    MaskablePPO.load(d / "final.zip", device="cpu")
+
+
+def test_checkpoint_plays_as_ppo_spec(run):
+    tmp, _ = run
+    path = tmp / "ckpt" / "p2.zip"
+    agent = agents.load(f"ppo:{path}")
+    assert agent.meta["players"] == 2 and agent.meta["env_steps"] >= 1024
+    assert agent.meta["args"]["net_arch"] == "32,32"
+    # the harness checks every action against the mask; scores of a 2-player deal sum to 42
+    res = evaluate(EvalConfig(agents=(f"ppo:{path}", "greedy"), players=2, deals=3, seed=4, records=False))
+    assert (res.played.scores.sum(axis=1) == 42).all() and len(res.played.scores) == 6
+
+
+@pytest.mark.slow
+def test_same_seed_same_policy(run, tmp_path):
+    """Explicit seeding: the same arguments give the same weights."""
+    tmp, _ = run
+    out = train(*TINY, "--run-name", "again", "--seed", "5", "--eval-every", "0", "--final-deals", "0", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    a = agents.load(f"ppo:{tmp / 'runs' / 'tiny' / 'final.zip'}")
+    b = agents.load(f"ppo:{tmp_path / 'runs' / 'again' / 'final.zip'}")
+    for (ka, va), (kb, vb) in zip(a.policy.state_dict().items(), b.policy.state_dict().items()):
+        assert ka == kb
+        np.testing.assert_array_equal(va.numpy(), vb.numpy())
+
+
+def load_train_module():
+    """train.py imported as a module (it lives at the repo root, outside the packages)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("train_script", mod)
+    spec.loader.exec_module(sys.modules["train_script"])
+    mod = sys.modules["train_script"]
+    return mod
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--players", "7"], "--players must be 2 to 6, got 7"),
+    (["--teams", "2"], "teams"),
+    (["--net-arch", "64,x"], "--net-arch must be layer sizes"),
+    (["--batch-size", "99999"], "--batch-size 99999 is larger than a rollout"),
+    (["--league", "expert=1,nobody=2"], "unknown agent 'nobody'"),
+    (["--league", "self=1"], "at least one fixed member"),
+    (["--league", "expert"], "expected name=weight"),
+    (["--num-envs", "0"], "--num-envs must be at least 1"),
+    (["--set-aside", "hearts"], "set_aside"),
+    (["--eval-deals", "1"], "at least 2 decks"),
+])
+def test_bad_arguments_raise_before_writing(argv, message, tmp_path):
+    train_mod = load_train_module()
+    args = train_mod.parse_args([*argv, "--out-dir", str(tmp_path / "runs")])
+    with pytest.raises(ValueError) as err:
+        train_mod.main(args)
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_bad_arguments_give_one_line_errors(tmp_path):
+    out = train("--players", "7", tmp=tmp_path)
+    assert out.returncode == 2 and out.stderr == "train.py: error: --players must be 2 to 6, got 7\n"
+    out = train("--total-timesteps", "lots", tmp=tmp_path)
+    assert out.returncode == 2 and "invalid int value: 'lots'" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    out = train("--no-such-option", tmp=tmp_path)
+    assert out.returncode == 2 and out.stderr.startswith("train.py: error: unrecognized arguments: --no-such-option")
+    assert not (tmp_path / "runs").exists()
+
+
+# --------------------------------------------------------------------------- the league
+class Counting:
+    """A random agent that records every call: (league call number, envs, seats)."""
+
+    def __init__(self, label: str, log: list) -> None:
+        self.name, self.log = label, log
+        self.inner = agents.load("random")
+
+    def act(self, batch):
+        self.log.append((self.name, batch.envs.copy(), batch.seats.copy(), batch.core.deals.n_moves[batch.envs].copy()))
+        return self.inner.act(batch)
+
+
+def league_run(seed: int, players: int = 3, steps: int = 150):
+    from agents.league import League
+    from krypenv.vec import KrypkasinoVecEnv
+
+    log: list = []
+    members = {k: Counting(k, log) for k in ("a", "b", "c")}
+    league = League(members, {"a": 1, "b": 1, "c": 2, "self": 1}, seed=seed)
+    calls = []
+    inner_act = league.act
+
+    def act(batch):
+        before = len(log)
+        out = inner_act(batch)
+        calls.append([entry[0] for entry in log[before:]])
+        return out
+
+    league.act = act
+    env = KrypkasinoVecEnv(12, seat="random", opponents=league, players=players, seed=1)
+    env.reset()
+    rng = np.random.default_rng(0)
+    deals = np.zeros(12, np.int64)
+    for step in range(steps):
+        if step == 60:
+            league.add_snapshot(Counting("snap", log), "self@60")
+        _, _, dones, _ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()]))
+        deals += dones
+    return league, log, calls, deals
+
+
+def test_league_draws_per_deal_batches_per_member_and_is_seeded():
+    league, log, calls, deals = league_run(seed=7)
+    assert all(len(c) == len(set(c)) for c in calls)  # one act() call per member and league call
+    assert any(len(c) > 1 for c in calls)  # several members act in one call
+    # within a deal (the game's move counter never drops), a seat is always played by the same member
+    per_game: dict = {}
+    for label, envs, seats, moves in log:
+        for i, s, m in zip(envs.tolist(), seats.tolist(), moves.tolist()):
+            per_game.setdefault(i, []).append((m, s, label))
+    for i, seq in per_game.items():
+        deal: dict = {}
+        last = -1
+        for m, s, label in seq:
+            if m < last:
+                deal = {}
+            assert deal.setdefault(s, label) == label, (i, m, s)
+            last = m
+    labels_per_seat = {}
+    for label, envs, seats, _ in log:
+        for i, s in zip(envs.tolist(), seats.tolist()):
+            labels_per_seat.setdefault((i, s), set()).add(label)
+    assert sum(len(v) > 1 for v in labels_per_seat.values()) > 0  # redrawn at new deals
+    for i in range(12):
+        for k in range(int(deals[i])):
+            who = league.assignment(i, k)
+            assert who is None or (len(who) == 2 and set(who) <= {"a", "b", "c", "self@60"})
+    assert "self@60" in league.deals_drawn and set(league.deals_drawn) <= {"a", "b", "c", "self@60"}
+    probs = league.probabilities()
+    assert probs == pytest.approx({"a": 0.2, "b": 0.2, "c": 0.4, "self@60": 0.2})
+    # the same seed draws the same opponents; another seed others
+    again, log2, _, _ = league_run(seed=7)
+    assert [e[0] for e in log] == [e[0] for e in log2]
+    other, log3, _, _ = league_run(seed=8)
+    assert [e[0] for e in log] != [e[0] for e in log3]
+
+
+def test_league_first_draw_without_snapshots_skips_self():
+    from agents.league import League
+
+    league = League({"x": agents.load("random")}, {"x": 1, "self": 5}, seed=0)
+    assert league.probabilities() == {"x": 1.0}
+    with pytest.raises(ValueError, match="unknown members"):
+        League({"x": agents.load("random")}, {"y": 1}, seed=0)

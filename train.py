@@ -1,0 +1,407 @@
+"""Train a Krypkasino agent with PPO and action masking (sb3-contrib MaskablePPO), CleanRL style.
+
+    python train.py                                   # 2 players, about 10 minutes on 2 cores
+    python train.py --players 3 --total-timesteps 3000000
+    python train.py --help                            # every option, with its default
+
+One file, read top to bottom: the arguments (:class:`Args`), the league of opponents, the
+periodic evaluation, then :func:`main`.  The learner plays a random seat of ``--num-envs``
+games at once on the batched engine (:class:`krypenv.vec.KrypkasinoVecEnv`); every other seat
+is played by the league (:mod:`agents.league`): the baselines named in ``--league`` plus frozen
+snapshots of the learner (``self``), drawn per seat for every deal.  The reward is the game's
+(minus the change of the learner's score, so an episode's return is minus its deal score),
+multiplied by ``--reward-scale`` (a change of units, not shaping).  The network scales each
+observation entry to [0, 1] by its upper bound (:class:`agents.ppo.ScaledInput`).
+
+Every ``--eval-every`` env steps the current policy plays duplicate deals against ``expert``
+through the evaluation harness (:mod:`eval`); the score difference (learner − expert per
+deal, 95% CI over decks; lower is better) goes to TensorBoard, ``eval.csv`` and
+``learning_curve.png`` (against env steps and wall time), and the checkpoint is saved.  At the
+end the trained agent meets every baseline (random, greedy, creeper, expert) in a duplicate
+evaluation whose report is printed.
+
+Outputs in ``runs/<run-name>/``: ``args.json``, ``tb/`` (TensorBoard: ``tensorboard --logdir runs``),
+``eval.csv``, ``learning_curve.png``, ``checkpoints/latest.zip``, ``checkpoints/best.zip`` (the
+best periodic evaluation), ``final.zip`` and ``final_eval.txt``.  Checkpoints are SB3 zips with
+a ``krypenv.json`` member; ``krypenv eval --agents ppo:runs/<run>/final.zip,expert`` plays them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import dataclasses
+import json
+import math
+import os
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BASELINES = ("random", "greedy", "creeper", "expert")
+
+
+def arg(default: Any, help: str) -> Any:
+    """A dataclass field with its command-line help."""
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass
+class Args:
+    """Everything a run depends on; ``python train.py --help`` lists them with their defaults."""
+
+    # the run
+    run_name: str = arg("", "name of the run folder under --out-dir (default: <players>p-s<seed>-<timestamp>)")
+    out_dir: str = arg("runs", "folder of the run folders")
+    seed: int = arg(1, "seed of everything: the games' decks, the league's draws, torch and numpy")
+    save_to: str = arg("", "also save the final policy here without the optimizer state (e.g. checkpoints/ppo-2p.zip)")
+    torch_threads: int = arg(2, "torch CPU threads (the engine's numba kernels use their own)")
+    time_limit: float = arg(0.0, "stop training after this many minutes of wall time (0: no limit)")
+    # the game
+    players: int = arg(2, "number of players, 2 to 6")
+    teams: str = arg("none", "teams: none, a number of teams (2, or 3 with 6 players) or seat lists like 0,2/1,3")
+    two_player_deal: str = arg("6+4", "two-player deal variant: 6+4 or 5+6 (K6)")
+    set_aside: str = arg("court", "set-aside variant: court or spades (K8)")
+    last_capture_point: bool = arg(False, "variant K17: the last capturer gets one more point")
+    # the league of opponents
+    league: str = arg("expert=6,creeper=1,greedy=1,random=1,self=1",
+                      "opponent weights: agent specs and 'self' (snapshots of the learner)")
+    snapshot_every: int = arg(200_000, "env steps between snapshots of the learner added to the league")
+    max_snapshots: int = arg(5, "snapshots kept in the league (the oldest leaves)")
+    # PPO
+    total_timesteps: int = arg(2_000_000, "learner decisions to train on (env steps over all games)")
+    num_envs: int = arg(128, "games played at once")
+    n_steps: int = arg(64, "steps per game per rollout (a rollout has num_envs * n_steps steps)")
+    batch_size: int = arg(1024, "minibatch size")
+    n_epochs: int = arg(4, "passes over each rollout")
+    learning_rate: float = arg(3e-4, "Adam learning rate")
+    anneal_lr: bool = arg(True, "decay the learning rate linearly to 0 over the run")
+    gamma: float = arg(1.0, "discount (1: the return is exactly minus the deal score)")
+    gae_lambda: float = arg(0.95, "GAE lambda")
+    clip_range: float = arg(0.2, "PPO clip range")
+    ent_coef: float = arg(0.01, "entropy bonus coefficient")
+    vf_coef: float = arg(0.5, "value loss coefficient")
+    max_grad_norm: float = arg(0.5, "gradient clipping norm")
+    target_kl: float = arg(0.0, "stop an update's epochs early above this KL (0: never)")
+    net_arch: str = arg("256,256", "hidden layer sizes of the policy and (separate) value networks")
+    reward_scale: float = arg(0.1, "reward multiplier (units: 0.1 = tens of points)")
+    # evaluation
+    eval_every: int = arg(250_000, "env steps between evaluations against expert (0: only at the end)")
+    eval_deals: int = arg(100, "duplicate decks per periodic evaluation (each played from both seats in 2p)")
+    eval_seed: int = arg(1000, "seed of the periodic evaluations' decks")
+    final_deals: int = arg(100, "duplicate decks of the final evaluation against every baseline (0: skip it)")
+    final_seed: int = arg(2000, "seed of the final evaluation's decks")
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Args from the command line, an option per field (``--total-timesteps 100000``, ``--no-anneal-lr``)."""
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # one line, not the whole usage
+            self.exit(2, f"train.py: error: {message} (python train.py --help lists the options)\n")
+
+    parser = Parser(prog="train.py", description=__doc__.split("\n\n")[0],
+                    formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool", bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=f.metadata["help"])
+        else:
+            kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
+            parser.add_argument(flag, type=kind, default=f.default, help=f.metadata["help"], metavar=kind.__name__.upper())
+    return Args(**vars(parser.parse_args(argv)))
+
+
+def check_args(args: Args) -> None:
+    """ValueError with a one-line message for a bad combination of arguments."""
+    positive = ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "max_snapshots",
+                "torch_threads")
+    for name in positive:
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    for name in ("eval_every", "final_deals", "eval_seed", "final_seed", "seed", "time_limit", "ent_coef", "vf_coef",
+                 "target_kl"):
+        if getattr(args, name) < 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if not 2 <= args.players <= 6:
+        raise ValueError(f"--players must be 2 to 6, got {args.players}")
+    if args.eval_deals < 2 or (args.final_deals and args.final_deals < 2):
+        raise ValueError("--eval-deals and --final-deals need at least 2 decks (for a confidence interval)")
+    if not 0 < args.learning_rate < 1 or not 0 < args.gamma <= 1 or not 0 <= args.gae_lambda <= 1:
+        raise ValueError("need 0 < --learning-rate < 1, 0 < --gamma <= 1 and 0 <= --gae-lambda <= 1")
+    if not 0 < args.clip_range < 1 or args.max_grad_norm <= 0 or args.reward_scale <= 0:
+        raise ValueError("need 0 < --clip-range < 1, --max-grad-norm > 0 and --reward-scale > 0")
+    if args.batch_size > args.num_envs * args.n_steps:
+        raise ValueError(f"--batch-size {args.batch_size} is larger than a rollout "
+                         f"(--num-envs x --n-steps = {args.num_envs * args.n_steps})")
+    net_arch(args.net_arch)
+    if args.run_name and (os.sep in args.run_name or args.run_name in (".", "..")):
+        raise ValueError(f"--run-name must be a plain folder name, got {args.run_name!r}")
+
+
+def net_arch(text: str) -> list[int]:
+    """Hidden layer sizes from ``256,256``."""
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"--net-arch must be layer sizes separated by commas, e.g. 256,256; got {text!r}")
+    return sizes
+
+
+def game_config(args: Args) -> dict[str, Any]:
+    """The rule keywords of the env and of the evaluations."""
+    from eval.schedule import parse_teams
+    from krypenv.rules import Rules
+
+    g = {"players": args.players, "teams": parse_teams(args.teams, args.players),
+         "two_player_deal": args.two_player_deal, "set_aside": args.set_aside,
+         "last_capture_point": args.last_capture_point}
+    Rules(**g)  # ValueError for a bad variant
+    return g
+
+
+# --------------------------------------------------------------------------- evaluation
+def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Args, deals: int, seed: int) -> Any:
+    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; eval.duplicate.Results."""
+    import agents
+    from eval import EvalConfig, evaluate
+
+    g = game_config(args)
+    config = EvalConfig(agents=("learner", *opponents), players=g["players"], teams=g["teams"], deals=deals,
+                        seed=seed, two_player_deal=g["two_player_deal"], set_aside=g["set_aside"],
+                        last_capture_point=g["last_capture_point"], records=False)
+    return evaluate(config, agents=[agent, *(agents.load(s) for s in opponents)])
+
+
+def margin(results: Any, opponent: str = "expert") -> Any:
+    """The head-to-head interval learner − opponent (negative: the learner scores less, i.e. better)."""
+    for p in results.pairs:
+        if (p.a, p.b) == ("learner", opponent):
+            return p.diff
+        if (p.a, p.b) == (opponent, "learner"):
+            return dataclasses.replace(p.diff, mean=-p.diff.mean)
+    raise ValueError(f"no head-to-head row for learner and {opponent}")
+
+
+def plot_curve(rows: list[dict[str, Any]], path: Path, title: str) -> None:
+    """learning_curve.png: learner − expert per deal (95% CI) against env steps and wall minutes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), dpi=100, sharey=True)
+    y = np.array([r["diff"] for r in rows])
+    lo, hi = np.array([r["ci_low"] for r in rows]), np.array([r["ci_high"] for r in rows])
+    for ax, key, label in ((axes[0], "env_steps", "env steps (learner decisions)"),
+                           (axes[1], "wall_min", "wall time (minutes, evaluations included)")):
+        x = np.array([r[key] for r in rows], np.float64)
+        ax.plot(x, y, "o-", label="learner - expert")
+        ax.fill_between(x, lo, hi, alpha=0.25, label="95% CI over decks")
+        ax.axhline(0.0, color="k", lw=0.8)
+        ax.set_xlabel(label)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("score difference per deal vs expert\n(negative: learner better)")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- the training callback
+def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], start: float) -> Any:
+    """The SB3 callback: per-opponent training scores, snapshots, periodic evaluations, checkpoints, time limit."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.ppo import PPOAgent, add_metadata
+
+    class TrainCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.deals_done = np.zeros(args.num_envs, np.int64)
+            self.scores: dict[str, list[float]] = {}
+            self.next_snapshot = args.snapshot_every
+            self.next_eval = args.eval_every if args.eval_every else math.inf
+            self.rows: list[dict[str, Any]] = []
+            self.best = math.inf
+            self.eval_seconds = 0.0
+
+        def save(self, path: Path) -> None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.model.save(path)
+            add_metadata(path, meta | {"env_steps": int(self.num_timesteps), "run": run_dir.name})
+
+        def _on_step(self) -> bool:
+            for i in np.flatnonzero(self.locals["dones"]):
+                who = league.assignment(int(i), int(self.deals_done[i]))
+                self.deals_done[i] += 1
+                label = "/".join(sorted(set(who))) if who else "?"
+                self.scores.setdefault(label, []).append(self.locals["infos"][i]["score"])
+            n = self.num_timesteps
+            if n >= self.next_snapshot:
+                self.next_snapshot += args.snapshot_every
+                snap = PPOAgent(copy.deepcopy(self.model.policy), meta)
+                league.add_snapshot(snap, f"self@{n}")
+            if n >= self.next_eval:
+                self.next_eval += args.eval_every
+                self.evaluate()
+            if args.time_limit and time.time() - start > 60 * args.time_limit:
+                print(f"time limit of {args.time_limit} min reached after {n:,} env steps", flush=True)
+                return False
+            return True
+
+        def _on_rollout_end(self) -> None:
+            for label, values in sorted(self.scores.items()):
+                self.logger.record(f"train_score_vs/{label}", float(np.mean(values)))
+            allv = [v for vs in self.scores.values() for v in vs]
+            if allv:
+                self.logger.record("train/deal_score", float(np.mean(allv)))
+            self.scores = {}
+            self.logger.record("time/wall_min", (time.time() - start) / 60)
+
+        def evaluate(self) -> None:
+            t0 = time.time()
+            agent = PPOAgent(self.model.policy, meta)
+            res = evaluate_against(agent, ("expert",), args, args.eval_deals, args.eval_seed)
+            d = margin(res)
+            self.eval_seconds += time.time() - t0
+            row = {"env_steps": int(self.num_timesteps), "wall_min": (time.time() - start) / 60,
+                   "train_min": (time.time() - start - self.eval_seconds) / 60, "diff": d.mean, "ci_low": d.low,
+                   "ci_high": d.high, "learner_score": next(r.score.mean for r in res.rows if r.agent == "learner"),
+                   "expert_score": next(r.score.mean for r in res.rows if r.agent == "expert"),
+                   "eval_s": time.time() - t0}
+            self.rows.append(row)
+            for k in ("diff", "ci_low", "ci_high", "learner_score", "expert_score"):
+                self.logger.record(f"eval_vs_expert/{k}", row[k])
+            self.logger.dump(self.num_timesteps)
+            with open(run_dir / "eval.csv", "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=list(row))
+                w.writeheader()
+                w.writerows(self.rows)
+            plot_curve(self.rows, run_dir / "learning_curve.png",
+                       f"{run_dir.name}: {args.players} players, {args.eval_deals} duplicate decks per point")
+            self.save(run_dir / "checkpoints" / "latest.zip")
+            if d.mean < self.best:
+                self.best = d.mean
+                shutil.copyfile(run_dir / "checkpoints" / "latest.zip", run_dir / "checkpoints" / "best.zip")
+            print(f"[{row['wall_min']:5.1f} min] {row['env_steps']:>10,} steps  learner - expert "
+                  f"{d.mean:+6.2f} [{d.low:+.2f}, {d.high:+.2f}] per deal  (eval {row['eval_s']:.0f} s)", flush=True)
+
+    return TrainCallback()
+
+
+# --------------------------------------------------------------------------- main
+def main(args: Args) -> dict[str, Any]:
+    """Train, evaluate and save; returns a summary (paths and the final numbers)."""
+    check_args(args)
+    start = time.time()
+    g = game_config(args)  # checks the teams too
+
+    # the league of opponents (built first: a bad --league fails before anything is written)
+    from agents.league import build_league, parse_weights
+
+    league = build_league(parse_weights(args.league), seed=args.seed, max_snapshots=args.max_snapshots)
+
+    # seeding: python, numpy and torch here; the games' streams by the env seed; the league by its own
+    import torch
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    from agents.ppo import ScaledInput, metadata, play_only_copy
+    from krypenv.rules import Rules
+    from krypenv.vec import KrypkasinoVecEnv
+
+    run_name = args.run_name or f"{args.players}p-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = Path(args.out_dir) / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
+    print(f"run {run_dir}  (tensorboard --logdir {args.out_dir})", flush=True)
+
+    # the games: the learner in a random seat, the league in the others
+    env = KrypkasinoVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, **g)
+
+    class ScaleReward(VecEnvWrapper):
+        """Rewards times --reward-scale (a change of units); masks and infos pass through."""
+
+        def reset(self) -> np.ndarray:
+            return self.venv.reset()
+
+        def step_wait(self) -> Any:
+            obs, rew, done, infos = self.venv.step_wait()
+            return obs, rew * np.float32(args.reward_scale), done, infos
+
+    venv = ScaleReward(env)
+    meta = metadata(Rules(**g), args=dataclasses.asdict(args))
+
+    # the learner
+    sizes = net_arch(args.net_arch)
+    lr = (lambda frac: args.learning_rate * frac) if args.anneal_lr else args.learning_rate
+    model = MaskablePPO(
+        "MlpPolicy", venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+        gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, target_kl=args.target_kl or None,
+        policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": torch.nn.ReLU,
+                       "features_extractor_class": ScaledInput},
+        tensorboard_log=str(run_dir / "tb"), seed=args.seed, device="cpu", verbose=0)
+    params = sum(p.numel() for p in model.policy.parameters())
+    print(f"{args.players} players, league {league.probabilities()}, {params:,} parameters, "
+          f"{args.total_timesteps:,} env steps", flush=True)
+
+    callback = make_callback(args, run_dir, league, meta, start)
+    model.learn(total_timesteps=args.total_timesteps, callback=callback, tb_log_name="ppo", progress_bar=False)
+    train_s = time.time() - start
+    if not callback.rows or callback.rows[-1]["env_steps"] != model.num_timesteps:
+        callback.evaluate()  # the curve always ends with the final policy
+    final = run_dir / "final.zip"
+    callback.save(final)
+    if args.save_to:
+        Path(args.save_to).parent.mkdir(parents=True, exist_ok=True)
+        play_only_copy(final, args.save_to)
+        print(f"saved {args.save_to}", flush=True)
+    print(f"trained {model.num_timesteps:,} env steps in {train_s / 60:.1f} min "
+          f"({model.num_timesteps / train_s:,.0f} steps/s, periodic evaluations included)", flush=True)
+
+    # the final table: the trained agent against every baseline
+    summary: dict[str, Any] = {"run_dir": str(run_dir), "final": str(final), "env_steps": int(model.num_timesteps),
+                               "train_s": train_s, "curve": callback.rows}
+    if args.final_deals:
+        from agents.ppo import PPOAgent
+        from eval.report import text
+
+        t0 = time.time()
+        res = evaluate_against(PPOAgent.load(final), BASELINES, args, args.final_deals, args.final_seed)
+        report = text(res, time.time() - t0)
+        (run_dir / "final_eval.txt").write_text(report + "\n")
+        print(report, flush=True)
+        d = margin(res)
+        summary["final_vs_expert"] = {"diff": d.mean, "ci_low": d.low, "ci_high": d.high}
+    summary["total_s"] = time.time() - start
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=float) + "\n")
+    print(f"done in {summary['total_s'] / 60:.1f} min: {run_dir}", flush=True)
+    env.close()
+    return summary
+
+
+if __name__ == "__main__":
+    try:
+        main(parse_args())
+    except ValueError as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
