@@ -9,6 +9,7 @@ The baselines are documented in :mod:`agents.heuristics` (greedy, creeper, exper
 
 from agents.base import MoveAgent, RandomAgent, known, load, register
 from agents import heuristics  # noqa: F401  (registers greedy, creeper, expert)
+from agents import pimc  # noqa: F401  (registers pimc)
 from agents import ppo  # noqa: F401  (registers ppo:PATH)
 
 __all__ = ["MoveAgent", "RandomAgent", "known", "load", "register"]

@@ -1,0 +1,375 @@
+"""``pimc``: determinized search (Perfect Information Monte Carlo) on top of the expert.
+
+For each decision, deal the cards the acting seat cannot see at random (consistently with
+what it knows), play every legal move out with expert play in each such world, and switch
+from the expert's own move to the one with the lowest mean score of the mover when the
+worlds show it clearly better (lower is better: misère).
+
+| option   | default | meaning                                                                    |
+|----------|---------|----------------------------------------------------------------------------|
+| samples  | 32      | determinizations (sampled worlds) per decision, ≥ 1                        |
+| rollouts | 1       | rollouts per move and world (they differ only in the policy's tie-breaks)  |
+| policy   | expert  | rollout policy of every seat, and the baseline move: ``expert``,           |
+|          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`agents.tactics`)  |
+| rounds   | 1       | stop a rollout when this many round ends have passed (1: at the end of the |
+|          |         | current round, once the next cards are dealt); 0 = play to the deal's end |
+| horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit           |
+| z        | 2.0     | leave the baseline move only for a move whose mean paired difference to it |
+|          |         | is below −z standard errors over the worlds (0: plain argmin of the means) |
+| voids    | true    | sampled hands respect the values a seat is known not to hold (K13)         |
+
+**What is sampled.** The hands of the other seats (each of its known size) and the order
+of the undealt deck, drawn from the cards the acting seat has not seen: two copies of each
+card minus its own hand, the table, the set-aside pile and every capture pile.  With
+``voids=true`` a seat that did not sweep a sweepable table this round gets none of the
+values that would have swept it (:func:`agents.tactics.round_voids`); hands are filled from
+one random order of the unseen cards, the most constrained seat first (a world where the
+constraints cannot all be met in that order is dealt without them).  In the last round of
+a 2-player deal the world is therefore exact.
+
+**Evaluation.** Each move is applied in each world and the deal is played on by the
+rollout policy for every seat; the mover's deal score (K16, K17 once the deal is over; its
+team's with teams, K18) at the stop is the move's value in that world.  At a ``rounds`` or
+``horizon`` stop the rest of the deal is not estimated: the points not yet taken count for
+nobody (their share is about the same whatever the move), which trades a little bias in the
+far future for far less noise.  Every move is played in the same worlds with the same
+rollout random numbers, and moves are compared by their paired differences to the baseline
+(the rollout policy's own choice): the best mean replaces the baseline only when it is ``z``
+standard errors below it.  A decision with one legal move is not searched.  During a capture
+choice (:mod:`krypenv.actions`) the search runs again among the captures still open for the
+pending card and returns the next action towards the chosen one.
+
+**Randomness.** One uniform per decision from the game's own stream (``batch.uniforms``)
+seeds a splitmix64 stream inside the kernel, so results are reproducible from the game seed
+and independent of how decisions are batched.  The batch runs compiled, split over numba's
+threads.  Cost: samples × moves × rollouts rollouts per decision; at the defaults a 2-player
+duplicate evaluation against expert (``--deals 200``, 400 deals) takes about a minute on two cores.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from agents import tactics as T
+from agents.base import register
+from agents.heuristics import expert_weights
+from krypenv.cards import HAND_VALUE, POINTS
+from krypenv.engine import kernels as K
+from krypenv.engine.captures import new_scratch
+from krypenv.engine.state import _packets
+from krypenv.policy import DecisionBatch
+from krypenv.rules import LATER_PATTERN
+
+POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
+DEFAULTS = {"samples": 32, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
+MAX_SAMPLES = 100_000
+# integer options vector
+O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS, N_OPTS = range(7)
+# game config vector
+G_PLAYERS, G_HAND, G_SPADES, G_LCP, G_SIDE, N_GAME = 0, 1, 2, 3, 4, 4  # side_of follows from G_SIDE
+
+
+# --------------------------------------------------------------------------- random numbers
+@njit(cache=True)
+def _next(state: np.ndarray) -> float:
+    """Next uniform in [0, 1) of the splitmix64 stream ``state[0]``."""
+    z = state[0] + np.uint64(0x9E3779B97F4A7C15)
+    state[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _below(state: np.ndarray, n: int) -> int:
+    """A uniform integer in [0, n)."""
+    return min(int(_next(state) * n), n - 1)
+
+
+# --------------------------------------------------------------------------- determinization
+@njit(cache=True)
+def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarray, use_voids: bool,
+                out: np.ndarray, o: int, rng: np.ndarray, pool: np.ndarray, used: np.ndarray) -> None:
+    """Write into row ``o`` of ``out`` deal ``i`` with the cards ``seat`` cannot see dealt at random.
+
+    The other seats' hands keep their sizes and the undealt deck its length; the cards are
+    the unseen ones (two copies of each card minus everything ``seat`` has seen).  With
+    ``use_voids``, seat t receives no card whose played value is in ``voids[t]``.
+    """
+    W = K.tabbes_at(players) + players  # the engine's columns
+    out[o, :W] = st[i, :W]
+    piles = K.piles_at(players)
+    n = 0
+    for c in range(52):
+        seen = st[i, K.HANDS + 52 * seat + c] + st[i, K.TABLE + c] + st[i, K.ASIDE + c]
+        for t in range(players):
+            seen += st[i, piles + 52 * t + c]
+        for _ in range(2 - seen):
+            pool[n] = c
+            n += 1
+    for j in range(n - 1, 0, -1):  # Fisher–Yates
+        k = _below(rng, j + 1)
+        pool[j], pool[k] = pool[k], pool[j]
+    used[:n] = False
+    sizes = np.zeros(players, np.int64)
+    for t in range(players):
+        if t != seat:
+            for c in range(52):
+                sizes[t] += st[i, K.HANDS + 52 * t + c]
+                out[o, K.HANDS + 52 * t + c] = 0
+    ok = True
+    if use_voids:
+        done = np.zeros(players, np.bool_)
+        for _ in range(players):  # constrained seats, the most constrained (fewest allowed cards) first
+            best, best_allowed = -1, 1 << 30
+            for t in range(players):
+                if t == seat or done[t] or voids[t] == 0 or sizes[t] == 0:
+                    continue
+                allowed = 0
+                for j in range(n):
+                    if not used[j] and not (voids[t] >> HAND_VALUE[pool[j]]) & 1:
+                        allowed += 1
+                if allowed < best_allowed:
+                    best, best_allowed = t, allowed
+            if best < 0:
+                break
+            done[best] = True
+            got = 0
+            for j in range(n):
+                if got == sizes[best]:
+                    break
+                if not used[j] and not (voids[best] >> HAND_VALUE[pool[j]]) & 1:
+                    used[j] = True
+                    out[o, K.HANDS + 52 * best + pool[j]] += 1
+                    got += 1
+            if got < sizes[best]:
+                ok = False
+                break
+        if ok:
+            for t in range(players):  # the unconstrained seats take theirs in order
+                if t == seat or done[t]:
+                    continue
+                got = 0
+                for j in range(n):
+                    if got == sizes[t]:
+                        break
+                    if not used[j]:
+                        used[j] = True
+                        out[o, K.HANDS + 52 * t + pool[j]] += 1
+                        got += 1
+        else:  # the constraints cannot all be met in this order: deal without them
+            used[:n] = False
+            for t in range(players):
+                if t != seat:
+                    for c in range(52):
+                        out[o, K.HANDS + 52 * t + c] = 0
+    if not use_voids or not ok:
+        j = 0
+        for t in range(players):
+            if t == seat:
+                continue
+            for _ in range(sizes[t]):
+                used[j] = True
+                out[o, K.HANDS + 52 * t + pool[j]] += 1
+                j += 1
+    p = np.int64(st[i, K.POS])
+    for j in range(n):
+        if not used[j] and p < 104:  # (a hand-built position may leave more unseen cards than places)
+            out[o, K.DECK + p] = pool[j]
+            p += 1
+
+
+# --------------------------------------------------------------------------- rollouts
+@njit(cache=True)
+def side_score(st: np.ndarray, i: int, game: np.ndarray, seat: int) -> int:
+    """Deal score so far (K16; K17 once finished) of ``seat``, or of its team with teams (K18)."""
+    players = game[G_PLAYERS]
+    piles, tabbes = K.piles_at(players), K.tabbes_at(players)
+    side = game[G_SIDE + seat]
+    total = 0
+    for s in range(players):
+        if game[G_SIDE + s] != side:
+            continue
+        pts = 0
+        for c in range(52):
+            pts += st[i, piles + 52 * s + c] * POINTS[c]
+        pts += 5 * st[i, tabbes + s] - 5 * st[i, tabbes + (s + 1) % players]
+        if game[G_LCP] and st[i, K.DONE] and st[i, K.TAKER] == s:
+            pts += 1
+        total += pts
+    return total
+
+
+@njit(cache=True)
+def rollout(st: np.ndarray, i: int, game: np.ndarray, kind: int, w: np.ndarray, horizon: int, stop_round: int,
+            later_kinds: np.ndarray, later_sizes: np.ndarray, rng: np.ndarray, cards: np.ndarray,
+            caps: np.ndarray, costs: np.ndarray, keys: np.ndarray, fixed: np.ndarray, scr: np.ndarray) -> None:
+    """Play deal ``i`` on with policy ``kind`` for every seat until it ends, ``horizon`` plies are played (0: no
+    limit) or round ``stop_round`` begins."""
+    players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
+    ply = 0
+    while not st[i, K.DONE] and (horizon == 0 or ply < horizon) and st[i, K.ROUND] < stop_round:
+        m = T.choose(st, i, players, hand_size, spades, -1, fixed, kind, w, _next(rng), cards, caps, costs, keys,
+                     scr)
+        K.apply_move(st, i, players, cards[m], caps[m], later_kinds, later_sizes, spades)
+        ply += 1
+
+
+@njit(cache=True)
+def decide(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.ndarray, opts: np.ndarray,
+           z: float, w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, u: float, work: np.ndarray,
+           root_cards: np.ndarray, root_caps: np.ndarray, acc: np.ndarray, vals: np.ndarray, cards: np.ndarray,
+           caps: np.ndarray, costs: np.ndarray, keys: np.ndarray, pool: np.ndarray, used: np.ndarray,
+           zeros: np.ndarray, scr: np.ndarray) -> int:
+    """The PIMC action for the seat to act in deal ``i`` (choice state ``pending``/``fixed``, uniform ``u``).
+
+    The rollout policy's own choice is the baseline; the move with the lowest mean score
+    replaces it if its mean paired difference to the baseline is below −z standard errors.
+    """
+    players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
+    seat = np.int64(st[i, K.TURN])
+    rng = np.empty(1, np.uint64)
+    rng[0] = np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)
+    kind, horizon = opts[O_POLICY], opts[O_HORIZON]
+    # the baseline: the rollout policy's choice (it lists the moves into root_* as moves_into does)
+    e = T.choose(st, i, players, hand_size, spades, pending, fixed, kind, w, _next(rng), root_cards, root_caps,
+                 costs, keys, scr)
+    n = T.moves_into(K.hand_of(st, i, seat), K.table_of(st, i), pending, fixed, root_cards, root_caps, keys, scr)
+    if n <= 1:
+        return T.action_for(pending, fixed, root_cards[0], root_caps[0])
+    voids = np.zeros(players, np.int64)
+    if opts[O_VOIDS]:
+        T.round_voids(st, i, players, hand_size, voids, scr)
+    acc[:2, :n] = 0.0  # sums and sums of squares of the paired differences to the baseline
+    sub = np.empty(1, np.uint64)
+    stop_round = np.int64(st[i, K.ROUND]) + opts[O_ROUNDS] if opts[O_ROUNDS] > 0 else np.int64(1000)
+    for _ in range(opts[O_SAMPLES]):
+        determinize(st, i, players, seat, voids, opts[O_VOIDS] != 0, work, 0, rng, pool, used)
+        for _r in range(opts[O_ROLLOUTS]):
+            base = rng[0]
+            _next(rng)
+            for m in range(n):
+                work[1] = work[0]
+                K.apply_move(work, 1, players, root_cards[m], root_caps[m], later_kinds, later_sizes, spades)
+                sub[0] = base  # common random numbers: every move's rollout draws the same uniforms
+                rollout(work, 1, game, kind, w, horizon, stop_round, later_kinds, later_sizes, sub, cards, caps,
+                        costs, keys, zeros, scr)
+                vals[m] = side_score(work, 1, game, seat)
+            for m in range(n):
+                d = vals[m] - vals[e]
+                acc[0, m] += d
+                acc[1, m] += d * d
+    k = opts[O_SAMPLES] * opts[O_ROLLOUTS]
+    best, best_mean = e, 0.0
+    for m in range(n):
+        mean = acc[0, m] / k
+        if mean < best_mean - 1e-9:
+            best, best_mean = m, mean
+    if best != e and z > 0:
+        var = (acc[1, best] - k * best_mean * best_mean) / max(k - 1, 1)
+        if best_mean > -z * np.sqrt(max(var, 0.0) / k):
+            best = e
+    return T.action_for(pending, fixed, root_cards[best], root_caps[best])
+
+
+@njit(cache=True)
+def _decide_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, out):
+    """:func:`decide` for decisions ``lo..hi`` of the batch, with buffers of their own."""
+    work = np.zeros((2, K.tabbes_at(game[G_PLAYERS]) + game[G_PLAYERS]), np.int8)
+    root_cards = np.empty(T.MAX_MOVES, np.int64)
+    root_caps = np.empty((T.MAX_MOVES, 52), np.int8)
+    acc = np.empty((2, T.MAX_MOVES), np.float64)
+    vals = np.empty(T.MAX_MOVES, np.float64)
+    cards = np.empty(T.MAX_MOVES, np.int64)
+    caps = np.empty((T.MAX_MOVES, 52), np.int8)
+    costs = np.empty(T.MAX_MOVES, np.float64)
+    keys = np.empty(T.MAX_KEYS, np.int64)
+    pool = np.empty(104, np.int64)
+    used = np.empty(104, np.bool_)
+    zeros = np.zeros(52, np.int8)
+    scr = new_scratch()
+    for k in range(lo, hi):
+        i = envs[k]
+        pending = np.int64(choice[i, 0])
+        out[k] = decide(st, i, pending, choice[i, 1:], game, opts, z, w, later_kinds, later_sizes, u[k], work,
+                        root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr)
+
+
+@njit(cache=True, parallel=True)
+def decide_par(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, out, chunks):
+    """:func:`decide` for every decision of the batch, split into ``chunks`` over numba's threads."""
+    n = envs.shape[0]
+    for ch in prange(chunks):
+        lo, hi = K.chunk_bounds(n, chunks, ch)
+        _decide_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, out)
+
+
+@njit(cache=True)
+def decide_ser(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, out):
+    """Serial twin of :func:`decide_par`."""
+    _decide_range(st, choice, envs, 0, envs.shape[0], game, opts, z, w, later_kinds, later_sizes, u, out)
+
+
+# --------------------------------------------------------------------------- the agent
+def _int_option(name: str, value: object, least: int, most: int = MAX_SAMPLES) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        raise ValueError(f"pimc option {name} must be an integer from {least} to {most}, got {value!r}")
+    return int(value)
+
+
+class PIMCAgent:
+    """``pimc``: determinized search with rollouts (see the module docstring for the options)."""
+
+    name = "pimc"
+
+    def __init__(self, **options: object) -> None:
+        unknown = sorted(set(options) - set(DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown pimc option(s) {unknown}; options are {', '.join(DEFAULTS)}")
+        o = DEFAULTS | options
+        self.samples = _int_option("samples", o["samples"], 1)
+        self.rollouts = _int_option("rollouts", o["rollouts"], 1)
+        self.horizon = _int_option("horizon", o["horizon"], 0, 1000)
+        self.rounds = _int_option("rounds", o["rounds"], 0, 12)
+        z = o["z"]
+        if isinstance(z, bool) or not isinstance(z, (int, float)) or not 0 <= z < float("inf"):
+            raise ValueError(f"pimc option z must be a number >= 0, got {z!r}")
+        self.z = float(z)
+        if o["policy"] not in POLICIES:
+            raise ValueError(f"pimc option policy must be one of {', '.join(POLICIES)}, got {o['policy']!r}")
+        self.policy = str(o["policy"])
+        if not isinstance(o["voids"], bool):
+            raise ValueError(f"pimc option voids must be true or false, got {o['voids']!r}")
+        self.voids = bool(o["voids"])
+        self.opts = np.zeros(N_OPTS, np.int64)
+        self.opts[[O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS]] = [
+            self.samples, self.rollouts, POLICIES[self.policy], self.horizon, self.rounds, self.voids]
+        self.weights = expert_weights()
+        self.later_kinds, self.later_sizes = _packets(LATER_PATTERN)
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The next action of each decision: one uniform per decision seeds its search."""
+        core, rules = batch.core, batch.rules
+        P = rules.players
+        game = np.zeros(N_GAME + P, np.int64)
+        game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
+                                                      rules.last_capture_point]
+        game[G_SIDE:G_SIDE + P] = [rules.team_of(s) for s in range(P)]
+        u = batch.uniforms(1)[:, 0]
+        envs = np.asarray(batch.envs, np.int64)
+        out = np.empty(len(batch), np.int64)
+        threads = numba.get_num_threads()
+        if threads > 1 and len(envs) > 1:
+            chunks = min(len(envs), 4 * threads)
+            decide_par(core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
+                       self.later_sizes, u, out, chunks)
+        else:
+            decide_ser(core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
+                       self.later_sizes, u, out)
+        return out
+
+
+register("pimc", PIMCAgent, "determinized search: samples hidden cards, rolls every move out with expert play")
