@@ -7,7 +7,7 @@ worlds show it clearly better (lower is better: misère).
 
 | option   | default | meaning                                                                    |
 |----------|---------|----------------------------------------------------------------------------|
-| samples  | 32      | determinizations (sampled worlds) per decision, ≥ 1                        |
+| samples  | 64      | determinizations (sampled worlds) per decision, ≥ 1                        |
 | rollouts | 1       | rollouts per move and world (they differ only in the policy's tie-breaks)  |
 | policy   | expert  | rollout policy of every seat, and the baseline move: ``expert``,           |
 |          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`agents.tactics`)  |
@@ -63,7 +63,7 @@ from krypenv.policy import DecisionBatch
 from krypenv.rules import LATER_PATTERN
 
 POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
-DEFAULTS = {"samples": 32, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
+DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
 MAX_SAMPLES = 100_000
 # integer options vector
 O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS, N_OPTS = range(7)

@@ -22,7 +22,7 @@ TINY = "pimc:samples=3,rounds=1"
 def test_options_and_errors() -> None:
     a = agents.load("pimc")
     assert isinstance(a, PIMCAgent) and a.name == "pimc"
-    assert (a.samples, a.rollouts, a.policy, a.rounds, a.horizon, a.z, a.voids) == (32, 1, "expert", 1, 0, 2.0, True)
+    assert (a.samples, a.rollouts, a.policy, a.rounds, a.horizon, a.z, a.voids) == (64, 1, "expert", 1, 0, 2.0, True)
     b = agents.load("pimc:samples=5,rollouts=2,policy=greedy,horizon=4,rounds=0,z=0,voids=false")
     assert (b.samples, b.rollouts, b.policy, b.horizon, b.rounds, b.z, b.voids) == (5, 2, "greedy", 4, 0, 0.0, False)
     assert "pimc" in agents.known()
