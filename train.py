@@ -62,7 +62,8 @@ class Args:
     out_dir: str = arg("runs", "folder of the run folders")
     seed: int = arg(1, "seed of everything: the games' decks, the league's draws, torch and numpy")
     save_to: str = arg("", "also save the final policy here without the optimizer state (e.g. checkpoints/ppo-2p.zip)")
-    torch_threads: int = arg(2, "torch CPU threads (the engine's numba kernels use their own)")
+    torch_threads: int = arg(1, "torch CPU threads (the engine's numba kernels use their own; 2 thrashed on a busy "
+                                "2-core machine, about 2.5x slower in a measured run)")
     time_limit: float = arg(9.0, "stop training after this many minutes of wall time, 0: no limit (the default "
                                  "keeps `python train.py` near 10 minutes on a slow or busy machine)")
     # the game
@@ -77,7 +78,7 @@ class Args:
     snapshot_every: int = arg(500_000, "env steps between snapshots of the learner added to the league")
     max_snapshots: int = arg(5, "snapshots kept in the league (the oldest leaves)")
     # PPO
-    total_timesteps: int = arg(2_000_000, "learner decisions to train on (env steps over all games)")
+    total_timesteps: int = arg(3_500_000, "learner decisions to train on (env steps over all games)")
     num_envs: int = arg(256, "games played at once")
     n_steps: int = arg(32, "steps per game per rollout (a rollout has num_envs * n_steps steps)")
     batch_size: int = arg(2048, "minibatch size")
