@@ -64,8 +64,8 @@ class Args:
     save_to: str = arg("", "also save the final policy here without the optimizer state (e.g. checkpoints/ppo-2p.zip)")
     torch_threads: int = arg(1, "torch CPU threads (the engine's numba kernels use their own; 2 thrashed on a busy "
                                 "2-core machine, about 2.5x slower in a measured run)")
-    time_limit: float = arg(9.0, "stop training after this many minutes of wall time, 0: no limit (the default "
-                                 "keeps `python train.py` near 10 minutes on a slow or busy machine)")
+    time_limit: float = arg(0.0, "stop training after this many minutes of wall time (0: no limit; a limit makes "
+                                 "the number of steps, and so the result, depend on the machine's speed)")
     # the game
     players: int = arg(2, "number of players, 2 to 6")
     teams: str = arg("none", "teams: none, a number of teams (2, or 3 with 6 players) or seat lists like 0,2/1,3")

@@ -49,22 +49,6 @@ def _numba_cache_dir() -> None:
 _numba_cache_dir()
 
 
-def _numba_threading_layer() -> None:
-    """Run parallel kernels on numba's own work queue unless the user chose a threading layer.
-
-    GNU OpenMP's workers spin while they wait; when another process or library (torch in a
-    training run, evaluation workers) holds a core, every parallel kernel then stalls.  The
-    work queue blocks instead: measured under such load, batched random play ran 3.5 times
-    faster on it than on OpenMP (``NUMBA_THREADING_LAYER=omp|workqueue krypenv bench``).
-    """
-    if not os.environ.get("NUMBA_THREADING_LAYER"):
-        import numba
-
-        numba.config.THREADING_LAYER = "workqueue"
-
-
-_numba_threading_layer()
-
 if ENV_ID not in registry:
     register(id=ENV_ID, entry_point="krypenv.single:KrypkasinoEnv")
 
