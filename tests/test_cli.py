@@ -180,4 +180,4 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", quick_start, re.S)
     commands = [ln for block in blocks for ln in block.splitlines() if ln.strip() and not ln.startswith("#")]
     assert len(commands) == 2 and commands[1] == cmd, commands
-    assert "pytest" in cmd and "krypenv demo" in commands[0]
+    assert "pytest" in cmd and "python train.py" in commands[0]  # the main job: train, then evaluate
