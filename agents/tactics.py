@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from krypenv.actions import CONFIRM, TAKE
+from krypenv.actions import CONFIRM, TAKE, holds
 from krypenv.cards import HAND_VALUE, POINTS
 from krypenv.engine import kernels as K
 from krypenv.engine.captures import (
@@ -64,12 +64,7 @@ def moves_into(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndar
     if pending >= 0:
         found = card_captures_s(table, pending, scr)
         for m in range(found.shape[0]):
-            ok = True
-            for c in range(52):
-                if found[m, c] < fixed[c]:
-                    ok = False
-                    break
-            if ok and n < MAX_MOVES:
+            if holds(found[m], fixed) and n < MAX_MOVES:
                 cards[n] = pending
                 caps[n, :] = found[m]
                 n += 1

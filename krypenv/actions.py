@@ -74,18 +74,22 @@ def action_name(action: int, pending: int = -1) -> str:
 
 # --------------------------------------------------------------------------- compiled pieces
 @njit(cache=True)
+def holds(cand: np.ndarray, fixed: np.ndarray) -> bool:
+    """Whether a candidate capture (52,) counts contains every fixed card."""
+    for c in range(52):
+        if cand[c] < fixed[c]:
+            return False
+    return True
+
+
+@njit(cache=True)
 def fix_common(cands: np.ndarray, fixed: np.ndarray) -> tuple[int, int]:
     """Raise ``fixed`` to the minimum over the candidates holding it; return (remaining count, last remaining index)."""
     n_rem = 0
     last = -1
     lo = np.full(52, 127, dtype=np.int8)
     for m in range(cands.shape[0]):
-        ok = True
-        for c in range(52):
-            if cands[m, c] < fixed[c]:
-                ok = False
-                break
-        if ok:
+        if holds(cands[m], fixed):
             n_rem += 1
             last = m
             for c in range(52):
@@ -103,15 +107,12 @@ def choice_mask_into(cands: np.ndarray, fixed: np.ndarray, out: np.ndarray) -> N
     hi = np.zeros(52, dtype=np.int8)
     confirm = 0
     for m in range(cands.shape[0]):
-        ok = True
-        same = True
-        for c in range(52):
-            if cands[m, c] < fixed[c]:
-                ok = False
-                break
-            if cands[m, c] != fixed[c]:
-                same = False
-        if ok:
+        if holds(cands[m], fixed):
+            same = True
+            for c in range(52):
+                if cands[m, c] != fixed[c]:
+                    same = False
+                    break
             if same:
                 confirm = 1
             for c in range(52):
@@ -208,15 +209,9 @@ def apply_action(st: np.ndarray, i: int, players: int, action: int, choice: np.n
         c = action - TAKE
         more = False
         for m in range(cands.shape[0]):
-            if cands[m, c] > fixed[c]:
-                ok = True
-                for d in range(52):
-                    if cands[m, d] < fixed[d]:
-                        ok = False
-                        break
-                if ok:
-                    more = True
-                    break
+            if cands[m, c] > fixed[c] and holds(cands[m], fixed):
+                more = True
+                break
         if not more:
             return ILLEGAL
         fixed[c] += 1
