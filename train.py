@@ -92,6 +92,8 @@ class Args:
     vf_coef: float = arg(0.5, "value loss coefficient")
     max_grad_norm: float = arg(0.5, "gradient clipping norm")
     target_kl: float = arg(0.0, "stop an update's epochs early above this KL (0: never)")
+    policy: str = arg("moves", "network: 'moves' scores every action from its move features with one shared scorer "
+                               "(agents.move_policy), 'mlp' is a plain MLP on the observation alone")
     net_arch: str = arg("128,128", "hidden layer sizes of the policy and (separate) value networks")
     reward_scale: float = arg(0.1, "reward multiplier (units: 0.1 = tens of points)")
     # evaluation
@@ -143,6 +145,8 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--batch-size {args.batch_size} is larger than a rollout "
                          f"(--num-envs x --n-steps = {args.num_envs * args.n_steps})")
     net_arch(args.net_arch)
+    if args.policy not in ("moves", "mlp"):
+        raise ValueError(f"--policy must be moves or mlp, got {args.policy!r}")
     if args.run_name and (os.sep in args.run_name or args.run_name in (".", "..")):
         raise ValueError(f"--run-name must be a plain folder name, got {args.run_name!r}")
 
@@ -347,19 +351,28 @@ def main(args: Args) -> dict[str, Any]:
             obs, rew, done, infos = self.venv.step_wait()
             return obs, rew * np.float32(args.reward_scale), done, infos
 
-    venv = ScaleReward(env)
-    meta = metadata(Rules(**g), args=dataclasses.asdict(args))
-
-    # the learner
+    # the learner's network: the move scorer sees each action's move features, the MLP the observation only
     sizes = net_arch(args.net_arch)
+    features = None
+    if args.policy == "moves":
+        from agents.move_features import VERSION as features
+        from agents.move_policy import MoveFeatureVecEnv, MovePolicy
+
+        venv = ScaleReward(MoveFeatureVecEnv(env))
+        policy: Any = MovePolicy
+        policy_kwargs = {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes)}
+    else:
+        venv = ScaleReward(env)
+        policy = "MlpPolicy"
+        policy_kwargs = {"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": torch.nn.ReLU,
+                         "features_extractor_class": ScaledInput}
+    meta = metadata(Rules(**g), features=features, args=dataclasses.asdict(args))
     lr = (lambda frac: args.learning_rate * frac) if args.anneal_lr else args.learning_rate
     model = MaskablePPO(
-        "MlpPolicy", venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+        policy, venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
         gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
         vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, target_kl=args.target_kl or None,
-        policy_kwargs={"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": torch.nn.ReLU,
-                       "features_extractor_class": ScaledInput},
-        tensorboard_log=str(run_dir / "tb"), seed=args.seed, device="cpu", verbose=0)
+        policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tb"), seed=args.seed, device="cpu", verbose=0)
     params = sum(p.numel() for p in model.policy.parameters())
     print(f"{args.players} players, league {league.probabilities()}, {params:,} parameters, "
           f"{args.total_timesteps:,} env steps", flush=True)

@@ -7,19 +7,24 @@ with one more member, ``krypenv.json``, written by :func:`add_metadata`.  A play
 
     {"format": "krypenv-ppo/1", "krypenv": "0.1.0", "players": 2, "teams": null,
      "two_player_deal": "6+4", "set_aside": "court", "last_capture_point": false,
-     "obs_dim": 344, "layout": "<id of the observation layout>", "env_steps": ..., "args": {...}}
+     "obs_dim": 344, "layout": "<id of the observation layout>", "features": "moves/1",
+     "env_steps": ..., "args": {...}}
+
+``features`` names the action features appended to the observation
+(:mod:`agents.move_features`, network :mod:`agents.move_policy`), or is null for a plain
+MLP policy on the observation alone.
 
 The loader checks, with a ValueError naming the path and the problem (never a bare
 traceback): the file exists and is a complete zip (a truncated download is not), it holds
 ``krypenv.json`` of a known format and the SB3 members, the observation layout id and length
-match this version of :mod:`krypenv.observation` for the checkpoint's player count, and the
-network's input matches that length.  The player count of the game is only known when the
+match this version of :mod:`krypenv.observation` for the checkpoint's player count, the
+action features are a known version, and the network's input matches their length.  The player count of the game is only known when the
 agent is asked to act: :meth:`PPOAgent.act` raises a ValueError if it differs from the
 checkpoint's.  Rule variants and teams other than the training ones are allowed (the
 observation has the same layout); they are recorded in ``agent.meta``.
 
-**Acting.**  ``act(batch)`` is one forward pass of the policy network over the whole batch
-(torch, no gradients, CPU) and the argmax of the logits over the legal actions: deterministic,
+**Acting.**  ``act(batch)`` computes the batch's action features if the policy uses them, then
+one forward pass of the policy network over the whole batch (torch, no gradients, CPU) and the argmax of the logits over the legal actions: deterministic,
 and the same for a decision whether it is acted on alone or in a batch.
 
 The observation is scaled to [0, 1] inside the network (:class:`ScaledInput`, each entry
@@ -74,7 +79,7 @@ def krypenv_version() -> str:
         return "unknown"
 
 
-def metadata(rules: Any, **extra: Any) -> dict[str, Any]:
+def metadata(rules: Any, features: str | None = None, **extra: Any) -> dict[str, Any]:
     """The ``krypenv.json`` object for a policy trained on ``rules`` (a :class:`krypenv.rules.Rules`)."""
     from krypenv.observation import obs_size
 
@@ -82,7 +87,17 @@ def metadata(rules: Any, **extra: Any) -> dict[str, Any]:
     return {"format": FORMAT, "krypenv": krypenv_version(), "players": rules.players, "teams": teams,
             "two_player_deal": rules.two_player_deal, "set_aside": rules.set_aside,
             "last_capture_point": bool(rules.last_capture_point), "obs_dim": obs_size(rules.players),
-            "layout": layout_id(rules.players), **extra}
+            "layout": layout_id(rules.players), "features": features, **extra}
+
+
+def network_input_dim(meta: dict[str, Any]) -> int:
+    """Length of the policy network's input for a checkpoint's metadata (observation + action features)."""
+    if meta.get("features") is None:
+        return int(meta["obs_dim"])
+    from agents.move_features import N_FEATS
+    from krypenv.actions import N_ACTIONS
+
+    return int(meta["obs_dim"]) + N_ACTIONS * N_FEATS
 
 
 def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None, drop: tuple[str, ...] = ()) -> None:
@@ -178,6 +193,10 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         raise _bad(path, f"incompatible observation layout: the checkpoint has {meta.get('layout')!r} "
                          f"({meta.get('obs_dim')} entries) for {players} players, this krypenv "
                          f"{meta.get('krypenv', '?')!r} -> {krypenv_version()!r} uses {want_layout!r} ({want_dim} entries)")
+    from agents.move_features import VERSION
+
+    if meta.get("features") not in (None, VERSION):
+        raise _bad(path, f"unknown action features {meta.get('features')!r} (this krypenv computes {VERSION!r})")
     return meta
 
 
@@ -192,9 +211,10 @@ def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
             state = th.load(io.BytesIO(zf.read("policy.pth")), map_location="cpu", weights_only=True)
         policy_class = data["policy_class"]
         space = data["observation_space"]
-        if tuple(space.shape) != (meta["obs_dim"],):
-            raise _bad(path, f"the network takes observations of shape {tuple(space.shape)}, "
-                             f"but {META_NAME} says {meta['obs_dim']} entries")
+        if tuple(space.shape) != (network_input_dim(meta),):
+            raise _bad(path, f"the network takes inputs of shape {tuple(space.shape)}, but {META_NAME} says "
+                             f"{meta['obs_dim']} observation entries with action features {meta.get('features')!r} "
+                             f"({network_input_dim(meta)} entries)")
         kwargs = dict(data.get("policy_kwargs") or {})
         policy = policy_class(space, data["action_space"], lambda _: 0.0, **kwargs)
         policy.load_state_dict(state)
@@ -217,6 +237,7 @@ class PPOAgent:
         self.path = path
         self.players = int(meta["players"])
         self.obs_dim = int(meta["obs_dim"])
+        self.features = meta.get("features")
 
     @classmethod
     def load(cls, path: str | Path) -> PPOAgent:
@@ -225,7 +246,7 @@ class PPOAgent:
         return cls(_load_policy(path, meta), meta, str(path))
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(B, 105) float32 logits with illegal actions at −inf (one forward pass, no gradients)."""
+        """(B, 105) float32 logits with illegal actions at −inf (one forward pass over network inputs, no gradients)."""
         import torch as th
 
         with th.no_grad():
@@ -246,7 +267,13 @@ class PPOAgent:
             return np.zeros(0, np.int64)
         if batch.obs.shape[1] != self.obs_dim:
             raise ValueError(f"{where} takes observations of {self.obs_dim} entries, got {batch.obs.shape[1]}")
-        return self.logits(batch.obs, batch.mask).argmax(axis=1).astype(np.int64)
+        x = batch.obs
+        if self.features is not None:
+            from agents.move_features import action_features
+            from agents.move_policy import with_features
+
+            x = with_features(batch.obs, action_features(batch.core, batch.envs))
+        return self.logits(x, batch.mask).argmax(axis=1).astype(np.int64)
 
 
 def load(path: str) -> PPOAgent:

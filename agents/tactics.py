@@ -300,15 +300,22 @@ def self_risk(table: np.ndarray, hand_bits: int, uval: np.ndarray, n: int, h: in
     return p_any(pool, bad, h)
 
 
-@njit(cache=True)
-def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
-                 caps: np.ndarray, n: int, w: np.ndarray, costs: np.ndarray, keys: np.ndarray,
-                 scr: np.ndarray) -> None:
-    """The expert's expected cost of each move for the seat to act (lower is better; see agents.heuristics).
+# terms of a move (columns of move_terms' output); the expert's cost is a weighted sum of them
+T_PTS, T_HIGH, T_STAKE, T_KEEP, T_SETUP, T_RISK, T_CREEP, T_TAKEN, T_LEFT, T_AFTER, N_TERMS = range(11)
 
-    cost = points now − 5·w_setup·P(the next seat must sweep what we leave, +1 for a
-    dubbeltabbe) + 5·w_self·P(we are made to sweep on our next turn) + w_last·(K15 stake)
-    ·P(we end as last capturer) − w_high·(value − 8)/6.
+
+@njit(cache=True)
+def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
+               caps: np.ndarray, n: int, endq: float, terms: np.ndarray, keys: np.ndarray, scr: np.ndarray) -> None:
+    """The public-information terms of each move for the seat to act: ``terms[m, T_*]`` (see expert_costs).
+
+    T_PTS points now (K4, K14); T_HIGH played value − 8; T_STAKE the K15 stake (set-aside pile
+    + table points left) and T_KEEP the chance that we keep it as last capturer, assuming each
+    later play captures with chance ``endq`` (both 0 outside the last round or when someone
+    else holds the stake); T_SETUP P(the next seat must sweep what we leave) + P(a
+    dubbeltabbe) (0 for the deal's last move); T_RISK P(we are made to sweep on our next turn)
+    (0 when we have no next turn this round); T_CREEP 1 for a creep; T_TAKEN cards taken;
+    T_LEFT card points left on the table; T_AFTER cards left on the table.
     """
     seat = np.int64(st[i, K.TURN])
     nxt, prv = (seat + 1) % players, (seat - 1) % players
@@ -339,29 +346,36 @@ def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: b
     last_round = st[i, K.POS] >= 104
     last = np.int64(st[i, K.LAST_CAPTURER])
     holder = last if last >= 0 else np.int64(st[i, K.DEALER])  # who takes the rest now (K15)
-    keep = (1.0 - w[W_ENDQ]) ** left_after  # chance nobody captures in the plays still to come
+    keep = (1.0 - endq) ** left_after  # chance nobody captures in the plays still to come
     after = np.empty(52, np.int8)
     moved = np.empty(52, np.int8)
     for m in range(n):
+        terms[m, :] = 0.0
         card = cards[m]
-        cost = float(points_now(table, on_table, card, caps[m]))
+        terms[m, T_PTS] = float(points_now(table, on_table, card, caps[m]))
         takes = _after(table, card, caps[m], after)
-        cost -= w[W_HIGH] * (HAND_VALUE[card] - 8) / 6.0
-        left_pts = 0
+        terms[m, T_HIGH] = float(HAND_VALUE[card] - 8)
+        left_pts, left_n, taken = 0, 0, 0
         for c in range(52):
             left_pts += after[c] * POINTS[c]
+            left_n += after[c]
+            taken += caps[m, c]
+        terms[m, T_CREEP] = 0.0 if takes else 1.0
+        terms[m, T_TAKEN] = float(taken)
+        terms[m, T_LEFT] = float(left_pts)
+        terms[m, T_AFTER] = float(left_n)
         if last_round and (takes or holder == seat):  # K15: the last capturer takes pile and table
-            cost += w[W_LAST] * (aside_pts + left_pts) * (1.0 if left_after == 0 else keep)
+            terms[m, T_STAKE] = float(aside_pts + left_pts)
+            terms[m, T_KEEP] = 1.0 if left_after == 0 else keep
         if left_after == 0 and last_round:
-            costs[m] = cost
             continue
         if left_after == 0:  # the round ends: courts set aside (K8), the next seat leads with 4 new cards
             _set_aside_copy(after, spades, moved)
             p, dub = p_sweep(moved, unseen, uval, n_unseen, 4, 0, scr)
         else:
             p, dub = p_sweep(after, unseen, uval, n_unseen, h_next, voids[nxt], scr)
-        cost -= 5.0 * w[W_SETUP] * (p + dub)
-        if w[W_SELF] > 0 and n_hand > 1 and left_after > 0:
+        terms[m, T_SETUP] = p + dub
+        if n_hand > 1 and left_after > 0:
             hand[card] -= 1
             bits = hand_value_bits(hand)
             hand[card] += 1
@@ -369,7 +383,26 @@ def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: b
                 risk = (1.0 - p) * self_risk(after, bits, uval, n_unseen, h_next, voids[nxt], keys, scr)
             else:
                 risk = self_risk(after, bits, uval, n_unseen, h_prev, voids[prv], keys, scr)
-            cost += 5.0 * w[W_SELF] * risk
+            terms[m, T_RISK] = risk
+
+
+@njit(cache=True)
+def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
+                 caps: np.ndarray, n: int, w: np.ndarray, costs: np.ndarray, keys: np.ndarray, scr: np.ndarray) -> None:
+    """The expert's expected cost of each move for the seat to act (lower is better; see agents.heuristics).
+
+    cost = points now − 5·w_setup·P(the next seat must sweep what we leave, +1 for a
+    dubbeltabbe) + 5·w_self·P(we are made to sweep on our next turn) + w_last·(K15 stake)
+    ·P(we end as last capturer) − w_high·(value − 8)/6, from :func:`move_terms`.
+    """
+    terms = np.empty((n, N_TERMS), np.float64)
+    move_terms(st, i, players, hand_size, spades, cards, caps, n, w[W_ENDQ], terms, keys, scr)
+    for m in range(n):
+        cost = terms[m, T_PTS]
+        cost -= w[W_HIGH] * terms[m, T_HIGH] / 6.0
+        cost += w[W_LAST] * terms[m, T_STAKE] * terms[m, T_KEEP]
+        cost -= 5.0 * w[W_SETUP] * terms[m, T_SETUP]
+        cost += 5.0 * w[W_SELF] * terms[m, T_RISK]
         costs[m] = cost
 
 

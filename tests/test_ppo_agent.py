@@ -21,27 +21,44 @@ from krypenv.rules import Rules  # noqa: E402
 from krypenv.vec import KrypkasinoVecEnv  # noqa: E402
 
 
-def make_model(players: int = 2, seed: int = 0):
-    """An untrained MaskablePPO with random weights on a small net (as train.py builds it)."""
+def make_model(players: int = 2, seed: int = 0, policy: str = "mlp"):
+    """An untrained MaskablePPO with random weights on a small net (as train.py builds it for --policy)."""
     import torch
     from sb3_contrib import MaskablePPO
 
     from agents.ppo import ScaledInput
 
     env = KrypkasinoVecEnv(4, seat="random", players=players, seed=seed)
+    if policy == "moves":
+        from agents.move_policy import MoveFeatureVecEnv, MovePolicy
+
+        return MaskablePPO(MovePolicy, MoveFeatureVecEnv(env), n_steps=16, batch_size=32, seed=seed, device="cpu",
+                           policy_kwargs={"obs_dim": env.observation_space.shape[0], "sizes": (32, 32)})
     return MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=32, seed=seed, device="cpu",
                        policy_kwargs={"net_arch": {"pi": [32, 32], "vf": [32, 32]}, "activation_fn": torch.nn.ReLU,
                                       "features_extractor_class": ScaledInput})
 
 
-@pytest.fixture(scope="module")
-def ckpt(tmp_path_factory) -> Path:
-    """A 2-player checkpoint in train.py's format."""
+@pytest.fixture(scope="module", params=["mlp", "moves"])
+def ckpt(request, tmp_path_factory) -> Path:
+    """A 2-player checkpoint in train.py's format, of each policy kind (--policy mlp and moves)."""
+    from agents.move_features import VERSION
+
     path = tmp_path_factory.mktemp("ppo") / "p2.zip"
-    model = make_model(2)
+    model = make_model(2, policy=request.param)
     model.save(path)
-    add_metadata(path, metadata(Rules(players=2), env_steps=0))
+    add_metadata(path, metadata(Rules(players=2), features=VERSION if request.param == "moves" else None, env_steps=0))
     return path
+
+
+def network_input(agent: PPOAgent, batch: DecisionBatch) -> np.ndarray:
+    """What the agent's network reads for a batch: the observations, with the action features if it uses them."""
+    if agent.features is None:
+        return batch.obs
+    from agents.move_features import action_features
+    from agents.move_policy import with_features
+
+    return with_features(batch.obs, action_features(batch.core, batch.envs))
 
 
 def rewrite_meta(src: Path, dst: Path, **changes) -> Path:
@@ -132,7 +149,23 @@ def test_metadata_says_other_player_count_than_the_network(ckpt, tmp_path):
     from agents.ppo import layout_id
 
     bad = rewrite_meta(ckpt, tmp_path / "p3.zip", players=3, obs_dim=351, layout=layout_id(3))
-    with pytest.raises(ValueError, match=r"p3\.zip: the network takes observations of shape \(344,\)"):
+    with pytest.raises(ValueError, match=r"p3\.zip: the network takes inputs of shape \((344|2549),\)"):
+        PPOAgent.load(bad)
+
+
+def test_unknown_action_features(ckpt, tmp_path):
+    bad = rewrite_meta(ckpt, tmp_path / "feat.zip", features="moves/0")
+    with pytest.raises(ValueError, match=r"feat\.zip: unknown action features 'moves/0'"):
+        PPOAgent.load(bad)
+
+
+def test_features_claimed_but_not_in_the_network(ckpt, tmp_path):
+    """Metadata and network disagree on the action features: the input size check names both."""
+    from agents.move_features import VERSION
+
+    flipped = None if PPOAgent.load(ckpt).features else VERSION
+    bad = rewrite_meta(ckpt, tmp_path / "flip.zip", features=flipped)
+    with pytest.raises(ValueError, match=r"flip\.zip: the network takes inputs of shape .* action features"):
         PPOAgent.load(bad)
 
 
@@ -163,7 +196,8 @@ def test_actions_are_legal_argmax_and_deterministic(ckpt):
     np.testing.assert_array_equal(a1, a2)
     assert (batch.mask[np.arange(len(batch)), a1] != 0).all()
     # the same choice as SB3's own deterministic masked prediction
-    want, _ = agent.policy.predict(batch.obs, deterministic=True, action_masks=batch.mask.astype(bool))
+    want, _ = agent.policy.predict(network_input(agent, batch), deterministic=True,
+                                   action_masks=batch.mask.astype(bool))
     np.testing.assert_array_equal(a1, want)
     # the same agent loaded again acts the same
     np.testing.assert_array_equal(PPOAgent.load(ckpt).act(batch), a1)

@@ -89,6 +89,22 @@ def test_same_seed_same_policy(run, tmp_path):
         np.testing.assert_array_equal(va.numpy(), vb.numpy())
 
 
+def test_policies_say_which_action_features_they_read(run, tmp_path):
+    """The default network reads the move features (recorded in the checkpoint); --policy mlp the observation only."""
+    from agents.move_features import VERSION
+
+    tmp, _ = run
+    assert agents.load(f"ppo:{tmp / 'runs' / 'tiny' / 'final.zip'}").features == VERSION
+    out = train(*TINY, "--run-name", "mlp", "--policy", "mlp", "--eval-every", "0", "--final-deals", "0",
+                tmp=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    mlp = agents.load(f"ppo:{tmp_path / 'runs' / 'mlp' / 'final.zip'}")
+    assert mlp.features is None and mlp.meta["args"]["policy"] == "mlp"
+    res = evaluate(EvalConfig(agents=(f"ppo:{tmp_path / 'runs' / 'mlp' / 'final.zip'}", "expert"), players=2, deals=2,
+                              seed=1, records=False))
+    assert (res.played.scores.sum(axis=1) == 42).all()
+
+
 def load_train_module():
     """train.py imported as a module (it lives at the repo root, outside the packages)."""
     import importlib.util
@@ -112,6 +128,7 @@ def load_train_module():
     (["--num-envs", "0"], "--num-envs must be at least 1"),
     (["--set-aside", "hearts"], "set_aside"),
     (["--eval-deals", "1"], "at least 2 decks"),
+    (["--policy", "cnn"], "--policy must be moves or mlp, got 'cnn'"),
 ])
 def test_bad_arguments_raise_before_writing(argv, message, tmp_path):
     train_mod = load_train_module()
