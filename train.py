@@ -10,8 +10,13 @@ games at once on the batched engine (:class:`krypenv.vec.KrypkasinoVecEnv`); eve
 is played by the league (:mod:`agents.league`): the baselines named in ``--league`` plus frozen
 snapshots of the learner (``self``), drawn per seat for every deal.  The reward is the game's
 (minus the change of the learner's score, so an episode's return is minus its deal score),
-multiplied by ``--reward-scale`` (a change of units, not shaping).  The network scales each
-observation entry to [0, 1] by its upper bound (:class:`agents.ppo.ScaledInput`).
+multiplied by ``--reward-scale`` (a change of units, not shaping).
+
+The network (``--policy``): ``moves`` (default) reads the observation plus the *move
+features* of every legal action (:mod:`agents.move_features`: points taken, what is left
+on the table, the chance that the next seat must sweep it, ...; public information only) and
+scores each action with one shared scorer (:mod:`agents.move_policy`); ``mlp`` is a plain MLP
+on the observation alone, each entry scaled to [0, 1] (:class:`agents.ppo.ScaledInput`).
 
 Every ``--eval-every`` env steps the current policy plays duplicate deals against ``expert``
 through the evaluation harness (:mod:`eval`); the score difference (learner − expert per
@@ -77,6 +82,11 @@ class Args:
                       "opponent weights: agent specs and 'self' (snapshots of the learner)")
     snapshot_every: int = arg(500_000, "env steps between snapshots of the learner added to the league")
     max_snapshots: int = arg(5, "snapshots kept in the league (the oldest leaves)")
+    # behaviour cloning warm start
+    bc_decisions: int = arg(0, "teacher decisions to imitate before PPO (0: start from random weights); the critic "
+                               "learns the teacher's returns at the same time")
+    bc_teacher: str = arg("expert", "agent spec of the teacher for --bc-decisions")
+    bc_epochs: int = arg(2, "passes over each rollout of teacher decisions")
     # PPO
     total_timesteps: int = arg(3_500_000, "learner decisions to train on (env steps over all games)")
     num_envs: int = arg(256, "games played at once")
@@ -125,12 +135,12 @@ def parse_args(argv: list[str] | None = None) -> Args:
 def check_args(args: Args) -> None:
     """ValueError with a one-line message for a bad combination of arguments."""
     positive = ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every", "max_snapshots",
-                "torch_threads")
+                "torch_threads", "bc_epochs")
     for name in positive:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     for name in ("eval_every", "final_deals", "eval_seed", "final_seed", "seed", "time_limit", "ent_coef", "vf_coef",
-                 "target_kl"):
+                 "target_kl", "bc_decisions"):
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not 2 <= args.players <= 6:
@@ -223,6 +233,61 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     plt.close(fig)
 
 
+# --------------------------------------------------------------------------- behaviour cloning warm start
+def imitate(model: Any, env: Any, teacher: Any, args: Args) -> np.ndarray:
+    """Fit the policy to the teacher's actions and the critic to its returns, over --bc-decisions learner decisions.
+
+    The teacher plays the learner's seat of every game against the league; each rollout of
+    ``num_envs x n_steps`` decisions fills the model's own rollout buffer (GAE returns with the
+    current critic, as in PPO) and is used for ``--bc-epochs`` passes of minibatch steps on
+    ``-log p(teacher action) + vf_coef * (value - return)^2``.  Returns the deals each game
+    finished, so the training callback can tell the league's later deals apart; PPO goes on
+    from the games where cloning left them (``model._last_obs``), so no deal is cut short.
+    """
+    import torch as th
+    from stable_baselines3.common.utils import obs_as_tensor
+
+    policy, buf, venv = model.policy, model.rollout_buffer, model.env
+    deals = np.zeros(env.num_envs, np.int64)
+    obs = venv.reset()
+    starts = np.ones(env.num_envs, np.float32)
+    rollouts = math.ceil(args.bc_decisions / (env.num_envs * args.n_steps))
+    losses: list[tuple[float, float]] = []
+    for r in range(rollouts):
+        buf.reset()
+        policy.set_training_mode(False)
+        for _ in range(args.n_steps):
+            masks = env.action_masks()
+            actions = teacher.act(env.core.decisions(np.arange(env.num_envs), env.core.seat))
+            with th.no_grad():
+                values = policy.predict_values(obs_as_tensor(obs, policy.device))
+            new_obs, rewards, dones, _ = venv.step(actions)
+            buf.add(obs, actions, rewards, starts, values, th.zeros(env.num_envs), action_masks=masks)
+            obs, starts = new_obs, dones.astype(np.float32)
+            deals += dones
+        with th.no_grad():
+            buf.compute_returns_and_advantage(policy.predict_values(obs_as_tensor(obs, policy.device)), dones)
+        policy.set_training_mode(True)
+        for _ in range(args.bc_epochs):
+            for data in buf.get(args.batch_size):
+                values, log_prob, _ = policy.evaluate_actions(data.observations, data.actions.long().flatten(),
+                                                              action_masks=data.action_masks)
+                value_loss = th.nn.functional.mse_loss(data.returns, values.flatten())
+                loss = -log_prob.mean() + args.vf_coef * value_loss
+                policy.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+                policy.optimizer.step()
+                losses.append((-log_prob.mean().item(), value_loss.item()))
+        if r % 10 == 9 or r == rollouts - 1:
+            nll, vl = np.mean(losses, axis=0)
+            print(f"behaviour cloning of {args.bc_teacher}: {(r + 1) * env.num_envs * args.n_steps:,} decisions, "
+                  f"-log p {nll:.3f}, value loss {vl:.3f}", flush=True)
+            losses = []
+    model._last_obs, model._last_episode_starts = obs, starts.astype(bool)
+    return deals
+
+
 # --------------------------------------------------------------------------- the training callback
 def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], start: float) -> Any:
     """The SB3 callback: per-opponent training scores, snapshots, periodic evaluations, checkpoints, time limit."""
@@ -312,10 +377,12 @@ def main(args: Args) -> dict[str, Any]:
     start = time.time()
     g = game_config(args)  # checks the teams too
 
-    # the league of opponents (built first: a bad --league fails before anything is written)
+    # the league of opponents and the cloning teacher (built first: a bad spec fails before anything is written)
+    import agents
     from agents.league import build_league, parse_weights
 
     league = build_league(parse_weights(args.league), seed=args.seed, max_snapshots=args.max_snapshots)
+    teacher = agents.load(args.bc_teacher) if args.bc_decisions else None
 
     # seeding: python, numpy and torch here; the games' streams by the env seed; the league by its own
     import torch
@@ -378,7 +445,11 @@ def main(args: Args) -> dict[str, Any]:
           f"{args.total_timesteps:,} env steps", flush=True)
 
     callback = make_callback(args, run_dir, league, meta, start)
-    model.learn(total_timesteps=args.total_timesteps, callback=callback, tb_log_name="ppo", progress_bar=False)
+    if teacher is not None:
+        callback.deals_done = imitate(model, env, teacher, args)
+        print(f"[{(time.time() - start) / 60:5.1f} min] behaviour cloning done", flush=True)
+    model.learn(total_timesteps=args.total_timesteps, callback=callback, tb_log_name="ppo", progress_bar=False,
+                reset_num_timesteps=teacher is None)
     train_s = time.time() - start
     if not callback.rows or callback.rows[-1]["env_steps"] != model.num_timesteps:
         callback.evaluate()  # the curve always ends with the final policy

@@ -105,6 +105,19 @@ def test_policies_say_which_action_features_they_read(run, tmp_path):
     assert (res.played.scores.sum(axis=1) == 42).all()
 
 
+def test_behaviour_cloning_warm_start(tmp_path):
+    """--bc-decisions: the policy's -log p of the teacher's actions falls while it imitates, then PPO goes on."""
+    import re
+
+    out = train(*TINY, "--run-name", "bc", "--bc-decisions", "10240", "--eval-every", "0", "--final-deals", "0",
+                tmp=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    nll = [float(x) for x in re.findall(r"behaviour cloning of expert: [\d,]+ decisions, -log p ([\d.]+)", out.stdout)]
+    assert len(nll) == 2 and nll[1] < nll[0]
+    assert "behaviour cloning done" in out.stdout
+    assert agents.load(f"ppo:{tmp_path / 'runs' / 'bc' / 'final.zip'}").meta["args"]["bc_decisions"] == 10240
+
+
 def load_train_module():
     """train.py imported as a module (it lives at the repo root, outside the packages)."""
     import importlib.util
@@ -129,6 +142,8 @@ def load_train_module():
     (["--set-aside", "hearts"], "set_aside"),
     (["--eval-deals", "1"], "at least 2 decks"),
     (["--policy", "cnn"], "--policy must be moves or mlp, got 'cnn'"),
+    (["--bc-decisions", "100", "--bc-teacher", "nobody"], "unknown agent 'nobody'"),
+    (["--bc-decisions", "-1"], "--bc-decisions must be >= 0"),
 ])
 def test_bad_arguments_raise_before_writing(argv, message, tmp_path):
     train_mod = load_train_module()
