@@ -27,10 +27,19 @@ of each move feature over them, and their number.  Illegal actions are all zero.
 | 7 ``left`` | card points left on the table / 10                                            |
 | 8 ``after``| cards left on the table / 10                                                  |
 | 9 ``sweep``| 1 if the move sweeps the table                                                |
-| 20         | number of moves the action leads to / 4                                       |
+| 10 ``card``| card points (K4) of the played card / 3                                       |
+| 11 ``opp_must`` | share of the unseen cards that must capture (K11) on the table we leave  |
+| 12 ``opp_pts``  | their mean cheapest capture, in card points of the table cards / 5       |
+| 13 ``own_must`` | share of our remaining hand that must capture on the table we leave      |
+| 14 ``own_pts``  | their mean cheapest capture, table cards and the played card / 5         |
+| 30         | number of moves the action leads to / 4                                       |
 
 The probabilities are the expert's (hypergeometric over unseen cards, voids inferred from
-this round's public moves, with P(a later play captures) = 0.5 for the K15 stake).
+this round's public moves, with P(a later play captures) = 0.5 for the K15 stake).  Features
+11–14 look one play ahead on the table the move leaves: what an unseen card (the next seat's
+play, on average) and what each of our remaining cards would have to take there, a
+capture being compulsory when the played value has one (K11); forced sweeps are ``setup``.
+Version history: ``moves/1`` had features 0–9 only; ``moves/2`` added 10–14.
 """
 
 from __future__ import annotations
@@ -42,14 +51,16 @@ from numba import get_num_threads, njit, prange
 
 from agents import tactics as T
 from krypenv.actions import CONFIRM, N_ACTIONS, TAKE
+from krypenv.cards import HAND_VALUE, POINTS
 from krypenv.engine import kernels as K
-from krypenv.engine.captures import new_scratch
+from krypenv.engine.captures import maximal_captures_k, new_scratch, nib, subset_sums, table_value_key
 
 if TYPE_CHECKING:
     from krypenv.core import Core
 
-VERSION = "moves/1"  # id of this feature layout, stored in checkpoints
-MOVE_FEATURES = ("pts", "high", "stake", "setup", "risk", "creep", "taken", "left", "after", "sweep")
+VERSION = "moves/2"  # id of this feature layout, stored in checkpoints
+MOVE_FEATURES = ("pts", "high", "stake", "setup", "risk", "creep", "taken", "left", "after", "sweep", "card",
+                 "opp_must", "opp_pts", "own_must", "own_pts")
 N_MOVE = len(MOVE_FEATURES)
 N_FEATS = 2 * N_MOVE + 1  # min and max of each move feature, and the count
 FEATURE_LOW, FEATURE_HIGH = -1.0, 25.0  # bounds of every entry (cards taken / 5 ≤ 20.8)
@@ -57,8 +68,72 @@ ENDQ = 0.5  # assumed chance that a later play captures (the expert's default)
 
 
 @njit(cache=True)
+def cheapest_capture(table: np.ndarray, key: int) -> int:
+    """Fewest card points (K4) of table cards realising the value-level capture ``key`` (table value k = rank k − 1)."""
+    total = 0
+    for k in range(1, 14):
+        need = nib(key, k)
+        for pts in range(4):  # cheapest copies first
+            if need == 0:
+                break
+            for suit in range(4):
+                c = suit * 13 + k - 1
+                if POINTS[c] == pts and table[c] > 0:
+                    take = min(need, np.int64(table[c]))
+                    total += take * pts
+                    need -= take
+    return total
+
+
+@njit(cache=True)
+def forced_capture(table: np.ndarray, tkey: int, sums: int, v: int, keys: np.ndarray, scr: np.ndarray) -> int:
+    """Cheapest table points a card of played value ``v`` must take on ``table`` (−1: it creeps)."""
+    found = maximal_captures_k(tkey, sums, v, scr)
+    if found.shape[0] == 0:
+        return -1
+    nk = min(found.shape[0], keys.shape[0])
+    keys[:nk] = found[:nk]
+    best = 1 << 30
+    for k in range(nk):
+        best = min(best, cheapest_capture(table, keys[k]))
+    return best
+
+
+@njit(cache=True)
+def _lookahead(after: np.ndarray, hand: np.ndarray, card: int, uval: np.ndarray, n_unseen: int, keys: np.ndarray,
+               scr: np.ndarray, f: np.ndarray) -> None:
+    """Features 11–14: the compulsory captures of unseen cards and of our remaining hand on the table ``after``."""
+    tkey = table_value_key(after)
+    sums = subset_sums(tkey)
+    cost = np.full(15, -2, np.int64)  # per played value: -2 not computed, -1 creeps, else cheapest points
+    must, pts = 0.0, 0.0
+    for v in range(2, 15):
+        if uval[v] > 0:
+            cost[v] = forced_capture(after, tkey, sums, v, keys, scr)
+            if cost[v] >= 0:
+                must += uval[v]
+                pts += uval[v] * cost[v]
+    f[11] = must / max(n_unseen, 1)
+    f[12] = pts / max(n_unseen, 1) / 5.0
+    own, own_must, own_pts = 0, 0.0, 0.0
+    for c in range(52):
+        k = hand[c] - (1 if c == card else 0)
+        if k <= 0:
+            continue
+        v = HAND_VALUE[c]
+        if cost[v] == -2:
+            cost[v] = forced_capture(after, tkey, sums, v, keys, scr)
+        own += k
+        if cost[v] >= 0:
+            own_must += k
+            own_pts += k * (cost[v] + POINTS[c])
+    f[13] = own_must / max(own, 1)
+    f[14] = own_pts / max(own, 1) / 5.0
+
+
+@njit(cache=True)
 def _move_vector(terms: np.ndarray, f: np.ndarray) -> None:
-    """The move features (module table) from one row of :func:`agents.tactics.move_terms`."""
+    """Features 0–9 (module table) from one row of :func:`agents.tactics.move_terms`."""
     f[0] = terms[T.T_PTS] / 10.0
     f[1] = terms[T.T_HIGH] / 6.0
     f[2] = terms[T.T_STAKE] * terms[T.T_KEEP] / 10.0
@@ -93,6 +168,8 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, lo: in
     keys = np.empty(T.MAX_KEYS, np.int64)
     scr = new_scratch()
     f = np.empty(N_MOVE, np.float32)
+    after = np.empty(52, np.int8)
+    uval = np.zeros(15, np.int64)
     for k in range(lo, hi):
         out[k] = 0.0
         i = envs[k]
@@ -103,8 +180,14 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, lo: in
         seat = st[i, K.TURN]
         n = T.moves_into(K.hand_of(st, i, seat), K.table_of(st, i), pending, fixed, cards, caps, keys, scr)
         T.move_terms(st, i, players, hand_size, spades, cards, caps, n, ENDQ, terms, keys, scr)
+        n_unseen = T.unseen_values(st, i, players, np.int64(seat), uval)
+        hand = K.hand_of(st, i, seat)
+        table = K.table_of(st, i)
         for m in range(n):
             _move_vector(terms[m], f)
+            f[10] = POINTS[cards[m]] / 3.0
+            T.table_after(table, cards[m], caps[m], after)
+            _lookahead(after, hand, cards[m], uval, n_unseen, keys, scr, f)
             if pending < 0:
                 _merge(out[k, cards[m]], f)
                 continue

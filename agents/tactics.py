@@ -211,7 +211,7 @@ def points_now(table: np.ndarray, on_table: int, card: int, cap: np.ndarray) -> 
 
 
 @njit(cache=True)
-def _after(table: np.ndarray, card: int, cap: np.ndarray, out: np.ndarray) -> bool:
+def table_after(table: np.ndarray, card: int, cap: np.ndarray, out: np.ndarray) -> bool:
     """Write the table the move leaves into ``out``; return True if it captures."""
     takes = False
     for c in range(52):
@@ -353,7 +353,7 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
         terms[m, :] = 0.0
         card = cards[m]
         terms[m, T_PTS] = float(points_now(table, on_table, card, caps[m]))
-        takes = _after(table, card, caps[m], after)
+        takes = table_after(table, card, caps[m], after)
         terms[m, T_HIGH] = float(HAND_VALUE[card] - 8)
         left_pts, left_n, taken = 0, 0, 0
         for c in range(52):

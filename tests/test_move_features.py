@@ -8,10 +8,15 @@ import pytest
 from agents import tactics as T
 from agents.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features
 from krypenv.actions import CONFIRM, TAKE
-from krypenv.cards import POINTS
+from krypenv.cards import HAND_VALUE, POINTS
 from krypenv.engine import kernels as K
 from krypenv.policy import seat_view
 from krypenv.vec import KrypkasinoVecEnv
+
+try:
+    from tests import oracle
+except ImportError:  # tests/ itself is on sys.path (pytest's default rootdir-less import mode)
+    import oracle  # type: ignore[no-redef]
 
 COUNT = 2 * N_MOVE  # index of the move count
 
@@ -55,9 +60,38 @@ def test_counts_are_the_moves_each_legal_action_leads_to(players):
     assert choosing > 0  # capture choices were among the positions
 
 
+def cheapest(table: np.ndarray, v: int) -> int | None:
+    """Brute force (tests/oracle.py): the fewest table-card points a card of played value v must take, None if it creeps."""
+    card = v - 1 if v < 14 else 0  # a club of that value (an ace for 14)
+    caps = oracle.maximal_captures(tuple(int(x) for x in table), card)
+    return min(int(np.dot(cap, POINTS)) for cap in caps) if caps else None
+
+
+def lookahead(view, card: int, left: np.ndarray) -> dict[str, float]:
+    """Features 10-14 by brute force: the compulsory captures of unseen cards and of our remaining hand on ``left``."""
+    unseen = view.unseen.astype(np.int64)
+    must = pts = 0.0
+    for v in range(2, 15):
+        k = int(unseen[HAND_VALUE == v].sum())
+        cost = cheapest(left, v) if k else None
+        if cost is not None:
+            must, pts = must + k, pts + k * cost
+    hand = view.hand.astype(np.int64).copy()
+    hand[card] -= 1
+    own_must = own_pts = 0.0
+    for c in np.flatnonzero(hand):
+        cost = cheapest(left, int(HAND_VALUE[c]))
+        if cost is not None:
+            own_must, own_pts = own_must + hand[c], own_pts + hand[c] * (cost + POINTS[c])
+    n, own = max(int(unseen.sum()), 1), max(int(hand.sum()), 1)
+    return {"card": POINTS[card] / 3, "opp_must": must / n, "opp_pts": pts / n / 5, "own_must": own_must / own,
+            "own_pts": own_pts / own / 5}
+
+
 def test_single_move_features_are_what_the_move_does():
-    """Where an action leads to one move, min = max = that move's points, creep, cards taken and what is left."""
-    checked = 0
+    """Where an action leads to one move, min = max = that move's points, creep, cards taken, what is left, and the
+    compulsory captures one play ahead (checked against the brute-force oracle on tables of up to 12 cards)."""
+    checked = ahead = 0
     for env, feats in positions(2, seed=11, steps=30):
         for i in range(env.num_envs):
             view = seat_view(env.core, i, int(env.core.deals.turn[i]))
@@ -80,7 +114,11 @@ def test_single_move_features_are_what_the_move_does():
                 assert got["after"] == pytest.approx(left.sum() / 10)
                 assert 0 <= got["setup"] <= 2 and 0 <= got["risk"] <= 1
                 checked += 1
-    assert checked > 500
+                if left.sum() <= 12 and ahead < 300:
+                    for name, value in lookahead(view, card, left).items():
+                        assert got[name] == pytest.approx(value, abs=1e-6), name
+                    ahead += 1
+    assert checked > 500 and ahead == 300
 
 
 def test_features_do_not_depend_on_hidden_cards():
