@@ -27,9 +27,10 @@ observation has the same layout); they are recorded in ``agent.meta``.
 one forward pass of the policy network over the whole batch (torch, no gradients, CPU) and the argmax of the logits over the legal actions: deterministic,
 and the same for a decision whether it is acted on alone or in a batch.
 
-The observation is scaled to [0, 1] inside the network (:class:`ScaledInput`, each entry
-divided by its upper bound in the observation space), so the checkpoint needs no separate
-normalisation statistics.  torch is imported on first use only: ``import agents`` stays light.
+The observation is scaled to [0, 1] inside the network (:class:`ScaledInput`, or
+:class:`agents.move_policy.MoveInput` for a move-scoring policy: each entry divided by its
+upper bound in the observation space), so the checkpoint needs no separate normalisation
+statistics.  torch is imported on first use only: ``import agents`` stays light.
 """
 
 from __future__ import annotations

@@ -222,3 +222,12 @@ def test_import_agents_does_not_import_torch():
     code = "import sys, agents; agents.known(); print('torch' in sys.modules, 'stable_baselines3' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_shipped_checkpoint_loads_and_plays():
+    """checkpoints/ppo-2p.zip (README) stays loadable by this version: layout, features and network agree."""
+    path = Path(__file__).resolve().parents[1] / "checkpoints" / "ppo-2p.zip"
+    agent = agents.load(f"ppo:{path}")
+    assert agent.meta["players"] == 2
+    res = evaluate(EvalConfig(agents=(f"ppo:{path}", "expert"), players=2, deals=2, seed=3, records=False))
+    assert res.played.scores.sum(axis=1).tolist() == [42] * 4
