@@ -76,28 +76,28 @@ def test_checkpoint_plays_as_ppo_spec(run):
     assert (res.played.scores.sum(axis=1) == 42).all() and len(res.played.scores) == 6
 
 
+def assert_same_weights(a: Path, b: Path) -> None:
+    """The policies saved at ``a`` and ``b`` have identical weights."""
+    wa, wb = agents.load(f"ppo:{a}").policy.state_dict(), agents.load(f"ppo:{b}").policy.state_dict()
+    assert list(wa) == list(wb)
+    for k in wa:
+        np.testing.assert_array_equal(wa[k].numpy(), wb[k].numpy())
+
+
 @pytest.mark.slow
 def test_same_seed_same_policy(run, tmp_path):
-    """Explicit seeding: the same arguments give the same weights, also with 64+ games (numba's parallel kernels,
+    """Explicit seeding: the same arguments give the same weights, also with 256 games (numba's parallel kernels,
     whose OpenMP threads once made torch sum the move scorer's gradients in thread order)."""
     tmp, _ = run
     out = train(*TINY, "--run-name", "again", "--seed", "5", "--eval-every", "0", "--final-deals", "0", tmp=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
-    a = agents.load(f"ppo:{tmp / 'runs' / 'tiny' / 'final.zip'}")
-    b = agents.load(f"ppo:{tmp_path / 'runs' / 'again' / 'final.zip'}")
-    for (ka, va), (kb, vb) in zip(a.policy.state_dict().items(), b.policy.state_dict().items()):
-        assert ka == kb
-        np.testing.assert_array_equal(va.numpy(), vb.numpy())
+    assert_same_weights(tmp / "runs" / "tiny" / "final.zip", tmp_path / "runs" / "again" / "final.zip")
     wide = ("--num-envs", "256", "--n-steps", "32", "--batch-size", "2048", "--n-epochs", "4", "--net-arch", "128,128",
             "--total-timesteps", "24576", "--eval-every", "0", "--final-deals", "0")
     for name in ("wide1", "wide2"):
         out = train(*TINY, *wide, "--run-name", name, tmp=tmp_path)
         assert out.returncode == 0, out.stderr[-3000:]
-    a = agents.load(f"ppo:{tmp_path / 'runs' / 'wide1' / 'final.zip'}")
-    b = agents.load(f"ppo:{tmp_path / 'runs' / 'wide2' / 'final.zip'}")
-    for (ka, va), (kb, vb) in zip(a.policy.state_dict().items(), b.policy.state_dict().items()):
-        assert ka == kb
-        np.testing.assert_array_equal(va.numpy(), vb.numpy())
+    assert_same_weights(tmp_path / "runs" / "wide1" / "final.zip", tmp_path / "runs" / "wide2" / "final.zip")
 
 
 def test_policies_say_which_action_features_they_read(run, tmp_path):
