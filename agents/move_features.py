@@ -219,6 +219,11 @@ def k_features_ser(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players
     _features_range(st, choice, envs, 0, envs.shape[0], players, hand_size, spades, out)
 
 
+def input_dim(obs_dim: int) -> int:
+    """Length of a move-scoring network's input: the observation and the flattened action features."""
+    return obs_dim + N_ACTIONS * N_FEATS
+
+
 def action_features(core: Core, envs: np.ndarray) -> np.ndarray:
     """(B, 105, N_FEATS) float32 action features of the seat to act in games ``envs`` of a core."""
     envs = np.ascontiguousarray(envs, dtype=np.int64)

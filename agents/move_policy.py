@@ -30,7 +30,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from torch import nn
 
-from agents.move_features import FEATURE_HIGH, FEATURE_LOW, N_FEATS, action_features
+from agents.move_features import FEATURE_HIGH, FEATURE_LOW, N_FEATS, action_features, input_dim
 from krypenv.actions import N_ACTIONS
 from krypenv.vec import KrypkasinoVecEnv
 
@@ -119,11 +119,6 @@ class MovePolicy(MaskableActorCriticPolicy):
         return data
 
 
-def input_dim(obs_dim: int) -> int:
-    """Length of the network's input: the observation and the flattened action features."""
-    return obs_dim + N_ACTIONS * N_FEATS
-
-
 def with_features(obs: np.ndarray, feats: np.ndarray) -> np.ndarray:
     """(B, D + 105·N_FEATS) float32 network input from observations and action features."""
     return np.concatenate([np.asarray(obs, np.float32), feats.reshape(feats.shape[0], -1)], axis=1)
@@ -138,13 +133,12 @@ class MoveFeatureVecEnv(VecEnvWrapper):
                              f"got {type(venv).__name__}")
         self.core = venv.core
         base = venv.observation_space
-        dim = int(base.shape[0])
-        low = np.concatenate([np.asarray(base.low, np.float32), np.full(input_dim(dim) - dim, FEATURE_LOW, np.float32)])
-        high = np.concatenate([np.asarray(base.high, np.float32),
-                               np.full(input_dim(dim) - dim, FEATURE_HIGH, np.float32)])
+        extra = input_dim(0)  # the flattened action features
+        low = np.concatenate([np.asarray(base.low, np.float32), np.full(extra, FEATURE_LOW, np.float32)])
+        high = np.concatenate([np.asarray(base.high, np.float32), np.full(extra, FEATURE_HIGH, np.float32)])
         super().__init__(venv, observation_space=spaces.Box(low, high, dtype=np.float32))
         self._envs = np.arange(venv.num_envs, dtype=np.int64)
-        self._pad = np.zeros(input_dim(dim) - dim, np.float32)
+        self._pad = np.zeros(extra, np.float32)
 
     def _add(self, obs: np.ndarray) -> np.ndarray:
         return with_features(obs, action_features(self.core, self._envs))

@@ -95,10 +95,9 @@ def network_input_dim(meta: dict[str, Any]) -> int:
     """Length of the policy network's input for a checkpoint's metadata (observation + action features)."""
     if meta.get("features") is None:
         return int(meta["obs_dim"])
-    from agents.move_features import N_FEATS
-    from krypenv.actions import N_ACTIONS
+    from agents.move_features import input_dim
 
-    return int(meta["obs_dim"]) + N_ACTIONS * N_FEATS
+    return input_dim(int(meta["obs_dim"]))
 
 
 def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None, drop: tuple[str, ...] = ()) -> None:
