@@ -6,7 +6,7 @@
 
 One file, read top to bottom: the arguments (:class:`Args`), the league of opponents, the
 periodic evaluation, then :func:`main`.  The learner plays a random seat of ``--num-envs``
-games at once on the batched engine (:class:`krypenv.vec.KrypkasinoVecEnv`); every other seat
+games at once on the batched engine (:class:`krypenv.krypkasino.vec.KrypkasinoVecEnv`); every other seat
 is played by the league (:mod:`agents.league`): the baselines named in ``--league`` plus frozen
 snapshots of the learner (``self``), drawn per seat for every deal.  The reward is the game's
 (minus the change of the learner's score, so an episode's return is minus its deal score),
@@ -175,7 +175,7 @@ def net_arch(text: str) -> list[int]:
 def game_config(args: Args) -> dict[str, Any]:
     """The rule keywords of the env and of the evaluations."""
     from eval.schedule import parse_teams
-    from krypenv.rules import Rules
+    from krypenv.krypkasino.rules import Rules
 
     g = {"players": args.players, "teams": parse_teams(args.teams, args.players),
          "two_player_deal": args.two_player_deal, "set_aside": args.set_aside,
@@ -399,8 +399,8 @@ def main(args: Args) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
     from agents.ppo import ScaledInput, metadata, play_only_copy
-    from krypenv.rules import Rules
-    from krypenv.vec import KrypkasinoVecEnv
+    from krypenv.krypkasino.rules import Rules
+    from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
     run_name = args.run_name or f"{args.players}p-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(args.out_dir) / run_name

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.core import RANDOM, k_pick_legal
+from krypenv.krypkasino.core import RANDOM, k_pick_legal
 from krypenv.policy import Agent, DecisionBatch, Move, SeatView
 
 __all__ = ["MoveAgent", "RandomAgent", "register", "load", "known"]

@@ -1,7 +1,7 @@
 """A league of opponents for training: baselines plus frozen snapshots of the learner, one per seat and deal.
 
 ``League`` is one agent object (:class:`krypenv.policy.Agent`) that plays every opponent seat
-of every game of a :class:`krypenv.vec.KrypkasinoVecEnv` (``opponents=league``).  Behind it
+of every game of a :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` (``opponents=league``).  Behind it
 are *members*: fixed agents (``random``, ``greedy``, ``creeper``, ``expert``, any spec) and
 frozen copies of the learner added during training (:meth:`League.add_snapshot`, the newest
 ``max_snapshots`` kept).  Each (game, seat) is assigned a member, drawn afresh for every

@@ -1,12 +1,12 @@
 """Per-action move features: what each legal action leads to, for learned policies that score actions.
 
-The observation (:mod:`krypenv.observation`) says what a seat knows; it does not say what a
+The observation (:mod:`krypenv.krypkasino.observation`) says what a seat knows; it does not say what a
 move *does*: which points it takes, what table it leaves and how likely the next seat is to
 be forced to sweep that table (K13, K14).  Those are subset-sum and card-counting questions
 that an MLP does not learn from the reward in a training budget (measured: README,
 "Training").  This module computes them from the acting seat's public information only —
 the same quantities the ``expert`` weighs (:func:`agents.tactics.move_terms`) — and gives
-them per *action* of the ``Discrete(105)`` protocol (:mod:`krypenv.actions`), so that a
+them per *action* of the ``Discrete(105)`` protocol (:mod:`krypenv.krypkasino.actions`), so that a
 policy can score every action with one shared network (:mod:`agents.move_policy`).
 
 Every legal move (card, capture) is reached through one next action from the current choice
@@ -50,13 +50,13 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from agents import tactics as T
-from krypenv.actions import CONFIRM, N_ACTIONS, TAKE
-from krypenv.cards import HAND_VALUE, POINTS
-from krypenv.engine import kernels as K
-from krypenv.engine.captures import maximal_captures_k, new_scratch, nib, subset_sums, table_value_key
+from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
+from krypenv.krypkasino.cards import HAND_VALUE, POINTS
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import maximal_captures_k, new_scratch, nib, subset_sums, table_value_key
 
 if TYPE_CHECKING:
-    from krypenv.core import Core
+    from krypenv.krypkasino.core import Core
 
 VERSION = "moves/2"  # id of this feature layout, stored in checkpoints
 MOVE_FEATURES = ("pts", "high", "stake", "setup", "risk", "creep", "taken", "left", "after", "sweep", "card",

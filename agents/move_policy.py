@@ -1,6 +1,6 @@
 """The move-scoring policy: MaskablePPO's actor-critic that scores every action from its move features.
 
-Input: the observation (:mod:`krypenv.observation`, ``D`` entries) followed by the action
+Input: the observation (:mod:`krypenv.krypkasino.observation`, ``D`` entries) followed by the action
 features (:mod:`agents.move_features`, 105 × ``N_FEATS``), flattened; :class:`MoveFeatureVecEnv`
 appends them to a VecEnv's observations and :class:`agents.ppo.PPOAgent` to a decision batch.
 
@@ -31,8 +31,8 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from torch import nn
 
 from agents.move_features import FEATURE_HIGH, FEATURE_LOW, N_FEATS, action_features, input_dim
-from krypenv.actions import N_ACTIONS
-from krypenv.vec import KrypkasinoVecEnv
+from krypenv.krypkasino.actions import N_ACTIONS
+from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
 SCORE_WIDTH = 64  # hidden width of the shared action scorer
 
@@ -125,7 +125,7 @@ def with_features(obs: np.ndarray, feats: np.ndarray) -> np.ndarray:
 
 
 class MoveFeatureVecEnv(VecEnvWrapper):
-    """A :class:`krypenv.vec.KrypkasinoVecEnv` whose observations carry the learner's action features."""
+    """A :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` whose observations carry the learner's action features."""
 
     def __init__(self, venv: VecEnv) -> None:
         if not isinstance(venv, KrypkasinoVecEnv):

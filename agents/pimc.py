@@ -36,7 +36,7 @@ far future for far less noise.  Every move is played in the same worlds with the
 rollout random numbers, and moves are compared by their paired differences to the baseline
 (the rollout policy's own choice): the best mean replaces the baseline only when it is ``z``
 standard errors below it.  A decision with one legal move is not searched.  During a capture
-choice (:mod:`krypenv.actions`) the search runs again among the captures still open for the
+choice (:mod:`krypenv.krypkasino.actions`) the search runs again among the captures still open for the
 pending card and returns the next action towards the chosen one.
 
 **Randomness.** One uniform per decision from the game's own stream (``batch.uniforms``)
@@ -55,12 +55,12 @@ from numba import njit, prange
 from agents import tactics as T
 from agents.base import register
 from agents.heuristics import expert_weights
-from krypenv.cards import HAND_VALUE, POINTS
-from krypenv.engine import kernels as K
-from krypenv.engine.captures import new_scratch
-from krypenv.engine.state import _packets
+from krypenv.krypkasino.cards import HAND_VALUE, POINTS
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import new_scratch
+from krypenv.krypkasino.engine.state import _packets
 from krypenv.policy import DecisionBatch
-from krypenv.rules import LATER_PATTERN
+from krypenv.krypkasino.rules import LATER_PATTERN
 
 POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
 DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}

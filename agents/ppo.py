@@ -17,7 +17,7 @@ MLP policy on the observation alone.
 The loader checks, with a ValueError naming the path and the problem (never a bare
 traceback): the file exists and is a complete zip (a truncated download is not), it holds
 ``krypenv.json`` of a known format and the SB3 members, the observation layout id and length
-match this version of :mod:`krypenv.observation` for the checkpoint's player count, the
+match this version of :mod:`krypenv.krypkasino.observation` for the checkpoint's player count, the
 action features are a known version, and the network's input matches their length.  The player count of the game is only known when the
 agent is asked to act: :meth:`PPOAgent.act` raises a ValueError if it differs from the
 checkpoint's.  Rule variants and teams other than the training ones are allowed (the
@@ -63,7 +63,7 @@ def play_only_copy(src: str | Path, dst: str | Path) -> None:
 
 def layout_id(players: int) -> str:
     """A short id of the observation layout for ``players`` seats (field names and positions)."""
-    from krypenv.observation import layout, obs_size
+    from krypenv.krypkasino.observation import layout, obs_size
 
     fields = [[name, s.start, s.stop] for name, s in layout(players).items()]
     text = json.dumps({"size": obs_size(players), "fields": fields})
@@ -81,8 +81,8 @@ def krypenv_version() -> str:
 
 
 def metadata(rules: Any, features: str | None = None, **extra: Any) -> dict[str, Any]:
-    """The ``krypenv.json`` object for a policy trained on ``rules`` (a :class:`krypenv.rules.Rules`)."""
-    from krypenv.observation import obs_size
+    """The ``krypenv.json`` object for a policy trained on ``rules`` (a :class:`krypenv.krypkasino.rules.Rules`)."""
+    from krypenv.krypkasino.observation import obs_size
 
     teams = [list(t) for t in rules.teams] if rules.teams else None
     return {"format": FORMAT, "krypenv": krypenv_version(), "players": rules.players, "teams": teams,
@@ -186,7 +186,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     players = meta.get("players")
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
         raise _bad(path, f"{META_NAME} has no valid player count (got {players!r})")
-    from krypenv.observation import obs_size
+    from krypenv.krypkasino.observation import obs_size
 
     want_dim, want_layout = obs_size(players), layout_id(players)
     if meta.get("obs_dim") != want_dim or meta.get("layout") != want_layout:

@@ -1,16 +1,16 @@
 """Compiled tactics shared by the rule-based agents and the PIMC rollouts.
 
-Everything here works on engine deal records (:mod:`krypenv.engine.kernels`: one int8 row
+Everything here works on engine deal records (:mod:`krypenv.krypkasino.engine.kernels`: one int8 row
 per deal) and reads only what the seat to act may know: its own hand, the table, the
 set-aside pile, the capture piles, hand sizes, the deck size and the public move history.
-The same kernels therefore choose moves for agents playing in a :class:`krypenv.core.Core`
+The same kernels therefore choose moves for agents playing in a :class:`krypenv.krypkasino.core.Core`
 (whose rows carry the engine record first) and inside PIMC rollouts on a plain
-:class:`krypenv.engine.Deals`.
+:class:`krypenv.krypkasino.engine.Deals`.
 
 * :func:`moves_into` lists the legal (card, capture) moves of the seat to act (K11–K13).
 * :func:`choose` scores them with one of the policies (greedy, creeper, expert, random)
   and returns the index of the best; :func:`action_for` turns a move into the next action
-  of the env's capture-choice protocol (:mod:`krypenv.actions`).
+  of the env's capture-choice protocol (:mod:`krypenv.krypkasino.actions`).
 * Card counting: :func:`unseen_values` (copies of each played value the seat has not seen)
   and :func:`round_voids` (values a seat cannot hold: within a round a hand only shrinks,
   and a seat that did not sweep a sweepable table held none of its sweeping values, K13).
@@ -25,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from krypenv.actions import CONFIRM, TAKE, holds
-from krypenv.cards import HAND_VALUE, POINTS
-from krypenv.engine import kernels as K
-from krypenv.engine.captures import (
+from krypenv.krypkasino.actions import CONFIRM, TAKE, holds
+from krypenv.krypkasino.cards import HAND_VALUE, POINTS
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import (
     card_capture,
     card_captures_s,
     hand_sweep_values_k,
@@ -105,7 +105,7 @@ def moves_into(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndar
 
 @njit(cache=True)
 def action_for(pending: int, fixed: np.ndarray, card: int, cap: np.ndarray) -> int:
-    """The next action towards the move (card, cap) from the choice state (pending, fixed) (:mod:`krypenv.actions`)."""
+    """The next action towards the move (card, cap) from the choice state (pending, fixed) (:mod:`krypenv.krypkasino.actions`)."""
     if pending < 0:
         return card
     for c in range(52):

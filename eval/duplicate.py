@@ -19,7 +19,7 @@ from eval.play import Played, load_agents, play
 from eval.schedule import SEATINGS, Schedule
 from eval.stats import Interval, agent_interval, game_values, mean_ci, pair_interval, ratings, unit_means
 from krypenv.policy import Agent
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Playing the games of a schedule: batches of games on one :class:`~krypenv.core.Core`, over worker processes.
+"""Playing the games of a schedule: batches of games on one :class:`~krypenv.krypkasino.core.Core`, over worker processes.
 
 Games are cut into chunks of ``batch`` consecutive games; a chunk is played on one core
 (every seat an external agent, ``Core.play_seated``) and returns each game's seat scores,
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from eval.schedule import Schedule
-from krypenv.core import EXTERNAL, Core, EnvConfig
+from krypenv.krypkasino.core import EXTERNAL, Core, EnvConfig
 from krypenv.policy import Agent
-from krypenv.records import record_from_deals
-from krypenv.rules import Rules
+from krypenv.krypkasino.records import record_from_deals
+from krypenv.krypkasino.rules import Rules
 
 
 @dataclass

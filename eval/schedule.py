@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 
 SEATINGS = ("rotations", "permutations")
 DUPLICATE, INDEPENDENT, AGENTS = 0, 1, 2  # first words of the seed entropy: deck streams, agent streams

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 
 
 # --------------------------------------------------------------------------- Student t

@@ -1,8 +1,8 @@
 """krypenv: reinforcement-learning environments for Krypkasino, the Swedish misère fishing card game.
 
 ``krypenv.env(**config)`` / ``krypenv.raw_env`` are the PettingZoo AEC environment
-(:mod:`krypenv.aec`); importing :mod:`krypenv` registers the Gymnasium id
-``krypenv/Krypkasino-v0`` (:mod:`krypenv.single`); :class:`krypenv.vec.KrypkasinoVecEnv` is the
+(:mod:`krypenv.krypkasino.aec`); importing :mod:`krypenv` registers the Gymnasium id
+``krypenv/Krypkasino-v0`` (:mod:`krypenv.krypkasino.single`); :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` is the
 batched SB3 VecEnv.  The heavy modules (compiled kernels, PettingZoo) load on first use.
 """
 
@@ -50,13 +50,13 @@ _numba_cache_dir()
 
 
 if ENV_ID not in registry:
-    register(id=ENV_ID, entry_point="krypenv.single:KrypkasinoEnv")
+    register(id=ENV_ID, entry_point="krypenv.krypkasino.single:KrypkasinoEnv")
 
 
 def __getattr__(name: str) -> Any:
-    """Load ``env`` and ``raw_env`` lazily from :mod:`krypenv.aec`."""
+    """Load ``env`` and ``raw_env`` lazily from :mod:`krypenv.krypkasino.aec`."""
     if name in ("env", "raw_env"):
-        from krypenv import aec
+        from krypenv.krypkasino import aec
 
         return getattr(aec, name)
     raise AttributeError(f"module 'krypenv' has no attribute {name!r}")

@@ -5,7 +5,7 @@
     krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine, env and eval throughput
     krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
 
-``krypenv CMD --help`` describes each sub-command; :mod:`krypenv.demo`, :mod:`krypenv.replay`,
+``krypenv CMD --help`` describes each sub-command; :mod:`krypenv.krypkasino.demo`, :mod:`krypenv.replay`,
 :mod:`krypenv.bench` and the ``eval`` package document them in full.  Every error a user can cause (a bad
 argument, an unreadable file, a closed output pipe) is one line on stderr, never a
 traceback: usage errors exit with status 2, ``replay`` exits with 1 when a record is bad.
@@ -52,7 +52,7 @@ def _batch_sizes(text: str) -> list[int]:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from krypenv.demo import run_demo
+    from krypenv.krypkasino.demo import run_demo
 
     run_demo(players=args.players, seed=args.seed)
     return 0

@@ -6,8 +6,8 @@ leagues, human play) hands decisions to agents in batches:
     actions = agent.act(batch)          # batch: DecisionBatch of B decisions → (B,) int actions
 
 A :class:`DecisionBatch` carries, for each of its B decisions, the acting seat's observation
-vector and action mask (exactly what the environments emit, :mod:`krypenv.observation`,
-:mod:`krypenv.actions`), and on demand a :class:`SeatView` per decision: the same public
+vector and action mask (exactly what the environments emit, :mod:`krypenv.krypkasino.observation`,
+:mod:`krypenv.krypkasino.actions`), and on demand a :class:`SeatView` per decision: the same public
 information in plain structured form (hand, table, seen cards, scores, the legal moves as
 (card, capture) pairs), so that rule-based agents never decode tensors.  ``batch.uniforms(k)``
 draws random numbers from the streams of the games the decisions come from, so an agent
@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
-from krypenv.actions import CHOICE_SIZE, N_ACTIONS, actions_to_move
-from krypenv.cards import N_CODES, POINTS
-from krypenv.engine import kernels as K
-from krypenv.engine.captures import hand_sweep_values, legal_captures, sweep_values_s, table_value_key
-from krypenv.rules import Rules
+from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS, actions_to_move
+from krypenv.krypkasino.cards import N_CODES, POINTS
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import hand_sweep_values, legal_captures, sweep_values_s, table_value_key
+from krypenv.krypkasino.rules import Rules
 
 if TYPE_CHECKING:
-    from krypenv.core import Core
+    from krypenv.krypkasino.core import Core
 
 Move = tuple[int, np.ndarray]  # (played card code, (52,) int8 counts of the table cards taken; zeros = creep)
 
@@ -108,7 +108,7 @@ class SeatView:
     @property
     def sweep_values(self) -> int:
         """Bitmask (bit v, v = 2..14) of played values that would sweep the table (K13)."""
-        from krypenv.engine.captures import new_scratch
+        from krypenv.krypkasino.engine.captures import new_scratch
 
         return int(sweep_values_s(table_value_key(self.table), new_scratch()))
 
@@ -155,7 +155,7 @@ def seat_view(core: Core, i: int, seat: int) -> SeatView:
 def _legal_moves(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndarray) -> list[Move]:
     """Legal moves of a hand on a table (K11–K13), or of the pending card containing ``fixed``."""
     forced = hand_sweep_values(hand, table)
-    from krypenv.cards import HAND_VALUE
+    from krypenv.krypkasino.cards import HAND_VALUE
 
     cards = [pending] if pending >= 0 else [c for c in range(N_CODES)
                                              if hand[c] and (not forced or (forced >> HAND_VALUE[c]) & 1)]
@@ -215,7 +215,7 @@ def check_actions(agent_name: str, batch: DecisionBatch, actions: np.ndarray) ->
     ok[ok] = batch.mask[np.flatnonzero(ok), acts[ok]] != 0
     if not ok.all():
         k = int(np.flatnonzero(~ok)[0])
-        from krypenv.actions import action_name
+        from krypenv.krypkasino.actions import action_name
 
         legal = ", ".join(str(a) for a in np.flatnonzero(batch.mask[k]))
         raise ValueError(f"agent {agent_name!r} chose illegal action {int(acts[k])} "

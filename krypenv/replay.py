@@ -2,7 +2,7 @@
 
 Each FILE holds one game record (a JSON object, possibly pretty-printed over many lines)
 or JSON Lines, one record per line; blank lines are ignored.  The record format is in
-RULES.md ("Game records") and :mod:`krypenv.records`.  For every record the command deals
+RULES.md ("Game records") and :mod:`krypenv.krypkasino.records`.  For every record the command deals
 the recorded deck, replays every move checking that it is legal (the card is in the hand
 of the seat to play, K13 forced sweeps are played, captures are maximal, K10–K13),
 recomputes the result (K14–K17) and compares it with the record's ``result`` when present.
@@ -45,7 +45,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from krypenv.records import ReplayOutcome, check_record, read_records
+from krypenv.krypkasino.records import ReplayOutcome, check_record, read_records
 
 PROG = "krypenv replay"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from krypenv.actions import CHOOSING, CONFIRM, ILLEGAL, MOVED, N_ACTIONS, TAKE, action_name, actions_for_move
-from krypenv.cards import card_code, counts_from_names
-from krypenv.engine import Deals
-from krypenv.core import Core, EnvConfig
-from krypenv.rules import Rules
+from krypenv.krypkasino.actions import CHOOSING, CONFIRM, ILLEGAL, MOVED, N_ACTIONS, TAKE, action_name, actions_for_move
+from krypenv.krypkasino.cards import card_code, counts_from_names
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.core import Core, EnvConfig
+from krypenv.krypkasino.rules import Rules
 
 
 def act(core: Core, a: int) -> int:
@@ -141,7 +141,7 @@ def test_worked_example_c_three_captures() -> None:
 
 def names_taken(core: Core) -> list[str]:
     """Names of the cards the last move captured."""
-    from krypenv.cards import names_from_counts
+    from krypenv.krypkasino.cards import names_from_counts
 
     return names_from_counts(core.last[0, 4:])
 
@@ -164,7 +164,7 @@ def test_forced_sweep_shows_in_mask() -> None:
     _, mask = core.observe(0, 0)
     assert np.flatnonzero(mask).tolist() == [card_code("10H")]
     obs, _ = core.observe(0, 0)
-    from krypenv.observation import split
+    from krypenv.krypkasino.observation import split
 
     sweep = split(obs, 2)["sweep"]
     assert sweep[10 - 2] == 1 and sweep.sum() == 1

@@ -9,9 +9,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import krypenv
-from krypenv.actions import CONFIRM, N_ACTIONS, TAKE
-from krypenv.aec import ILLEGAL_PENALTY, raw_env
-from krypenv.observation import split
+from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
+from krypenv.krypkasino.aec import ILLEGAL_PENALTY, raw_env
+from krypenv.krypkasino.observation import split
 
 
 def play(env, rng: np.random.Generator, on_step=None) -> dict[str, float]:

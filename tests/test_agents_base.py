@@ -8,7 +8,7 @@ import pytest
 import agents
 from agents.base import MoveAgent, RandomAgent
 from krypenv.policy import SeatView
-from krypenv.single import KrypkasinoEnv
+from krypenv.krypkasino.single import KrypkasinoEnv
 
 
 class PythonRandom(RandomAgent):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from krypenv.cards import (
+from krypenv.krypkasino.cards import (
     HAND_VALUE,
     POINTS,
     TABLE_VALUE,
@@ -16,7 +16,7 @@ from krypenv.cards import (
     ordered_deck,
     parse_deck,
 )
-from krypenv.engine import shuffled_deck, shuffled_decks
+from krypenv.krypkasino.engine import shuffled_deck, shuffled_decks
 
 RANK_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUIT_NAMES = ["C", "D", "H", "S"]

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from krypenv import bench
-from krypenv.cards import card_name
+from krypenv.krypkasino.cards import card_name
 from krypenv.cli import main
-from krypenv.demo import run_demo
-from krypenv.engine import Deals, shuffled_deck
-from krypenv.records import check_record
-from krypenv.rules import Rules
+from krypenv.krypkasino.demo import run_demo
+from krypenv.krypkasino.engine import Deals, shuffled_deck
+from krypenv.krypkasino.records import check_record
+from krypenv.krypkasino.rules import Rules
 
 ROOT = Path(__file__).parent.parent
 MOVE = re.compile(r"^seat (\d) \[([^\]]*)\] plays +(\S+), (?:takes (.+?)|creeps)(?:  (dubbel)?tabbe på (\S+) .*)?$")

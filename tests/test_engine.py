@@ -12,10 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from krypenv.engine import Deals, IllegalMoveError
-from krypenv.engine import kernels as K
-from krypenv.engine.state import FIELDS
-from krypenv.rules import Rules
+from krypenv.krypkasino.engine import Deals, IllegalMoveError
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.state import FIELDS
+from krypenv.krypkasino.rules import Rules
 try:
     from tests import oracle as O
 except ImportError:  # tests/ itself is on sys.path (pytest's default rootdir-less import mode)

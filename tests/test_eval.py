@@ -16,8 +16,8 @@ from eval.play import Played
 from eval.schedule import Schedule, lineups, parse_teams, seatings
 from eval.stats import game_values, mean_ci, pair_interval, ratings, t_quantile, unit_means
 from krypenv.cli import main
-from krypenv.records import check_record
-from krypenv.rules import Rules
+from krypenv.krypkasino.records import check_record
+from krypenv.krypkasino.rules import Rules
 
 
 class Lowest:

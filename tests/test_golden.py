@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from krypenv.cards import card_code, names_from_counts, parse_deck
-from krypenv.engine import Deals
-from krypenv.rules import Rules
+from krypenv.krypkasino.cards import card_code, names_from_counts, parse_deck
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.rules import Rules
 
 try:
     from tests import oracle as O

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 import agents
-from krypenv.cards import card_code
-from krypenv.core import EXTERNAL, Core, EnvConfig, k_act_external
-from krypenv.engine import Deals
+from krypenv.krypkasino.cards import card_code
+from krypenv.krypkasino.core import EXTERNAL, Core, EnvConfig, k_act_external
+from krypenv.krypkasino.engine import Deals
 from krypenv.policy import check_actions
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 
 BASELINES = ("greedy", "creeper", "expert")
 

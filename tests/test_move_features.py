@@ -7,11 +7,11 @@ import pytest
 
 from agents import tactics as T
 from agents.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features
-from krypenv.actions import CONFIRM, TAKE
-from krypenv.cards import HAND_VALUE, POINTS
-from krypenv.engine import kernels as K
+from krypenv.krypkasino.actions import CONFIRM, TAKE
+from krypenv.krypkasino.cards import HAND_VALUE, POINTS
+from krypenv.krypkasino.engine import kernels as K
 from krypenv.policy import seat_view
-from krypenv.vec import KrypkasinoVecEnv
+from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
 try:
     from tests import oracle

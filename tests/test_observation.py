@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from krypenv.actions import CHOOSING, MOVED
-from krypenv.cards import card_code, counts_from_names
-from krypenv.engine import Deals
-from krypenv.core import Core, EnvConfig
-from krypenv.observation import layout, obs_size, split
-from krypenv.rules import Rules
+from krypenv.krypkasino.actions import CHOOSING, MOVED
+from krypenv.krypkasino.cards import card_code, counts_from_names
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.core import Core, EnvConfig
+from krypenv.krypkasino.observation import layout, obs_size, split
+from krypenv.krypkasino.rules import Rules
 
 PINNED_P3 = [
     ("hand", 0, 52), ("table", 52, 104), ("aside", 104, 156), ("seen", 156, 208), ("playing", 208, 260),
@@ -33,7 +33,7 @@ def test_layout_is_pinned() -> None:
 
 
 def test_docstring_table_lists_every_field() -> None:
-    import krypenv.observation as mod
+    import krypenv.krypkasino.observation as mod
 
     for name in layout(3):
         assert f"| {name} " in mod.__doc__

@@ -8,12 +8,12 @@ import pytest
 import agents
 from agents import pimc as PM
 from agents.pimc import PIMCAgent
-from krypenv.cards import card_code, names_from_counts
-from krypenv.core import EXTERNAL, Core, EnvConfig, k_act_external
-from krypenv.engine import Deals
-from krypenv.engine import kernels as K
+from krypenv.krypkasino.cards import card_code, names_from_counts
+from krypenv.krypkasino.core import EXTERNAL, Core, EnvConfig, k_act_external
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import kernels as K
 from krypenv.policy import check_actions
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 from tests.test_heuristics import act_on, core_at, decisions_of, play
 
 TINY = "pimc:samples=3,rounds=1"

@@ -17,8 +17,8 @@ import agents  # noqa: E402
 from agents.ppo import META_NAME, PPOAgent, add_metadata, metadata  # noqa: E402
 from eval import EvalConfig, evaluate  # noqa: E402
 from krypenv.policy import DecisionBatch  # noqa: E402
-from krypenv.rules import Rules  # noqa: E402
-from krypenv.vec import KrypkasinoVecEnv  # noqa: E402
+from krypenv.krypkasino.rules import Rules  # noqa: E402
+from krypenv.krypkasino.vec import KrypkasinoVecEnv  # noqa: E402
 
 
 def make_model(players: int = 2, seed: int = 0, policy: str = "mlp"):

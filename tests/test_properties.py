@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from krypenv.engine import Deals
-from krypenv.engine.captures import card_captures, hand_sweep_values, legal_captures, legal_card_mask
-from krypenv.rules import Rules
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine.captures import card_captures, hand_sweep_values, legal_captures, legal_card_mask
+from krypenv.krypkasino.rules import Rules
 
 try:
     from tests import oracle as O

@@ -1,4 +1,4 @@
-"""Game records (krypenv.records) and the ``krypenv replay`` command (krypenv.replay)."""
+"""Game records (krypenv.krypkasino.records) and the ``krypenv replay`` command (krypenv.replay)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from krypenv.cards import N_CODES, card_code, card_name, ordered_deck
-from krypenv.engine import Deals
-from krypenv.records import (
+from krypenv.krypkasino.cards import N_CODES, card_code, card_name, ordered_deck
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.records import (
     RecordError,
     check_record,
     parse_record,
@@ -27,7 +27,7 @@ from krypenv.records import (
     write_jsonl,
 )
 from krypenv.replay import add_arguments, run
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 
 DATA = Path(__file__).parent / "data"
 JSON_KEYS = ["ok", "error", "failed_move", "result", "legal_moves"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 
 # K6, copied by hand from the table in RULES.md: pattern, hand, table, rounds.
 K6_TABLE: dict[int, tuple[tuple[tuple[str, int], ...], int, int, int]] = {

@@ -191,7 +191,7 @@ class Counting:
 
 def league_run(seed: int, players: int = 3, steps: int = 150):
     from agents.league import League
-    from krypenv.vec import KrypkasinoVecEnv
+    from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
     log: list = []
     members = {k: Counting(k, log) for k in ("a", "b", "c")}

@@ -1,7 +1,7 @@
 """Batched Krypkasino deals: N deals of one rule set, stepped together by compiled kernels.
 
 ``Deals(rules, n)`` holds the whole state of N deals in one int8 array ``state`` (N, W), a
-contiguous record per deal whose columns are listed in :mod:`krypenv.engine.kernels`; one
+contiguous record per deal whose columns are listed in :mod:`krypenv.krypkasino.engine.kernels`; one
 deal is simply ``n = 1``.  Named numpy views of it are attributes (P = players; card
 collections are (…, 52) count vectors, each entry 0–2; every view is int8 except ``done``):
 
@@ -38,10 +38,10 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-from krypenv.cards import DECK_SIZE, N_CODES, POINTS, card_name
-from krypenv.engine import kernels as K
-from krypenv.engine.captures import legal_captures, new_scratch
-from krypenv.rules import LATER_PATTERN, Rules
+from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, POINTS, card_name
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import legal_captures, new_scratch
+from krypenv.krypkasino.rules import LATER_PATTERN, Rules
 
 FIELDS = (
     "deck", "pos", "hands", "table", "aside", "piles", "tabbes", "turn", "dealer", "round",
@@ -321,7 +321,7 @@ class Deals:
 
         Card conservation is not required of such a position; everything else behaves as in play.
         """
-        from krypenv.cards import counts_from_names, card_code
+        from krypenv.krypkasino.cards import counts_from_names, card_code
 
         if len(hands) != rules.players:
             raise ValueError(f"position needs {rules.players} hands, got {len(hands)}")

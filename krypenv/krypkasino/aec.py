@@ -14,7 +14,7 @@ a forced sweep ("tabbe") costs the sweeper 5 points and gives them to the seat b
 | Action Shape       | (1,)                                                                   |
 | Action Values      | [0, 104]                                                               |
 | Observation Shape  | Dict: `observation` (325 + 7P + 5,) int8, `action_mask` (105,) int8    |
-| Observation Values | see `krypenv.observation`                                              |
+| Observation Values | see `krypenv.krypkasino.observation`                                              |
 
 ### Configuration
 
@@ -26,7 +26,7 @@ default 3), `teams` (None, or alternating seat lists, K18), `two_player_deal` ("
 
 ### Action space
 
-See `krypenv.actions`: 0–51 play a card, 52–103 take that table card into the capture
+See `krypenv.krypkasino.actions`: 0–51 play a card, 52–103 take that table card into the capture
 being chosen, 104 take the cards chosen so far.  When a card has several legal captures
 the same agent acts again (`agent_selection` does not change) until the capture is
 determined; no such question ever has a single answer.  Every card play is one decision,
@@ -36,7 +36,7 @@ even when the hand holds a single legal card.
 
 `{"observation": int8 vector, "action_mask": int8 (105,)}` (PettingZoo classic).  The vector
 is the agent's information state, seats relative to the observer; its layout table is in
-`krypenv.observation`.  Any agent may be observed at any time.  The mask means "legal for
+`krypenv.krypkasino.observation`.  Any agent may be observed at any time.  The mask means "legal for
 you now": an agent not on turn has no decision, so its mask is all zero — which can never
 be confused with "nothing is legal", because the agent on turn always has at least one
 legal action, and the turn is stated explicitly twice: `to_act[0] = 1` in the observation
@@ -62,7 +62,7 @@ is −50 with "points"; with "relative" the others share +50); nothing else is s
 `render_mode="ansi"` returns, and `"human"` prints, a text table: deal and round, table,
 set-aside pile, the hand to play, each seat's cards in hand, card points, tabbes and score,
 and the last moves with the table talk of the rule texts ("tabbe på 6 eller dam", "TABBE",
-"sistan"; :mod:`krypenv.render`).
+"sistan"; :mod:`krypenv.krypkasino.render`).
 
 ### Version History
 
@@ -78,9 +78,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from krypenv.actions import CHOOSING, ILLEGAL, N_ACTIONS, action_name
-from krypenv.core import ILLEGAL_PENALTY, Core, EnvConfig, k_aec_step, k_observe, k_values
-from krypenv.render import move_lines, table_text
+from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, N_ACTIONS, action_name
+from krypenv.krypkasino.core import ILLEGAL_PENALTY, Core, EnvConfig, k_aec_step, k_observe, k_values
+from krypenv.krypkasino.render import move_lines, table_text
 
 __all__ = ["env", "raw_env", "ILLEGAL_PENALTY"]
 

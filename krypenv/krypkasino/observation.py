@@ -42,8 +42,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from krypenv.cards import DECK_SIZE, POINTS
-from krypenv.engine import kernels as K
+from krypenv.krypkasino.cards import DECK_SIZE, POINTS
+from krypenv.krypkasino.engine import kernels as K
 
 CARD_FIELDS = ("hand", "table", "aside", "seen", "playing", "chosen")
 SEAT_FIELDS = ("hand_size", "points", "tabbes", "team", "dealer", "last_capturer", "to_act")
@@ -100,7 +100,7 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
                 side_of: np.ndarray, deals_left: int, ended: bool, out: np.ndarray) -> None:
     """Write ``observer``'s observation of deal ``i`` into ``out`` (D,) int8 (layout in the module docstring).
 
-    ``choice`` is the deal's capture-choice state (:mod:`krypenv.actions`), ``sweep_bits``
+    ``choice`` is the deal's capture-choice state (:mod:`krypenv.krypkasino.actions`), ``sweep_bits``
     the table's sweeping values, ``side_of`` each seat's team (or itself), ``ended`` says the
     episode is over (nobody is to act any more).  Written as plain loops over 52 cards so
     that they compile to vector instructions.

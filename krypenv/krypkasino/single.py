@@ -3,9 +3,9 @@
 ``gymnasium.make("krypenv/Krypkasino-v0", seat=0, opponents="random", players=3, ...)``: the
 learner plays one seat; the other seats are played inside ``step`` by opponent agents.
 
-| Observation | ``Box(int8, (325 + 7P + 5,))``: the learner's information state (:mod:`krypenv.observation`) |
+| Observation | ``Box(int8, (325 + 7P + 5,))``: the learner's information state (:mod:`krypenv.krypkasino.observation`) |
 |-------------|-----------------------------------------------------------------------------------------------|
-| Action      | ``Discrete(105)`` (:mod:`krypenv.actions`); ``action_space.sample()`` draws a legal action     |
+| Action      | ``Discrete(105)`` (:mod:`krypenv.krypkasino.actions`); ``action_space.sample()`` draws a legal action     |
 | Mask        | ``info["action_mask"]`` (105,) int8 and ``env.action_masks()`` (105,) bool (sb3-contrib)      |
 | Reward      | minus the change of the learner's side value since its previous decision                      |
 | Episode     | one deal (``deals=k``: a match of k deals); ``terminated`` at its end, never truncated        |
@@ -14,7 +14,7 @@ learner plays one seat; the other seats are played inside ``step`` by opponent a
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the
 built-in uniform policy, run compiled), an agent object (:mod:`krypenv.policy`), or a list
 of P − 1 of those for the seats after the learner in turn order.  The other keywords are
-those of the AEC env (:mod:`krypenv.aec`): ``players``, ``teams``, ``two_player_deal``,
+those of the AEC env (:mod:`krypenv.krypkasino.aec`): ``players``, ``teams``, ``two_player_deal``,
 ``set_aside``, ``last_capture_point``, ``reward``, ``deals``, ``illegal``, ``render_mode``.
 
 Rewards cannot be credited to the wrong agent (the trap of PettingZoo's SB3 tutorial,
@@ -37,10 +37,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
-from krypenv.core import ILLEGAL_PENALTY, RANDOM, Core, EnvConfig, learner_value
+from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
+from krypenv.krypkasino.core import ILLEGAL_PENALTY, RANDOM, Core, EnvConfig, learner_value
 from krypenv.policy import Agent
-from krypenv.render import history_lines, move_lines, table_text
+from krypenv.krypkasino.render import history_lines, move_lines, table_text
 
 __all__ = ["KrypkasinoEnv", "ILLEGAL_PENALTY", "opponent_kinds"]
 
@@ -50,7 +50,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
 
     ``opponents`` is ``"random"``, an agent, or a list of P − 1 of those; ValueError otherwise.
     """
-    from krypenv.core import EXTERNAL, LEARNER
+    from krypenv.krypkasino.core import EXTERNAL, LEARNER
 
     items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
     if len(items) != players - 1:
@@ -109,7 +109,7 @@ class KrypkasinoEnv(gym.Env):
 
     @property
     def core(self) -> Core:
-        """The underlying one-env :class:`~krypenv.core.Core` (read-only use: inspection, records)."""
+        """The underlying one-env :class:`~krypenv.krypkasino.core.Core` (read-only use: inspection, records)."""
         return self._core
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from krypenv.cards import card_name, names_from_counts
-from krypenv.engine.captures import new_scratch, sweep_values_s, table_value_key
+from krypenv.krypkasino.cards import card_name, names_from_counts
+from krypenv.krypkasino.engine.captures import new_scratch, sweep_values_s, table_value_key
 
 if TYPE_CHECKING:
-    from krypenv.core import Core
+    from krypenv.krypkasino.core import Core
 
 VALUE_WORDS = {11: "knekt", 12: "dam", 13: "kung", 14: "ess"}  # played values with names in the rule texts
 

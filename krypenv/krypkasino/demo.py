@@ -19,9 +19,9 @@ from typing import TextIO
 
 import numpy as np
 
-from krypenv.cards import DECK_SIZE, card_name, names_from_counts
-from krypenv.engine import Deals
-from krypenv.rules import Rules
+from krypenv.krypkasino.cards import DECK_SIZE, card_name, names_from_counts
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.rules import Rules
 
 
 def _cards(counts: np.ndarray) -> str:

@@ -15,7 +15,7 @@ The seat of each move is implied by turn order.  ``result`` is present only once
 is finished (a partial record simply has fewer moves); ``tabbes`` counts a dubbeltabbe as
 two (K14).  Unknown keys are rejected, so a misspelt ``result`` is never silently ignored.
 
-- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.engine.Deals` batch.
+- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.krypkasino.engine.Deals` batch.
 - :func:`parse_record` validates a loaded object and raises :class:`RecordError` naming
   exactly what is wrong; :func:`replay` plays a parsed record through the engine and checks
   every move (K9–K13) and the result (K14–K17); :func:`check_record` does both and never raises.
@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, card_name, names_from_counts, parse_deck
-from krypenv.engine.kernels import NOT_MAXIMAL
-from krypenv.engine.state import MOVE_ERRORS, Deals
-from krypenv.rules import Rules
+from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, card_name, names_from_counts, parse_deck
+from krypenv.krypkasino.engine.kernels import NOT_MAXIMAL
+from krypenv.krypkasino.engine.state import MOVE_ERRORS, Deals
+from krypenv.krypkasino.rules import Rules
 
 GAME = "krypkasino"
 RECORD_KEYS = ("game", "rules", "dealer", "deck", "moves", "result")

@@ -28,7 +28,7 @@ no question ever has a single answer:
 Every legal (card, capture) move is reachable this way and nothing else is.  The choice
 state lives in a (53,) int8 vector ``choice``: ``choice[0]`` the pending card (−1: none),
 ``choice[1:]`` the fixed counts.  The rules themselves (which captures are legal) come only
-from :mod:`krypenv.engine`.
+from :mod:`krypenv.krypkasino.engine`.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from krypenv.cards import HAND_VALUE, card_name
-from krypenv.engine.captures import (
+from krypenv.krypkasino.cards import HAND_VALUE, card_name
+from krypenv.krypkasino.engine.captures import (
     card_capture,
     card_captures_s,
     card_mask_into,
@@ -49,7 +49,7 @@ from krypenv.engine.captures import (
     subset_sums,
     table_value_key,
 )
-from krypenv.engine.kernels import DONE, TURN, apply_move, hand_of, table_of
+from krypenv.krypkasino.engine.kernels import DONE, TURN, apply_move, hand_of, table_of
 
 N_ACTIONS = 105
 TAKE = 52  # actions TAKE + c take table card c
@@ -128,7 +128,7 @@ def mask_into(hand: np.ndarray, table: np.ndarray, choice: np.ndarray, sweep_bit
               scr: np.ndarray) -> None:
     """Write the full (105,) action mask of the seat to act: card actions, or capture-choice actions.
 
-    ``sweep_bits`` are the table's sweeping values (:func:`~krypenv.engine.captures.sweep_values_s`).
+    ``sweep_bits`` are the table's sweeping values (:func:`~krypenv.krypkasino.engine.captures.sweep_values_s`).
     """
     out[:] = 0
     if choice[0] < 0:

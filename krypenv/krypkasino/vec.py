@@ -17,7 +17,7 @@ one game at a time.
 |             | observation, ``infos[i]["terminal_action_mask"]`` its mask and ``infos[i]["score"]``  |
 |             | the learner side's final value; the game restarts at once (auto-reset)                |
 
-Game ``i`` is exactly the Gymnasium env (:mod:`krypenv.single`) seeded with ``seed + i``:
+Game ``i`` is exactly the Gymnasium env (:mod:`krypenv.krypkasino.single`) seeded with ``seed + i``:
 same decks, same opponents' choices, same rewards.  ``seed`` (here or through SB3's
 ``VecEnv.seed``) applies at the next ``reset()``; without one the streams are seeded from
 fresh entropy.  Illegal actions: with ``illegal="raise"`` (default) ``step`` raises a
@@ -33,8 +33,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from krypenv.actions import N_ACTIONS, action_name
-from krypenv.core import (
+from krypenv.krypkasino.actions import N_ACTIONS, action_name
+from krypenv.krypkasino.core import (
     Core,
     EnvConfig,
     k_finish_par,
@@ -46,7 +46,7 @@ from krypenv.core import (
     k_step_par,
     k_step_ser,
 )
-from krypenv.single import opponent_kinds
+from krypenv.krypkasino.single import opponent_kinds
 
 __all__ = ["KrypkasinoVecEnv"]
 

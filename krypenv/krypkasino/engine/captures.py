@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from krypenv.cards import HAND_VALUE
+from krypenv.krypkasino.cards import HAND_VALUE
 
 MAX_COMBOS = 128  # combinations of one played value that fit in any table (127 for a played ace)
 HASH_SLOTS = 512  # hash set slots for remainders (kept at most half full)

@@ -2,7 +2,7 @@
 
 :class:`EnvConfig` validates the keywords every interface takes (the game record's ``rules``
 keys plus ``reward``, ``deals``, ``illegal``, ``render_mode``).  :class:`Core` holds N
-environments on one :class:`krypenv.engine.Deals` batch whose records carry a few more
+environments on one :class:`krypenv.krypkasino.engine.Deals` batch whose records carry a few more
 columns for the env (capture-choice state, last move, learner seat, episode over), plus
 per-env random streams, match totals and penalties.  The AEC env is ``Core(cfg, 1)`` with
 every seat external; the Gymnasium env and the VecEnv are ``Core(cfg, N)`` with a learner
@@ -28,14 +28,14 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from krypenv.actions import CHOICE_SIZE, CHOOSING, CONFIRM, ILLEGAL, MOVED, N_ACTIONS, TAKE, apply_action, mask_into  # noqa: F401
-from krypenv.cards import DECK_SIZE, HAND_VALUE
-from krypenv.engine import Deals
-from krypenv.engine import kernels as K
-from krypenv.engine.captures import hand_sweep_values_s, new_scratch, sweep_values_s, table_value_key
-from krypenv.observation import POINTS8, bounds, encode_into, obs_size
+from krypenv.krypkasino.actions import CHOICE_SIZE, CHOOSING, CONFIRM, ILLEGAL, MOVED, N_ACTIONS, TAKE, apply_action, mask_into  # noqa: F401
+from krypenv.krypkasino.cards import DECK_SIZE, HAND_VALUE
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import hand_sweep_values_s, new_scratch, sweep_values_s, table_value_key
+from krypenv.krypkasino.observation import POINTS8, bounds, encode_into, obs_size
 from krypenv.policy import Agent, DecisionBatch, check_actions
-from krypenv.rules import Rules
+from krypenv.krypkasino.rules import Rules
 
 REWARDS = ("points", "relative")
 ILLEGAL_MODES = ("raise", "lose")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from krypenv.cards import DECK_SIZE
+from krypenv.krypkasino.cards import DECK_SIZE
 
 TWO_PLAYER_DEALS = ("6+4", "5+6")
 SET_ASIDE_VARIANTS = ("court", "spades")

@@ -1,7 +1,7 @@
 """The batched Krypkasino engine: state arrays, compiled capture search and stepping."""
 
-from krypenv.engine.captures import card_captures, legal_captures
-from krypenv.engine.state import MOVE_ERRORS, Deals, IllegalMoveError, shuffled_deck, shuffled_decks
+from krypenv.krypkasino.engine.captures import card_captures, legal_captures
+from krypenv.krypkasino.engine.state import MOVE_ERRORS, Deals, IllegalMoveError, shuffled_deck, shuffled_decks
 
 __all__ = [
     "Deals", "IllegalMoveError", "MOVE_ERRORS", "card_captures", "legal_captures", "shuffled_deck", "shuffled_decks",

@@ -37,8 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.cards import HAND_VALUE
-from krypenv.engine.captures import (
+from krypenv.krypkasino.cards import HAND_VALUE
+from krypenv.krypkasino.engine.captures import (
     card_capture,
     card_mask_into,
     hand_sweep_values_s,
@@ -49,7 +49,7 @@ from krypenv.engine.captures import (
     table_value_key,
 )
 
-# Move check results; krypenv.engine.state.MOVE_ERRORS words them.
+# Move check results; krypenv.krypkasino.engine.state.MOVE_ERRORS words them.
 OK, DEAL_OVER, NOT_IN_HAND, SWEEP_FORCED, NOT_ON_TABLE, NOT_MAXIMAL, MUST_TAKE_ALL, BAD_COUNTS = range(8)
 PACKET_PLAYERS, PACKET_TABLE = 0, 1
 
