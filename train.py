@@ -7,16 +7,16 @@
 One file, read top to bottom: the arguments (:class:`Args`), the league of opponents, the
 periodic evaluation, then :func:`main`.  The learner plays a random seat of ``--num-envs``
 games at once on the batched engine (:class:`krypenv.krypkasino.vec.KrypkasinoVecEnv`); every other seat
-is played by the league (:mod:`agents.league`): the baselines named in ``--league`` plus frozen
+is played by the league (:mod:`agents.krypkasino.league`): the baselines named in ``--league`` plus frozen
 snapshots of the learner (``self``), drawn per seat for every deal.  The reward is the game's
 (minus the change of the learner's score, so an episode's return is minus its deal score),
 multiplied by ``--reward-scale`` (a change of units, not shaping).
 
 The network (``--policy``): ``moves`` (default) reads the observation plus the *move
-features* of every legal action (:mod:`agents.move_features`: points taken, what is left
+features* of every legal action (:mod:`agents.krypkasino.move_features`: points taken, what is left
 on the table, the chance that the next seat must sweep it, ...; public information only) and
-scores each action with one shared scorer (:mod:`agents.move_policy`); ``mlp`` is a plain MLP
-on the observation alone, each entry scaled to [0, 1] (:class:`agents.ppo.ScaledInput`).
+scores each action with one shared scorer (:mod:`agents.krypkasino.move_policy`); ``mlp`` is a plain MLP
+on the observation alone, each entry scaled to [0, 1] (:class:`agents.krypkasino.ppo.ScaledInput`).
 
 Every ``--eval-every`` env steps the current policy plays duplicate deals against ``expert``
 through the evaluation harness (:mod:`eval`); the score difference (learner − expert per
@@ -103,7 +103,7 @@ class Args:
     max_grad_norm: float = arg(0.5, "gradient clipping norm")
     target_kl: float = arg(0.0, "stop an update's epochs early above this KL (0: never)")
     policy: str = arg("moves", "network: 'moves' scores every action from its move features with one shared scorer "
-                               "(agents.move_policy), 'mlp' is a plain MLP on the observation alone")
+                               "(agents.krypkasino.move_policy), 'mlp' is a plain MLP on the observation alone")
     net_arch: str = arg("128,128", "hidden layer sizes of the policy and (separate) value networks")
     reward_scale: float = arg(0.1, "reward multiplier (units: 0.1 = tens of points)")
     # evaluation
@@ -293,7 +293,7 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
     """The SB3 callback: per-opponent training scores, snapshots, periodic evaluations, checkpoints, time limit."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.ppo import PPOAgent, add_metadata
+    from agents.krypkasino.ppo import PPOAgent, add_metadata
 
     class TrainCallback(BaseCallback):
         def __init__(self) -> None:
@@ -379,7 +379,7 @@ def main(args: Args) -> dict[str, Any]:
 
     # the league of opponents and the cloning teacher (built first: a bad spec fails before anything is written)
     import agents
-    from agents.league import build_league, parse_weights
+    from agents.krypkasino.league import build_league, parse_weights
 
     league = build_league(parse_weights(args.league), seed=args.seed, max_snapshots=args.max_snapshots)
     teacher = agents.load(args.bc_teacher) if args.bc_decisions else None
@@ -398,7 +398,7 @@ def main(args: Args) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    from agents.ppo import ScaledInput, metadata, play_only_copy
+    from agents.krypkasino.ppo import ScaledInput, metadata, play_only_copy
     from krypenv.krypkasino.rules import Rules
     from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
@@ -425,8 +425,8 @@ def main(args: Args) -> dict[str, Any]:
     sizes = net_arch(args.net_arch)
     features = None
     if args.policy == "moves":
-        from agents.move_features import VERSION as features
-        from agents.move_policy import MoveFeatureVecEnv, MovePolicy
+        from agents.krypkasino.move_features import VERSION as features
+        from agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
 
         venv = ScaleReward(MoveFeatureVecEnv(env))
         policy: Any = MovePolicy
@@ -469,7 +469,7 @@ def main(args: Args) -> dict[str, Any]:
     summary: dict[str, Any] = {"run_dir": str(run_dir), "final": str(final), "env_steps": int(model.num_timesteps),
                                "train_s": train_s, "curve": callback.rows}
     if args.final_deals:
-        from agents.ppo import PPOAgent
+        from agents.krypkasino.ppo import PPOAgent
         from eval.report import text
 
         t0 = time.time()

@@ -1,4 +1,4 @@
-"""The compiled baselines greedy, creeper and expert (agents.heuristics over agents.tactics)."""
+"""The compiled baselines greedy, creeper and expert (agents.krypkasino.heuristics over agents.krypkasino.tactics)."""
 
 from __future__ import annotations
 

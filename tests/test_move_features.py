@@ -1,12 +1,12 @@
-"""Per-action move features (agents.move_features) and the move-scoring policy (agents.move_policy)."""
+"""Per-action move features (agents.krypkasino.move_features) and the move-scoring policy (agents.krypkasino.move_policy)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents import tactics as T
-from agents.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features
+from agents.krypkasino import tactics as T
+from agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features
 from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
@@ -162,7 +162,7 @@ pytest.importorskip("sb3_contrib")
 
 
 def test_feature_vecenv_appends_the_learners_action_features():
-    from agents.move_policy import MoveFeatureVecEnv, input_dim
+    from agents.krypkasino.move_policy import MoveFeatureVecEnv, input_dim
 
     env = KrypkasinoVecEnv(8, seat="random", players=3, seed=2)
     venv = MoveFeatureVecEnv(env)
@@ -185,7 +185,7 @@ def test_scorer_is_shared_across_actions_and_ignores_illegal_rows():
     """Two legal actions with equal features differ only by their bias; an illegal action's features are never read."""
     import torch as th
 
-    from agents.move_policy import MoveScorer
+    from agents.krypkasino.move_policy import MoveScorer
 
     th.manual_seed(0)
     net = MoveScorer(10, [16])

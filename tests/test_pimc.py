@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents import pimc as PM
-from agents.pimc import PIMCAgent
+from agents.krypkasino import pimc as PM
+from agents.krypkasino.pimc import PIMCAgent
 from krypenv.krypkasino.cards import card_code, names_from_counts
 from krypenv.krypkasino.core import EXTERNAL, Core, EnvConfig, k_act_external
 from krypenv.krypkasino.engine import Deals

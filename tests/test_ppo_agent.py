@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
-from agents.ppo import META_NAME, PPOAgent, add_metadata, metadata  # noqa: E402
+from agents.krypkasino.ppo import META_NAME, PPOAgent, add_metadata, metadata  # noqa: E402
 from eval import EvalConfig, evaluate  # noqa: E402
 from krypenv.policy import DecisionBatch  # noqa: E402
 from krypenv.krypkasino.rules import Rules  # noqa: E402
@@ -26,11 +27,11 @@ def make_model(players: int = 2, seed: int = 0, policy: str = "mlp"):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo import ScaledInput
+    from agents.krypkasino.ppo import ScaledInput
 
     env = KrypkasinoVecEnv(4, seat="random", players=players, seed=seed)
     if policy == "moves":
-        from agents.move_policy import MoveFeatureVecEnv, MovePolicy
+        from agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
 
         return MaskablePPO(MovePolicy, MoveFeatureVecEnv(env), n_steps=16, batch_size=32, seed=seed, device="cpu",
                            policy_kwargs={"obs_dim": env.observation_space.shape[0], "sizes": (32, 32)})
@@ -42,7 +43,7 @@ def make_model(players: int = 2, seed: int = 0, policy: str = "mlp"):
 @pytest.fixture(scope="module", params=["mlp", "moves"])
 def ckpt(request, tmp_path_factory) -> Path:
     """A 2-player checkpoint in train.py's format, of each policy kind (--policy mlp and moves)."""
-    from agents.move_features import VERSION
+    from agents.krypkasino.move_features import VERSION
 
     path = tmp_path_factory.mktemp("ppo") / "p2.zip"
     model = make_model(2, policy=request.param)
@@ -55,8 +56,8 @@ def network_input(agent: PPOAgent, batch: DecisionBatch) -> np.ndarray:
     """What the agent's network reads for a batch: the observations, with the action features if it uses them."""
     if agent.features is None:
         return batch.obs
-    from agents.move_features import action_features
-    from agents.move_policy import with_features
+    from agents.krypkasino.move_features import action_features
+    from agents.krypkasino.move_policy import with_features
 
     return with_features(batch.obs, action_features(batch.core, batch.envs))
 
@@ -146,8 +147,8 @@ def test_other_observation_layout(ckpt, tmp_path):
 
 def test_metadata_says_other_player_count_than_the_network(ckpt, tmp_path):
     """Metadata for 3 players (a valid layout) on a 2-player network: the input size check catches it."""
-    from agents.move_policy import input_dim
-    from agents.ppo import layout_id
+    from agents.krypkasino.move_policy import input_dim
+    from agents.krypkasino.ppo import layout_id
 
     bad = rewrite_meta(ckpt, tmp_path / "p3.zip", players=3, obs_dim=351, layout=layout_id(3))
     agent = PPOAgent.load(ckpt)
@@ -164,7 +165,7 @@ def test_unknown_action_features(ckpt, tmp_path):
 
 def test_features_claimed_but_not_in_the_network(ckpt, tmp_path):
     """Metadata and network disagree on the action features: the input size check names both."""
-    from agents.move_features import VERSION
+    from agents.krypkasino.move_features import VERSION
 
     flipped = None if PPOAgent.load(ckpt).features else VERSION
     bad = rewrite_meta(ckpt, tmp_path / "flip.zip", features=flipped)
@@ -234,3 +235,31 @@ def test_shipped_checkpoint_loads_and_plays():
     assert agent.meta["players"] == 2
     res = evaluate(EvalConfig(agents=(f"ppo:{path}", "expert"), players=2, deals=2, seed=3, records=False))
     assert res.played.scores.sum(axis=1).tolist() == [42] * 4
+
+
+def test_checkpoint_pickled_before_the_agents_moved_loads(tmp_path, monkeypatch):
+    """An MLP checkpoint whose pickles name ``agents.ppo.ScaledInput`` (the path before agents/krypkasino/) loads.
+
+    The shipped checkpoint covers the move-scoring policy (it pickles ``agents.move_policy``);
+    here an MLP one is saved while ScaledInput claims its old module, which then disappears.
+    """
+    import types
+
+    from agents.krypkasino.ppo import ScaledInput
+
+    old = types.ModuleType("agents.ppo")
+    old.ScaledInput = ScaledInput
+    monkeypatch.setitem(sys.modules, "agents.ppo", old)
+    monkeypatch.setattr(ScaledInput, "__module__", "agents.ppo")
+    model = make_model(2)
+    path = tmp_path / "old.zip"
+    model.save(path)
+    add_metadata(path, metadata(Rules(players=2), env_steps=0))
+    monkeypatch.undo()
+    with zipfile.ZipFile(path) as zf:
+        pickled = json.loads(zf.read("data"))["policy_kwargs"][":serialized:"]
+    assert b"agents.ppo" in base64.b64decode(pickled) and "agents.ppo" not in sys.modules
+    agent = PPOAgent.load(path)
+    batch = decisions()
+    expected = model.policy.predict(batch.obs, deterministic=True, action_masks=batch.mask)[0]
+    np.testing.assert_array_equal(agent.act(batch), expected)

@@ -1,8 +1,8 @@
 """The move-scoring policy: MaskablePPO's actor-critic that scores every action from its move features.
 
 Input: the observation (:mod:`krypenv.krypkasino.observation`, ``D`` entries) followed by the action
-features (:mod:`agents.move_features`, 105 × ``N_FEATS``), flattened; :class:`MoveFeatureVecEnv`
-appends them to a VecEnv's observations and :class:`agents.ppo.PPOAgent` to a decision batch.
+features (:mod:`agents.krypkasino.move_features`, 105 × ``N_FEATS``), flattened; :class:`MoveFeatureVecEnv`
+appends them to a VecEnv's observations and :class:`agents.krypkasino.ppo.PPOAgent` to a decision batch.
 
 Network (``net_arch`` sizes ``h``, ReLU)::
 
@@ -30,7 +30,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from torch import nn
 
-from agents.move_features import FEATURE_HIGH, FEATURE_LOW, N_FEATS, action_features, input_dim
+from agents.krypkasino.move_features import FEATURE_HIGH, FEATURE_LOW, N_FEATS, action_features, input_dim
 from krypenv.krypkasino.actions import N_ACTIONS
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
 

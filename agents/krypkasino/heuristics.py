@@ -39,7 +39,7 @@ of its sweepers, K13).  With two players the seat before our next turn is the ne
 with more it is the seat to our right, judged on the table we leave.  When our move ends a
 round the next seat leads the new one with 4 cards after the court cards are set aside (K8).
 
-All three run compiled over the whole batch of decisions (:mod:`agents.tactics`), reading
+All three run compiled over the whole batch of decisions (:mod:`agents.krypkasino.tactics`), reading
 only the acting seat's public information from the game records.
 """
 
@@ -49,7 +49,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from agents import tactics as T
+from agents.krypkasino import tactics as T
 from agents.base import register
 from krypenv.policy import DecisionBatch
 

@@ -5,9 +5,9 @@ move *does*: which points it takes, what table it leaves and how likely the next
 be forced to sweep that table (K13, K14).  Those are subset-sum and card-counting questions
 that an MLP does not learn from the reward in a training budget (measured: README,
 "Training").  This module computes them from the acting seat's public information only —
-the same quantities the ``expert`` weighs (:func:`agents.tactics.move_terms`) — and gives
+the same quantities the ``expert`` weighs (:func:`agents.krypkasino.tactics.move_terms`) — and gives
 them per *action* of the ``Discrete(105)`` protocol (:mod:`krypenv.krypkasino.actions`), so that a
-policy can score every action with one shared network (:mod:`agents.move_policy`).
+policy can score every action with one shared network (:mod:`agents.krypkasino.move_policy`).
 
 Every legal move (card, capture) is reached through one next action from the current choice
 state: a card action at the start of a turn; during a capture choice every table card the
@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from agents import tactics as T
+from agents.krypkasino import tactics as T
 from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
@@ -133,7 +133,7 @@ def _lookahead(after: np.ndarray, hand: np.ndarray, card: int, uval: np.ndarray,
 
 @njit(cache=True)
 def _move_vector(terms: np.ndarray, f: np.ndarray) -> None:
-    """Features 0–9 (module table) from one row of :func:`agents.tactics.move_terms`."""
+    """Features 0–9 (module table) from one row of :func:`agents.krypkasino.tactics.move_terms`."""
     f[0] = terms[T.T_PTS] / 10.0
     f[1] = terms[T.T_HIGH] / 6.0
     f[2] = terms[T.T_STAKE] * terms[T.T_KEEP] / 10.0

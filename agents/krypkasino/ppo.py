@@ -11,7 +11,7 @@ with one more member, ``krypenv.json``, written by :func:`add_metadata`.  A play
      "env_steps": ..., "args": {...}}
 
 ``features`` names the action features appended to the observation
-(:mod:`agents.move_features`, network :mod:`agents.move_policy`), or is null for a plain
+(:mod:`agents.krypkasino.move_features`, network :mod:`agents.krypkasino.move_policy`), or is null for a plain
 MLP policy on the observation alone.
 
 The loader checks, with a ValueError naming the path and the problem (never a bare
@@ -28,7 +28,7 @@ one forward pass of the policy network over the whole batch (torch, no gradients
 and the same for a decision whether it is acted on alone or in a batch.
 
 The observation is scaled to [0, 1] inside the network (:class:`ScaledInput`, or
-:class:`agents.move_policy.MoveInput` for a move-scoring policy: each entry divided by its
+:class:`agents.krypkasino.move_policy.MoveInput` for a move-scoring policy: each entry divided by its
 upper bound in the observation space), so the checkpoint needs no separate normalisation
 statistics.  torch is imported on first use only: ``import agents`` stays light.
 """
@@ -51,6 +51,7 @@ from krypenv.policy import DecisionBatch
 FORMAT = "krypenv-ppo/1"
 META_NAME = "krypenv.json"
 RULE_KEYS = ("players", "teams", "two_player_deal", "set_aside", "last_capture_point")
+NEEDED_DATA = ("policy_class", "observation_space", "action_space", "policy_kwargs")  # what playing reads of ``data``
 
 
 def play_only_copy(src: str | Path, dst: str | Path) -> None:
@@ -95,7 +96,7 @@ def network_input_dim(meta: dict[str, Any]) -> int:
     """Length of the policy network's input for a checkpoint's metadata (observation + action features)."""
     if meta.get("features") is None:
         return int(meta["obs_dim"])
-    from agents.move_features import input_dim
+    from agents.krypkasino.move_features import input_dim
 
     return input_dim(int(meta["obs_dim"]))
 
@@ -137,12 +138,17 @@ def _scaled_input_class() -> type:
     return ScaledInput
 
 
+def _scaled_input() -> type:
+    """:class:`ScaledInput`, created once."""
+    if "ScaledInput" not in globals():
+        globals()["ScaledInput"] = _scaled_input_class()
+    return globals()["ScaledInput"]
+
+
 def __getattr__(name: str) -> Any:
-    """``agents.ppo.ScaledInput`` is created on first access (checkpoints refer to it by this name)."""
+    """``agents.krypkasino.ppo.ScaledInput`` is created on first access (new checkpoints refer to it by this name)."""
     if name == "ScaledInput":
-        cls = _scaled_input_class()
-        globals()["ScaledInput"] = cls
-        return cls
+        return _scaled_input()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -193,11 +199,44 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
         raise _bad(path, f"incompatible observation layout: the checkpoint has {meta.get('layout')!r} "
                          f"({meta.get('obs_dim')} entries) for {players} players, this krypenv "
                          f"{meta.get('krypenv', '?')!r} -> {krypenv_version()!r} uses {want_layout!r} ({want_dim} entries)")
-    from agents.move_features import VERSION
+    from agents.krypkasino.move_features import VERSION
 
     if meta.get("features") not in (None, VERSION):
         raise _bad(path, f"unknown action features {meta.get('features')!r} (this krypenv computes {VERSION!r})")
     return meta
+
+
+def _mlp_kwargs(state: dict[str, Any]) -> dict[str, Any]:
+    """The ``policy_kwargs`` train.py gives a ``--policy mlp`` network, with the layer sizes read off its weights."""
+    import torch as th
+
+    def sizes(prefix: str) -> list[int]:
+        layers = {int(k[len(prefix):].split(".")[0]): v for k, v in state.items()
+                  if k.startswith(prefix) and k.endswith(".weight")}
+        return [int(layers[k].shape[0]) for k in sorted(layers)]
+
+    return {"net_arch": {"pi": sizes("mlp_extractor.policy_net."), "vf": sizes("mlp_extractor.value_net.")},
+            "activation_fn": th.nn.ReLU, "features_extractor_class": _scaled_input()}
+
+
+def _custom_objects(data_json: str, meta: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """What SB3 must not unpickle from a checkpoint's ``data``, and what it gets instead.
+
+    Pickles name classes and functions by the module they lived in when the checkpoint was
+    saved (``agents.move_policy.MovePolicy`` before the agents moved to ``agents.krypkasino``),
+    so the network's classes are given here from their current modules: the move-scoring
+    policy when ``krypenv.json`` names action features, else the MLP's keywords (with
+    :class:`ScaledInput`).  Entries that playing does not need (learning-rate schedules,
+    buffers, ...) are not unpickled at all.
+    """
+    custom: dict[str, Any] = {key: None for key in json.loads(data_json) if key not in NEEDED_DATA}
+    if meta.get("features") is not None:
+        from agents.krypkasino.move_policy import MovePolicy
+
+        custom["policy_class"] = MovePolicy
+    else:
+        custom["policy_kwargs"] = _mlp_kwargs(state)
+    return custom
 
 
 def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
@@ -207,8 +246,9 @@ def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
 
     try:
         with zipfile.ZipFile(path) as zf:
-            data = json_to_data(zf.read("data").decode("utf-8"))
             state = th.load(io.BytesIO(zf.read("policy.pth")), map_location="cpu", weights_only=True)
+            data_json = zf.read("data").decode("utf-8")
+            data = json_to_data(data_json, custom_objects=_custom_objects(data_json, meta, state))
         policy_class = data["policy_class"]
         space = data["observation_space"]
         if tuple(space.shape) != (network_input_dim(meta),):
@@ -269,8 +309,8 @@ class PPOAgent:
             raise ValueError(f"{where} takes observations of {self.obs_dim} entries, got {batch.obs.shape[1]}")
         x = batch.obs
         if self.features is not None:
-            from agents.move_features import action_features
-            from agents.move_policy import with_features
+            from agents.krypkasino.move_features import action_features
+            from agents.krypkasino.move_policy import with_features
 
             x = with_features(batch.obs, action_features(batch.core, batch.envs))
         return self.logits(x, batch.mask).argmax(axis=1).astype(np.int64)

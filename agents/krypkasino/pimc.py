@@ -10,7 +10,7 @@ worlds show it clearly better (lower is better: misère).
 | samples  | 64      | determinizations (sampled worlds) per decision, ≥ 1                        |
 | rollouts | 1       | rollouts per move and world (they differ only in the policy's tie-breaks)  |
 | policy   | expert  | rollout policy of every seat, and the baseline move: ``expert``,           |
-|          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`agents.tactics`)  |
+|          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`agents.krypkasino.tactics`)  |
 | rounds   | 1       | stop a rollout when this many round ends have passed (1: at the end of the |
 |          |         | current round, once the next cards are dealt); 0 = play to the deal's end |
 | horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit           |
@@ -22,7 +22,7 @@ worlds show it clearly better (lower is better: misère).
 of the undealt deck, drawn from the cards the acting seat has not seen: two copies of each
 card minus its own hand, the table, the set-aside pile and every capture pile.  With
 ``voids=true`` a seat that did not sweep a sweepable table this round gets none of the
-values that would have swept it (:func:`agents.tactics.round_voids`); hands are filled from
+values that would have swept it (:func:`agents.krypkasino.tactics.round_voids`); hands are filled from
 one random order of the unseen cards, the most constrained seat first (a world where the
 constraints cannot all be met in that order is dealt without them).  In the last round of
 a 2-player deal the world is therefore exact.
@@ -52,9 +52,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from agents import tactics as T
+from agents.krypkasino import tactics as T
 from agents.base import register
-from agents.heuristics import expert_weights
+from agents.krypkasino.heuristics import expert_weights
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.captures import new_scratch

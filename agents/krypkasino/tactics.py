@@ -45,7 +45,7 @@ from krypenv.krypkasino.engine.captures import (
 MAX_MOVES = 256  # moves listed per decision (more only on absurd hand-built tables; the rest are dropped)
 MAX_KEYS = 64  # value-level captures kept per played value
 RANDOM, GREEDY, CREEPER, EXPERT = 0, 1, 2, 3  # policy kinds
-# expert weights (a float64 vector, see agents.heuristics for their meaning and defaults)
+# expert weights (a float64 vector, see agents.krypkasino.heuristics for their meaning and defaults)
 W_SETUP, W_SELF, W_LAST, W_HIGH, W_ENDQ, N_WEIGHTS = 0, 1, 2, 3, 4, 5
 TIE = 1e-9  # costs closer than this are ties
 
@@ -389,7 +389,7 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
 @njit(cache=True)
 def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
                  caps: np.ndarray, n: int, w: np.ndarray, costs: np.ndarray, keys: np.ndarray, scr: np.ndarray) -> None:
-    """The expert's expected cost of each move for the seat to act (lower is better; see agents.heuristics).
+    """The expert's expected cost of each move for the seat to act (lower is better; see agents.krypkasino.heuristics).
 
     cost = points now − 5·w_setup·P(the next seat must sweep what we leave, +1 for a
     dubbeltabbe) + 5·w_self·P(we are made to sweep on our next turn) + w_last·(K15 stake)

@@ -1,0 +1,12 @@
+"""Krypkasino's agents: the rule-based baselines, determinized search and the learned-policy loader.
+
+Importing this package registers their spec strings with :mod:`agents.base`: ``greedy``,
+``creeper`` and ``expert`` (:mod:`agents.krypkasino.heuristics`, on the compiled move kernels
+of :mod:`agents.krypkasino.tactics`), ``pimc`` (:mod:`agents.krypkasino.pimc`) and
+``ppo:PATH`` (:mod:`agents.krypkasino.ppo`; its network is :mod:`agents.krypkasino.move_policy`
+on the features of :mod:`agents.krypkasino.move_features`, imported with torch only when a
+checkpoint is loaded).  :mod:`agents.krypkasino.league` mixes them with learner snapshots for
+training.
+"""
+
+from agents.krypkasino import heuristics, pimc, ppo  # noqa: F401  (register greedy, creeper, expert, pimc, ppo:PATH)
