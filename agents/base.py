@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.krypkasino.core import RANDOM, k_pick_legal
+from krypenv.krypkasino.config import RANDOM
+from krypenv.rng import k_pick_legal
 from krypenv.policy import Agent, DecisionBatch, Move, SeatView
 
 __all__ = ["MoveAgent", "RandomAgent", "register", "load", "known"]

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from eval.schedule import Schedule
-from krypenv.krypkasino.core import EXTERNAL, Core, EnvConfig
+from krypenv.krypkasino.config import EXTERNAL, EnvConfig
+from krypenv.krypkasino.core import Core
 from krypenv.policy import Agent
 from krypenv.krypkasino.records import record_from_deals
 from krypenv.krypkasino.rules import Rules

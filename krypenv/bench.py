@@ -88,7 +88,7 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
 def bench_aec(seconds: float, players: int = 3, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up deal)."""
     import krypenv
-    from krypenv.krypkasino.core import k_pick_legal
+    from krypenv.rng import k_pick_legal
 
     env = krypenv.env(players=players)
     rng = np.random.default_rng(seed)
@@ -119,7 +119,7 @@ def bench_aec(seconds: float, players: int = 3, seed: int = 0) -> dict[str, Any]
 
 def bench_vec(seconds: float, batch: int = 4096, players: int = 3, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
-    from krypenv.krypkasino.core import k_pick_legal
+    from krypenv.rng import k_pick_legal
     from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
     env = KrypkasinoVecEnv(batch, players=players, seed=seed)

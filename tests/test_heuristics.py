@@ -7,7 +7,9 @@ import pytest
 
 import agents
 from krypenv.krypkasino.cards import card_code
-from krypenv.krypkasino.core import EXTERNAL, Core, EnvConfig, k_act_external
+from krypenv.krypkasino.config import EXTERNAL, EnvConfig
+from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.engine import Deals
 from krypenv.policy import check_actions
 from krypenv.krypkasino.rules import Rules

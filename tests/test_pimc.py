@@ -9,7 +9,7 @@ import agents
 from agents.krypkasino import pimc as PM
 from agents.krypkasino.pimc import PIMCAgent
 from krypenv.krypkasino.cards import card_code, names_from_counts
-from krypenv.krypkasino.core import EXTERNAL, Core, EnvConfig, k_act_external
+from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.policy import check_actions

@@ -79,7 +79,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, N_ACTIONS, action_name
-from krypenv.krypkasino.core import ILLEGAL_PENALTY, Core, EnvConfig, k_aec_step, k_observe, k_values
+from krypenv.krypkasino.config import ILLEGAL_PENALTY, EnvConfig
+from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.env_kernels import k_aec_step, k_observe, k_values
 from krypenv.krypkasino.render import move_lines, table_text
 
 __all__ = ["env", "raw_env", "ILLEGAL_PENALTY"]

@@ -38,7 +38,9 @@ import numpy as np
 from gymnasium import spaces
 
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
-from krypenv.krypkasino.core import ILLEGAL_PENALTY, RANDOM, Core, EnvConfig, learner_value
+from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
+from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.env_kernels import learner_value
 from krypenv.policy import Agent
 from krypenv.krypkasino.render import history_lines, move_lines, table_text
 
@@ -50,8 +52,6 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
 
     ``opponents`` is ``"random"``, an agent, or a list of P − 1 of those; ValueError otherwise.
     """
-    from krypenv.krypkasino.core import EXTERNAL, LEARNER
-
     items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
     if len(items) != players - 1:
         raise ValueError(f"opponents must be one agent or a list of {players - 1} (one per other seat), got {len(items)}")

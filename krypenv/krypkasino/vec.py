@@ -34,9 +34,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from krypenv.krypkasino.actions import N_ACTIONS, action_name
-from krypenv.krypkasino.core import (
-    Core,
-    EnvConfig,
+from krypenv.krypkasino.config import EnvConfig
+from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.env_kernels import (
     k_finish_par,
     k_finish_ser,
     k_observe_par,

@@ -1,0 +1,75 @@
+"""The environments' configuration: :class:`EnvConfig` and the layout of the packed ``cfg`` vector.
+
+:class:`EnvConfig` validates the keywords every interface takes (the game record's ``rules``
+keys plus ``reward``, ``deals``, ``illegal``, ``render_mode``), naming the bad field in a
+ValueError.  The constants below are shared by the compiled env functions
+(:mod:`krypenv.krypkasino.env_kernels`) and :class:`krypenv.krypkasino.core.Core`, which packs
+a configuration into one int64 ``cfg`` vector at these offsets: who acts for each seat
+(``LEARNER``, ``EXTERNAL`` Python agents, the built-in ``RANDOM`` policy), the extra state
+columns after the engine's, and the per-env integer array of deal numbers, match totals and
+illegal-move penalties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from krypenv.krypkasino.rules import Rules
+
+REWARDS = ("points", "relative")
+ILLEGAL_MODES = ("raise", "lose")
+RENDER_MODES = ("ansi", "human")
+ILLEGAL_PENALTY = 50  # score points added to the offender's side by illegal="lose"
+MAX_DEALS = 10_000
+LEARNER, EXTERNAL, RANDOM = 0, 1, 2  # who acts for a seat: the learner, a Python agent, built-in random
+LAST_MOVE = 56  # last-move record: seat, card, tabbes gained, K15 taker (−1), capture counts (52)
+K_PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
+
+# cfg vector (int64): scalars, then per-seat and packet arrays at fixed offsets
+C_N, C_P, C_SPADES, C_DEALS, C_LCP, C_SIDES, C_RELATIVE, C_FIRST_DEALER, C_RANDOM_SEAT, C_E0 = range(10)
+C_N_INIT, C_N_LATER = 10, 11
+C_INIT_KINDS, C_INIT_SIZES, C_LATER_KINDS, C_LATER_SIZES, C_SIDE_OF, C_SEAT_KINDS = 12, 16, 20, 22, 24, 30
+CFG_SIZE = 36
+# ints array (N, 1 + 2P) int64: deal number, then match totals per seat, then penalties per seat
+I_DEAL_NO, I_TOTALS = 0, 1
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """The keywords shared by all three interfaces; ValueError naming the field on bad values."""
+
+    players: int = 3
+    teams: Any = None
+    two_player_deal: str = "6+4"
+    set_aside: str = "court"
+    last_capture_point: bool = False
+    reward: str = "points"
+    deals: int = 1
+    illegal: str = "raise"
+    render_mode: str | None = None
+
+    def __post_init__(self) -> None:
+        rules = Rules(self.players, self.teams, self.two_player_deal, self.set_aside, self.last_capture_point)
+        object.__setattr__(self, "teams", rules.teams)
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, (int, np.integer)) or not 1 <= self.deals <= MAX_DEALS:
+            raise ValueError(f"deals must be an integer from 1 to {MAX_DEALS}, got {self.deals!r}")
+        if self.illegal not in ILLEGAL_MODES:
+            raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {self.illegal!r}")
+        if self.render_mode is not None and self.render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {self.render_mode!r}")
+
+    @property
+    def rules(self) -> Rules:
+        """The rule set (K5–K8, K17, K18)."""
+        return Rules(self.players, self.teams, self.two_player_deal, self.set_aside, self.last_capture_point)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All keywords as a plain dict (the rules part as in a game record)."""
+        d = asdict(self)
+        d.update(self.rules.to_dict())
+        return d

@@ -1,0 +1,66 @@
+"""Seeded per-env random streams, and the uniform random choice among legal actions.
+
+Every env of a batch owns one splitmix64 stream: a ``uint64`` state in an (N,) array,
+seeded by :func:`seed_state` from ``numpy.random.SeedSequence(seed)`` and advanced by
+:func:`rand_float` inside compiled code.  Decks, random seats, built-in random opponents and
+the uniforms handed to Python agents (``DecisionBatch.uniforms``) all come from these
+streams, so a game is reproducible from its seed however the games are batched.
+
+:func:`pick_legal` is the one uniform random policy of every game: the ⌊u·n⌋-th of the n
+legal actions of a mask, for a uniform ``u``.  The compiled built-in opponents and the
+Python ``random`` agent (:class:`agents.base.RandomAgent`) both use it, so they make exactly
+the same choices.  Nothing here knows a game's rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["seed_state", "rand_float", "pick_legal", "k_pick_legal", "k_uniforms"]
+
+
+def seed_state(seed: int | None) -> np.uint64:
+    """A splitmix64 state from a seed (fresh OS entropy for None)."""
+    return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+
+
+@njit(cache=True)
+def rand_float(rng: np.ndarray, i: int) -> float:
+    """Next uniform float in [0, 1) of env ``i``'s splitmix64 stream."""
+    z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
+    rng[i] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def pick_legal(mask: np.ndarray, u: float) -> int:
+    """The ⌊u·n⌋-th of the n legal actions of a mask (the uniform random choice every random agent makes)."""
+    n = 0
+    for a in range(mask.shape[0]):
+        n += mask[a] != 0
+    k = min(int(u * n), n - 1)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def k_pick_legal(masks: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """Per row, the ⌊u·n⌋-th of the n legal actions of ``masks`` (uniform random legal actions for given uniforms)."""
+    for i in range(masks.shape[0]):
+        out[i] = pick_legal(masks[i], u[i])
+
+
+@njit(cache=True)
+def k_uniforms(rng: np.ndarray, idx: np.ndarray, out: np.ndarray) -> None:
+    """The next ``out.shape[1]`` uniforms of the streams of envs ``idx``."""
+    for k in range(idx.shape[0]):
+        for j in range(out.shape[1]):
+            out[k, j] = rand_float(rng, idx[k])
