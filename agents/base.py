@@ -1,10 +1,12 @@
 """Agent building blocks and the spec strings that name agents everywhere.
 
 Every agent follows :class:`krypenv.policy.Agent`: ``name`` and ``act(batch) -> actions``.
-Rule-based agents subclass :class:`MoveAgent` and only choose a *move* — a (card, capture)
-pair from ``view.legal_moves`` — for one :class:`~krypenv.policy.SeatView`; the base class
-turns it into the next action (a card, then table-card choices when the card has several
-captures) and makes the same choice again at each step of a capture choice, so it needs no
+:class:`RandomAgent` plays any game from its masks alone.  Rule-based agents subclass
+:class:`MoveAgent` and only choose a *move* from ``view.legal_moves`` of one seat view (any
+view with ``legal_moves`` and ``action_for``, :class:`krypenv.policy.MoveView`; in
+Krypkasino a (card, capture) pair of :class:`krypenv.krypkasino.view.SeatView`); the base
+class turns it into the next action (in Krypkasino a card, then table-card choices when the
+card has several captures) and makes the same choice again at each step, so it needs no
 memory between calls.
 
 Spec strings (``agents.load(spec)``):
@@ -30,28 +32,28 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.krypkasino.config import RANDOM
+from krypenv.policy import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
 from krypenv.rng import k_pick_legal
-from krypenv.policy import Agent, DecisionBatch, Move, SeatView
 
 __all__ = ["MoveAgent", "RandomAgent", "register", "load", "known"]
 
 
 class MoveAgent:
-    """Base of rule-based agents: subclasses implement :meth:`choose` on a :class:`SeatView`."""
+    """Base of rule-based agents: subclasses implement :meth:`choose` on a :class:`~krypenv.policy.MoveView`."""
 
     name = "move-agent"
 
-    def choose(self, view: SeatView, u: float) -> Move:
+    def choose(self, view: MoveView, u: float) -> Any:
         """The move to play, one of ``view.legal_moves``; ``u`` is a uniform in [0, 1) for tie-breaking."""
         raise NotImplementedError
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """The next action towards the chosen move, for every decision of the batch.
 
-        During a capture choice ``view.legal_moves`` holds only the moves still open (the
-        pending card with the cards fixed so far), so choosing again among them always
-        completes a legal move; ``u`` is drawn afresh from the game's stream at every step.
+        When a move takes several actions (a Krypkasino capture choice) ``view.legal_moves``
+        holds only the moves still open (the pending card with the cards fixed so far), so
+        choosing again among them always completes a legal move; ``u`` is drawn afresh from
+        the game's stream at every step.
         """
         u = batch.uniforms(1)[:, 0]
         return np.array([view.action_for(self.choose(view, float(uk))) for view, uk in zip(batch.views(), u)],
@@ -59,10 +61,10 @@ class MoveAgent:
 
 
 class RandomAgent:
-    """``random``: uniform over the legal actions (the built-in compiled opponent makes exactly the same choices)."""
+    """``random``: uniform over the legal actions of any game (built-in compiled opponents choose alike)."""
 
     name = "random"
-    native = RANDOM
+    native = NATIVE_RANDOM
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """The ⌊u·n⌋-th legal action of each mask, u drawn from the game's stream."""

@@ -1,4 +1,4 @@
-"""The agent interface: what an agent is given when it must act, and what it returns.
+"""The agent interface, the same for every game: what an agent is given when it must act, and what it returns.
 
 Every consumer of agents (the environments' opponents, the evaluation harness, training
 leagues, human play) hands decisions to agents in batches:
@@ -6,36 +6,39 @@ leagues, human play) hands decisions to agents in batches:
     actions = agent.act(batch)          # batch: DecisionBatch of B decisions → (B,) int actions
 
 A :class:`DecisionBatch` carries, for each of its B decisions, the acting seat's observation
-vector and action mask (exactly what the environments emit, :mod:`krypenv.krypkasino.observation`,
-:mod:`krypenv.krypkasino.actions`), and on demand a :class:`SeatView` per decision: the same public
-information in plain structured form (hand, table, seen cards, scores, the legal moves as
-(card, capture) pairs), so that rule-based agents never decode tensors.  ``batch.uniforms(k)``
-draws random numbers from the streams of the games the decisions come from, so an agent
-that uses them (instead of a generator of its own) makes every game reproducible from its
-seed, however the games are batched or spread over processes.
+vector and action mask (exactly what the game's environments emit) and its seat, plus the
+games the decisions come from (``batch.core``, the game's batch of environments, and the env
+indices ``batch.envs``).  Everything game-specific is asked of ``batch.core`` through the
+small :class:`DecisionSource` protocol, so this module imports no game:
+
+* ``batch.views()``: on demand, one structured *seat view* per decision, built by
+  ``core.seat_view(env, seat)``: the same public information in plain form, so that
+  rule-based agents never decode tensors.  Each game defines its view (Krypkasino:
+  :class:`krypenv.krypkasino.view.SeatView`: hand, table, seen cards, scores, the legal
+  moves as (card, capture) pairs).
+* ``batch.uniforms(k)``: random numbers from the streams of the games the decisions come
+  from (:mod:`krypenv.rng`), so an agent that uses them (instead of a generator of its own)
+  makes every game reproducible from its seed, however the games are batched or spread over
+  processes.
+* :func:`check_actions` names an illegal action in words with ``core.action_name``.
 
 An agent is any object with ``name: str`` and ``act(batch) -> np.ndarray``.  It may also
-define ``native = RANDOM`` (the built-in uniform policy) to be run inside the compiled env
-kernels instead of being called from Python, with exactly the same choices.
+define ``native = NATIVE_RANDOM`` (the uniform policy of :func:`krypenv.rng.pick_legal`) to
+be run inside a game's compiled env kernels instead of being called from Python, with
+exactly the same choices.  Agents that choose a *move* from a view's ``legal_moves`` need
+views that follow :class:`MoveView` (:class:`agents.base.MoveAgent`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS, actions_to_move
-from krypenv.krypkasino.cards import N_CODES, POINTS
-from krypenv.krypkasino.engine import kernels as K
-from krypenv.krypkasino.engine.captures import hand_sweep_values, legal_captures, sweep_values_s, table_value_key
-from krypenv.krypkasino.rules import Rules
+__all__ = ["Agent", "DecisionBatch", "DecisionSource", "MoveView", "NATIVE_RANDOM", "check_actions"]
 
-if TYPE_CHECKING:
-    from krypenv.krypkasino.core import Core
-
-Move = tuple[int, np.ndarray]  # (played card code, (52,) int8 counts of the table cards taken; zeros = creep)
+NATIVE_RANDOM = "random"  # ``agent.native`` of the uniform random policy that env kernels can run themselves
 
 
 @runtime_checkable
@@ -49,155 +52,65 @@ class Agent(Protocol):
         ...
 
 
-@dataclass
-class SeatView:
-    """One seat's public information at a decision, in plain form (absolute seats 0..P−1, cards as (52,) counts).
-
-    ``hand`` still holds the card being played during a capture choice (``pending``).
-    ``legal_moves`` lists every legal (card, capture) move still open: all of them at the
-    start of a turn, or those of the pending card that contain the ``fixed`` cards during a
-    capture choice.  ``seen`` counts every copy the seat has seen (own hand, table, set-aside
-    pile, all capture piles, the card being played), so ``unseen = 2 − seen`` is what lies in
-    the other hands and the deck.
-    """
-
-    rules: Rules
-    seat: int
-    hand: np.ndarray
-    table: np.ndarray
-    aside: np.ndarray
-    piles: np.ndarray  # (P, 52) the capture piles, public with perfect recall
-    hand_sizes: np.ndarray  # (P,)
-    tabbes: np.ndarray  # (P,)
-    scores: np.ndarray  # (P,) deal scores so far (K16)
-    totals: np.ndarray  # (P,) match scores of earlier deals
-    dealer: int
-    turn: int
-    round: int
-    deck_left: int
-    last_capturer: int
-    pending: int
-    fixed: np.ndarray
-    legal_moves: list[Move] = field(default_factory=list)
+class DecisionSource(Protocol):
+    """What a game's batch of environments offers the decisions taken in it (``DecisionBatch.core``)."""
 
     @property
-    def players(self) -> int:
-        """Number of seats."""
-        return self.rules.players
+    def rules(self) -> Any:
+        """The rule set of these games."""
+        ...
 
-    @property
-    def seen(self) -> np.ndarray:
-        """(52,) copies of each card this seat has seen."""
-        return (self.hand + self.table + self.aside + self.piles.sum(axis=0)).astype(np.int8)
+    def uniforms(self, idx: np.ndarray, k: int = 1) -> np.ndarray:
+        """(len(idx), k) uniforms in [0, 1) drawn from the streams of envs ``idx``."""
+        ...
 
-    @property
-    def unseen(self) -> np.ndarray:
-        """(52,) copies of each card in other hands or the deck, as far as this seat knows."""
-        return (2 - self.seen).astype(np.int8)
+    def seat_view(self, i: int, seat: int) -> Any:
+        """The game's structured view of ``seat`` in env ``i``."""
+        ...
 
-    @property
-    def card_points(self) -> np.ndarray:
-        """(P,) card points (K4) in each capture pile."""
-        return self.piles.astype(np.int64) @ POINTS
-
-    @property
-    def last_round(self) -> bool:
-        """True in the last round ("sistan", K7): the deck is empty."""
-        return self.deck_left == 0
-
-    @property
-    def sweep_values(self) -> int:
-        """Bitmask (bit v, v = 2..14) of played values that would sweep the table (K13)."""
-        from krypenv.krypkasino.engine.captures import new_scratch
-
-        return int(sweep_values_s(table_value_key(self.table), new_scratch()))
-
-    @property
-    def forced(self) -> bool:
-        """True if a sweep is forced on this seat (K13)."""
-        return bool(hand_sweep_values(self.hand, self.table))
-
-    def next_seat(self, seat: int | None = None) -> int:
-        """The seat that plays after ``seat`` (default: this seat), its left neighbour (K5)."""
-        return ((self.seat if seat is None else seat) + 1) % self.players
-
-    def action_for(self, move: Move) -> int:
-        """The next action that plays ``move`` from the current choice state; ValueError if not legal."""
-        choice = np.empty(CHOICE_SIZE, np.int8)
-        choice[0], choice[1:] = self.pending, self.fixed
-        card, capture = move
-        actions = actions_to_move(self.table, choice, int(card), capture, forced=self.pending < 0 and self.forced)
-        if not actions:
-            raise ValueError("that move needs no further action")
-        return actions[0]
+    def action_name(self, i: int, action: int) -> str:
+        """``action`` in words at env ``i``'s current decision (for error messages)."""
+        ...
 
 
-def seat_view(core: Core, i: int, seat: int) -> SeatView:
-    """The :class:`SeatView` of ``seat`` in env ``i`` of a core, with its legal moves if it is to act."""
-    d, P = core.deals, core.players
-    choice = core.choice[i]
-    pending = int(choice[0])
-    hand = d.hands[i, seat].copy()
-    table = d.table[i].copy()
-    scores = d.scores_of(i)
-    view = SeatView(
-        rules=core.rules, seat=seat, hand=hand, table=table, aside=d.aside[i].copy(), piles=d.piles[i].copy(),
-        hand_sizes=d.hands[i].sum(axis=1).astype(np.int64), tabbes=d.tabbes[i].astype(np.int64), scores=scores,
-        totals=(core.totals[i] + core.penalty[i]).copy(), dealer=int(d.dealer[i]), turn=int(d.turn[i]),
-        round=int(d.round[i]), deck_left=104 - int(d.pos[i]), last_capturer=int(d.last_capturer[i]),
-        pending=pending, fixed=choice[1:].copy(),
-    )
-    if not d.done[i] and not core.over[i] and int(d.turn[i]) == seat:
-        view.legal_moves = _legal_moves(hand, table, pending, choice[1:])
-    return view
+class MoveView(Protocol):
+    """A seat view that lists legal moves and turns a chosen one into the next action."""
 
+    legal_moves: list[Any]
 
-def _legal_moves(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndarray) -> list[Move]:
-    """Legal moves of a hand on a table (K11–K13), or of the pending card containing ``fixed``."""
-    forced = hand_sweep_values(hand, table)
-    from krypenv.krypkasino.cards import HAND_VALUE
-
-    cards = [pending] if pending >= 0 else [c for c in range(N_CODES)
-                                             if hand[c] and (not forced or (forced >> HAND_VALUE[c]) & 1)]
-    moves: list[Move] = []
-    for card in cards:
-        caps = legal_captures(hand, table, int(card))
-        if caps.shape[0] == 0:
-            moves.append((int(card), np.zeros(N_CODES, np.int8)))
-        for cap in caps:
-            if pending < 0 or (cap >= fixed).all():
-                moves.append((int(card), cap))
-    return moves
+    def action_for(self, move: Any) -> int:
+        """The next action that plays ``move``; ValueError if it is not legal."""
+        ...
 
 
 @dataclass
 class DecisionBatch:
-    """B decisions of one rule set: observations, masks, and on demand views and uniforms.
+    """B decisions of one rule set: observations, masks, seats, and on demand views and uniforms.
 
-    ``obs`` (B, D) int8 and ``mask`` (B, 105) int8 are what the acting seats observe;
-    ``seats`` (B,) are their absolute seats.  The views and uniforms come from the games
-    themselves (``core`` and the env indices ``envs``).
+    ``obs`` (B, D) and ``mask`` (B, A) int8 are what the acting seats observe; ``seats`` (B,)
+    are their absolute seats.  The views and uniforms come from the games themselves: ``core``
+    (the game's batch of environments, a :class:`DecisionSource`) and the env indices ``envs``.
     """
 
     obs: np.ndarray
     mask: np.ndarray
     seats: np.ndarray
-    core: Core
+    core: DecisionSource
     envs: np.ndarray
-    _views: list[SeatView] | None = None
+    _views: list[Any] | None = None
 
     def __len__(self) -> int:
         return int(self.obs.shape[0])
 
     @property
-    def rules(self) -> Rules:
+    def rules(self) -> Any:
         """The rule set of these games."""
         return self.core.rules
 
-    def views(self) -> list[SeatView]:
-        """One :class:`SeatView` per decision (built on first use)."""
+    def views(self) -> list[Any]:
+        """One seat view per decision, as the game defines it (built on first use)."""
         if self._views is None:
-            self._views = [seat_view(self.core, int(i), int(s)) for i, s in zip(self.envs, self.seats)]
+            self._views = [self.core.seat_view(int(i), int(s)) for i, s in zip(self.envs, self.seats)]
         return self._views
 
     def uniforms(self, k: int = 1) -> np.ndarray:
@@ -211,14 +124,13 @@ def check_actions(agent_name: str, batch: DecisionBatch, actions: np.ndarray) ->
         acts = np.asarray(actions, dtype=np.int64).reshape(len(batch))
     except (TypeError, ValueError):
         raise ValueError(f"agent {agent_name!r} returned {actions!r}, not {len(batch)} integer actions") from None
-    ok = (acts >= 0) & (acts < N_ACTIONS)
+    ok = (acts >= 0) & (acts < batch.mask.shape[1])
     ok[ok] = batch.mask[np.flatnonzero(ok), acts[ok]] != 0
     if not ok.all():
         k = int(np.flatnonzero(~ok)[0])
-        from krypenv.krypkasino.actions import action_name
-
+        env = int(batch.envs[k])
         legal = ", ".join(str(a) for a in np.flatnonzero(batch.mask[k]))
         raise ValueError(f"agent {agent_name!r} chose illegal action {int(acts[k])} "
-                         f"({action_name(int(acts[k]), int(batch.core.choice[batch.envs[k], 0]))}) "
-                         f"for seat {int(batch.seats[k])} in game {int(batch.envs[k])}; legal actions: {legal}")
+                         f"({batch.core.action_name(env, int(acts[k]))}) "
+                         f"for seat {int(batch.seats[k])} in game {env}; legal actions: {legal}")
     return acts

@@ -7,7 +7,7 @@ import pytest
 
 import agents
 from agents.base import MoveAgent, RandomAgent
-from krypenv.policy import SeatView
+from krypenv.krypkasino.view import SeatView
 from krypenv.krypkasino.single import KrypkasinoEnv
 
 
@@ -63,3 +63,4 @@ def test_specs() -> None:
                        ("tests.test_agents_base:Nope", "cannot import"), ("numpy:pi", "not an agent")]:
         with pytest.raises(ValueError, match=match):
             agents.load(bad)
+

@@ -10,7 +10,7 @@ from agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, acti
 from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
-from krypenv.policy import seat_view
+from krypenv.krypkasino.view import seat_view
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
 try:

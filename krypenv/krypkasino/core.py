@@ -23,7 +23,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS
+from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS, action_name
 from krypenv.krypkasino.config import (C_E0, C_INIT_KINDS, C_INIT_SIZES, C_LATER_KINDS, C_LATER_SIZES, C_SEAT_KINDS,
                                        C_SIDE_OF, CFG_SIZE, EXTERNAL, I_DEAL_NO, I_TOTALS, K_PARALLEL_FROM, LAST_MOVE,
                                        LEARNER, EnvConfig)
@@ -33,6 +33,7 @@ from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.env_kernels import (_col_over, _col_seat, k_act, k_act_external, k_advance, k_observe,
                                             k_observe_seats, k_reset_par, k_reset_ser, k_values, k_waiting)
 from krypenv.krypkasino.observation import bounds, obs_size
+from krypenv.krypkasino.view import SeatView, seat_view
 from krypenv.policy import Agent, DecisionBatch, check_actions
 from krypenv.rng import k_uniforms, seed_state
 
@@ -184,6 +185,14 @@ class Core:
         out = np.empty(self.n, np.int64)
         k_waiting(self.st, self.cfg, out)
         return out
+
+    def seat_view(self, i: int, seat: int) -> SeatView:
+        """The :class:`~krypenv.krypkasino.view.SeatView` of an absolute seat in env ``i`` (for ``batch.views()``)."""
+        return seat_view(self, i, seat)
+
+    def action_name(self, i: int, action: int) -> str:
+        """``action`` in words at env ``i``'s current decision, e.g. ``take 4H with 9S``."""
+        return action_name(action, int(self.choice[i, 0]))
 
     def decisions(self, envs: np.ndarray, seats: np.ndarray) -> DecisionBatch:
         """A :class:`~krypenv.policy.DecisionBatch` for the given envs and absolute seats."""

@@ -41,7 +41,7 @@ from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, acti
 from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.env_kernels import learner_value
-from krypenv.policy import Agent
+from krypenv.policy import NATIVE_RANDOM, Agent
 from krypenv.krypkasino.render import history_lines, move_lines, table_text
 
 __all__ = ["KrypkasinoEnv", "ILLEGAL_PENALTY", "opponent_kinds"]
@@ -57,7 +57,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
         raise ValueError(f"opponents must be one agent or a list of {players - 1} (one per other seat), got {len(items)}")
     kinds, agents = [LEARNER], {}
     for r, opp in enumerate(items, start=1):
-        if (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == RANDOM:
+        if (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == NATIVE_RANDOM:
             kinds.append(RANDOM)
         elif isinstance(opp, Agent):
             kinds.append(EXTERNAL)
