@@ -1,4 +1,4 @@
-"""Agent building blocks and the spec strings that name agents everywhere.
+"""Agent building blocks and the spec strings that name agents everywhere, for every game.
 
 Every agent follows :class:`krypenv.policy.Agent`: ``name`` and ``act(batch) -> actions``.
 :class:`RandomAgent` plays any game from its masks alone.  Rule-based agents subclass
@@ -9,18 +9,23 @@ class turns it into the next action (in Krypkasino a card, then table-card choic
 card has several captures) and makes the same choice again at each step, so it needs no
 memory between calls.
 
-Spec strings (``agents.load(spec)``):
+Spec strings (``agents.load(spec, game="krypkasino")``):
 
 | spec                  | agent                                                            |
 |-----------------------|------------------------------------------------------------------|
-| ``random``            | uniform over the legal actions                                   |
-| ``name``              | a registered agent with default options (``agents.known()``)     |
+| ``random``            | uniform over the legal actions (every game)                      |
+| ``name``              | a registered agent with default options (``agents.known(game)``) |
 | ``name:k=v,k2=v2``    | a registered agent with options, e.g. ``pimc:samples=32``        |
 | ``ppo:PATH``          | a learned policy loaded from a checkpoint (registered by name)   |
 | ``module:attr``       | a user's agent: ``attr`` of an importable module, a class        |
 |                       | (called with no arguments) or an agent object                    |
 
-A bad spec raises ValueError naming it and listing the known agents.
+**Games.**  Each registered name plays the games it was registered for
+(``register(..., games=("krypkasino",))``, the default) or every game (``games=None``, as
+``random``).  ``load(spec, game)`` builds agents for one game (default ``krypkasino``) and
+``known(game)`` lists that game's agents (``known()``: all of them).  A bad spec, or a name
+registered for another game, raises ValueError naming it and listing the game's known agents.
+A ``module:attr`` agent is the user's to match to the game.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ import numpy as np
 from krypenv.policy import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
 from krypenv.rng import k_pick_legal
 
-__all__ = ["MoveAgent", "RandomAgent", "register", "load", "known"]
+__all__ = ["DEFAULT_GAME", "MoveAgent", "RandomAgent", "register", "load", "known"]
+
+DEFAULT_GAME = "krypkasino"  # the game of load() and register() when none is named
 
 
 class MoveAgent:
@@ -76,28 +83,39 @@ class RandomAgent:
 # --------------------------------------------------------------------------- registry and specs
 @dataclass(frozen=True)
 class Entry:
-    """A registered agent: how to build it from options, and its idea in a line."""
+    """A registered agent: how to build it from options, its idea in a line, and the games it plays."""
 
     factory: Callable[..., Agent]
     summary: str
     takes_path: bool = False  # options are one path (``ppo:PATH``), not k=v pairs
+    games: tuple[str, ...] | None = (DEFAULT_GAME,)  # None: every game
+
+    def plays(self, game: str) -> bool:
+        """True if this agent plays ``game``."""
+        return self.games is None or game in self.games
 
 
 _REGISTRY: dict[str, Entry] = {}
 
 
-def register(name: str, factory: Callable[..., Agent], summary: str, takes_path: bool = False) -> None:
-    """Make ``name`` (and ``name:k=v,...``) a spec that builds an agent with ``factory(**options)``."""
-    _REGISTRY[name] = Entry(factory, summary, takes_path)
+def register(name: str, factory: Callable[..., Agent], summary: str, takes_path: bool = False,
+             games: tuple[str, ...] | None = (DEFAULT_GAME,)) -> None:
+    """Make ``name`` (and ``name:k=v,...``) a spec that builds an agent with ``factory(**options)`` for ``games``.
+
+    ``games`` names the games the agent plays (default Krypkasino only); None means every game.
+    """
+    if games is not None and (isinstance(games, str) or not all(isinstance(g, str) and g for g in games)):
+        raise ValueError(f"games must be a tuple of game names or None (every game), got {games!r}")
+    _REGISTRY[name] = Entry(factory, summary, takes_path, None if games is None else tuple(games))
 
 
-def known() -> dict[str, str]:
-    """The registered agent names with their one-line summaries."""
-    return {name: e.summary for name, e in sorted(_REGISTRY.items())}
+def known(game: str | None = None) -> dict[str, str]:
+    """The registered agent names that play ``game`` (every registered one for None), with their one-line summaries."""
+    return {name: e.summary for name, e in sorted(_REGISTRY.items()) if game is None or e.plays(game)}
 
 
-def _known_text() -> str:
-    names = ", ".join(sorted(_REGISTRY))
+def _known_text(game: str) -> str:
+    names = ", ".join(known(game))
     return f"known agents: {names}, or module:attr for your own"
 
 
@@ -124,14 +142,18 @@ def _options(spec: str, text: str) -> dict[str, Any]:
     return opts
 
 
-def load(spec: str) -> Agent:
-    """The agent a spec string names (see the module docstring); ValueError naming the bad spec otherwise."""
+def load(spec: str, game: str = DEFAULT_GAME) -> Agent:
+    """The agent a spec string names, to play ``game`` (see the module docstring); ValueError naming the bad spec."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}; {_known_text()}")
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}; {_known_text(game)}")
     spec = spec.strip()
     name, sep, rest = spec.partition(":")
     entry = _REGISTRY.get(name)
     if entry is not None:
+        if not entry.plays(game):
+            names = ", ".join(known(game))
+            raise ValueError(f"agent {name!r} plays {', '.join(entry.games or ())}, not {game}; "
+                             f"known for {game}: {names}, or module:attr for your own")
         try:
             agent = entry.factory(rest) if entry.takes_path else entry.factory(**_options(spec, rest))
         except TypeError as exc:
@@ -139,17 +161,17 @@ def load(spec: str) -> Agent:
         agent.name = spec
         return agent
     if not sep:
-        raise ValueError(f"unknown agent {spec!r}; {_known_text()}")
+        raise ValueError(f"unknown agent {spec!r}; {_known_text(game)}")
     try:
-        target = getattr(importlib.import_module(name), rest)
+        target = getattr(importlib.import_module(name), rest)  # a user's module:attr
     except (ImportError, AttributeError) as exc:
         raise ValueError(f"agent spec {spec!r}: cannot import {rest!r} from module {name!r} ({exc}); "
-                         f"{_known_text()}") from None
+                         f"{_known_text(game)}") from None
     agent = target() if isinstance(target, type) else target
     if not isinstance(agent, Agent):
         raise ValueError(f"agent spec {spec!r}: {rest} is not an agent (it needs a name and act(batch)); "
-                         f"{_known_text()}")
+                         f"{_known_text(game)}")
     return agent
 
 
-register("random", lambda: RandomAgent(), "uniform over the legal actions")
+register("random", lambda: RandomAgent(), "uniform over the legal actions", games=None)

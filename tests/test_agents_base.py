@@ -64,3 +64,28 @@ def test_specs() -> None:
         with pytest.raises(ValueError, match=match):
             agents.load(bad)
 
+
+def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Names play the games they were registered for; random plays every game; the default game is Krypkasino."""
+    from agents import base
+
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
+    assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo"}
+    assert agents.known("kungsholmskille") == {"random": "uniform over the legal actions", "folder": "always folds"}
+    assert set(agents.known()) == set(agents.known("krypkasino")) | {"folder"}
+    assert agents.known("no-such-game") == {"random": "uniform over the legal actions"}
+    assert isinstance(agents.load("random", game="kungsholmskille"), RandomAgent)
+    assert agents.load("folder", game="kungsholmskille").name == "folder"
+    assert agents.load("expert").name == agents.load("expert", game="krypkasino").name == "expert"
+    with pytest.raises(ValueError, match=r"^agent 'expert' plays krypkasino, not kungsholmskille; "
+                                         r"known for kungsholmskille: folder, random, or module:attr"):
+        agents.load("expert", game="kungsholmskille")
+    with pytest.raises(ValueError, match="agent 'folder' plays kungsholmskille, not krypkasino; known for krypkasino: "
+                                         "creeper, expert, greedy, pimc, ppo, random"):
+        agents.load("folder")
+    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: folder, random,"):
+        agents.load("nosuch", game="kungsholmskille")
+    assert agents.load("tests.test_agents_base:FirstMove", game="kungsholmskille").name == "first-move"
+    with pytest.raises(ValueError, match="games must be a tuple of game names"):
+        base.register("bad", lambda: RandomAgent(), "bad", games="krypkasino")

@@ -116,6 +116,7 @@ class ExpertAgent(HeuristicAgent):
         super().__init__(expert_weights(**options))
 
 
-register("greedy", GreedyAgent, "takes the fewest points now (card points plus own tabbes)")
-register("creeper", CreeperAgent, "creeps whenever it can, highest card first; else greedy")
-register("expert", ExpertAgent, "counts cards: sets up tabbes for the next seat, avoids its own, minds the K15 pile")
+register("greedy", GreedyAgent, "takes the fewest points now (card points plus own tabbes)", games=("krypkasino",))
+register("creeper", CreeperAgent, "creeps whenever it can, highest card first; else greedy", games=("krypkasino",))
+register("expert", ExpertAgent, "counts cards: sets up tabbes for the next seat, avoids its own, minds the K15 pile",
+         games=("krypkasino",))

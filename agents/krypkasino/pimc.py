@@ -372,4 +372,5 @@ class PIMCAgent:
         return out
 
 
-register("pimc", PIMCAgent, "determinized search: samples hidden cards, rolls every move out with expert play")
+register("pimc", PIMCAgent, "determinized search: samples hidden cards, rolls every move out with expert play",
+         games=("krypkasino",))

@@ -321,4 +321,5 @@ def load(path: str) -> PPOAgent:
     return PPOAgent.load(path)
 
 
-register("ppo", load, "a policy learned by train.py (MaskablePPO), from a checkpoint: ppo:PATH", takes_path=True)
+register("ppo", load, "a policy learned by train.py (MaskablePPO), from a checkpoint: ppo:PATH", takes_path=True,
+         games=("krypkasino",))
