@@ -1,13 +1,16 @@
 """``krypenv replay FILE... [--json] [--legal]``: check game records against the rules.
 
 Each FILE holds one game record (a JSON object, possibly pretty-printed over many lines)
-or JSON Lines, one record per line; blank lines are ignored.  The record format is in
-RULES.md ("Game records") and :mod:`krypenv.krypkasino.records`.  For every record the command deals
-the recorded deck, replays every move checking that it is legal (the card is in the hand
-of the seat to play, K13 forced sweeps are played, captures are maximal, K10–K13),
-recomputes the result (K14–K17) and compares it with the record's ``result`` when present.
+or JSON Lines, one record per line; blank lines are ignored.  Every record is checked by the
+rules of the game its ``"game"`` key names, so one file may mix games (the dispatch and the
+registry of games are in :mod:`krypenv.records`; a record of no known game is an error that
+lists the known ones).  For a Krypkasino record (format in RULES.md, "Game records", and
+:mod:`krypenv.krypkasino.records`) the command deals the recorded deck, replays every move
+checking that it is legal (the card is in the hand of the seat to play, K13 forced sweeps are
+played, captures are maximal, K10–K13), recomputes the result (K14–K17) and compares it with
+the record's ``result`` when present.
 
-Without ``--json`` it prints a readable summary per record::
+Without ``--json`` it prints a readable summary per record (the game's own; for Krypkasino)::
 
     deal.json:1: ok: 3 players, dealer seat 2, 99 of 99 moves, result matches the record
       seat            0    1    2
@@ -22,7 +25,8 @@ wrong and the legal moves at that point::
     games.jsonl:3: error: move 12 (seat 1: 8H takes 8C): a sweep is forced (K13): ...; seat 1
     holds 5D 8H; table: 8C 10S; legal moves: 8H takes 8C 10S ...   (all on one line)
 
-With ``--json`` it prints exactly one JSON object per record, one per line::
+With ``--json`` it prints exactly one JSON object per record, one per line, with the same
+five keys for every game (here a Krypkasino record's)::
 
     {"ok": true, "error": null, "failed_move": null,
      "result": {"scores": [...], "card_points": [...], "tabbes": [...]}, "legal_moves": []}
@@ -45,7 +49,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from krypenv.krypkasino.records import ReplayOutcome, check_record, read_records
+from krypenv.records import ReplayOutcome, check_record, read_records, summary
 
 PROG = "krypenv replay"
 
@@ -56,46 +60,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="a JSON record or a JSON Lines file of records")
     parser.add_argument("--json", action="store_true", help="print one JSON object per record")
     parser.add_argument("--legal", action="store_true", help="also list the legal moves before every move")
-
-
-def _row(label: str, values: list[int]) -> str:
-    """One right-aligned table row of per-seat numbers."""
-    return f"  {label:<12}" + "".join(f"{v:>5}" for v in values)
-
-
-def _move_text(mv: dict[str, Any]) -> str:
-    """A JSON move in words: ``8H takes AC 7C`` or ``3D creeps``."""
-    return f"{mv['card']} takes {' '.join(mv['capture'])}" if mv["capture"] else f"{mv['card']} creeps"
-
-
-def summary(label: str, obj: Any, out: ReplayOutcome) -> list[str]:
-    """The text-mode lines of one checked record."""
-    if not out.ok:
-        lines = [f"{label}: error: {out.error}"]
-    else:
-        rules = obj["rules"]
-        players = rules.get("players", 3)
-        moves = f"{out.moves_played} of {out.total_moves} moves"
-        head = f"{label}: ok: {players} players, dealer seat {obj['dealer']}, {moves}"
-        if out.result is None:
-            lines = [f"{head}, partial deal (no result until it is finished)"]
-        else:
-            checked = "result matches the record" if obj.get("result") is not None else "no recorded result to compare"
-            scores = out.result["scores"]
-            lines = [
-                f"{head}, {checked}",
-                _row("seat", list(range(players))),
-                _row("score", scores) + f"   (sum {sum(scores)})",
-                _row("card points", out.result["card_points"]),
-                _row("tabbes", out.result["tabbes"]),
-            ]
-            if out.team_scores is not None:
-                lines.append(f"  team scores {out.team_scores} for teams {rules['teams']}")
-            lines.append(f"  seat {out.taker} took the table rest and the set-aside pile (K15)")
-    for m, legal in enumerate(out.legal_moves):
-        listed = " | ".join(_move_text(mv) for mv in legal) or "none"
-        lines.append(f"  legal before move {m} ({len(legal)}): {listed}")
-    return lines
 
 
 def _check(obj: Any, legal: bool) -> ReplayOutcome:

@@ -1,4 +1,4 @@
-"""Game records (krypenv.krypkasino.records) and the ``krypenv replay`` command (krypenv.replay)."""
+"""Krypkasino game records (krypenv.krypkasino.records) and the ``krypenv replay`` command on them (krypenv.replay)."""
 
 from __future__ import annotations
 
@@ -17,15 +17,8 @@ import pytest
 
 from krypenv.krypkasino.cards import N_CODES, card_code, card_name, ordered_deck
 from krypenv.krypkasino.engine import Deals
-from krypenv.krypkasino.records import (
-    RecordError,
-    check_record,
-    parse_record,
-    read_records,
-    record_from_deals,
-    replay,
-    write_jsonl,
-)
+from krypenv.krypkasino.records import RecordError, check_record, parse_record, record_from_deals, replay
+from krypenv.records import read_records, write_jsonl
 from krypenv.replay import add_arguments, run
 from krypenv.krypkasino.rules import Rules
 

@@ -19,16 +19,16 @@ two (K14).  Unknown keys are rejected, so a misspelt ``result`` is never silentl
 - :func:`parse_record` validates a loaded object and raises :class:`RecordError` naming
   exactly what is wrong; :func:`replay` plays a parsed record through the engine and checks
   every move (K9–K13) and the result (K14–K17); :func:`check_record` does both and never raises.
-- :func:`write_jsonl` / :func:`read_records` store records in files: a file holds either one
-  JSON record (possibly pretty-printed) or JSON Lines, one record per line.
+- :func:`summary` is the text that ``krypenv replay`` prints for a checked record.
+
+These are the functions :mod:`krypenv.records` dispatches to for records whose ``game`` is
+``"krypkasino"``; storing records in files (``write_jsonl``, ``read_records``) and the
+:class:`~krypenv.records.ReplayOutcome` are shared by every game and live there.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, ca
 from krypenv.krypkasino.engine.kernels import NOT_MAXIMAL
 from krypenv.krypkasino.engine.state import MOVE_ERRORS, Deals
 from krypenv.krypkasino.rules import Rules
+from krypenv.records import ReplayOutcome
 
 GAME = "krypkasino"
 RECORD_KEYS = ("game", "rules", "dealer", "deck", "moves", "result")
@@ -61,31 +62,6 @@ class ParsedRecord:
     deck: np.ndarray  # (104,) int8 card codes in dealing order
     moves: list[tuple[int, np.ndarray]]  # (played card code, (52,) int8 capture counts)
     result: dict[str, list[int]] | None = None
-
-
-@dataclass
-class ReplayOutcome:
-    """What replaying one record found; :meth:`to_json` is the ``krypenv replay --json`` object."""
-
-    ok: bool
-    error: str | None = None
-    failed_move: int | None = None
-    result: dict[str, list[int]] | None = None
-    legal_moves: list[list[dict[str, Any]]] = field(default_factory=list)
-    moves_played: int = 0
-    total_moves: int | None = None  # cards played in a full deal, once the rules are known
-    taker: int | None = None  # seat that took the table rest and set-aside pile (K15)
-    team_scores: list[int] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The five-key JSON object of ``krypenv replay --json``."""
-        return {
-            "ok": self.ok,
-            "error": self.error,
-            "failed_move": self.failed_move,
-            "result": self.result,
-            "legal_moves": self.legal_moves,
-        }
 
 
 # --------------------------------------------------------------------------- writing
@@ -313,55 +289,42 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
     return replay(parsed, legal)
 
 
-# --------------------------------------------------------------------------- files
-@dataclass
-class RawRecord:
-    """One record read from a file: where it starts, and the loaded object or why it failed to load."""
-
-    label: str  # "path:line"
-    obj: Any = None
-    error: str | None = None
+# --------------------------------------------------------------------------- the text of krypenv replay
+def _row(label: str, values: list[int]) -> str:
+    """One right-aligned table row of per-seat numbers."""
+    return f"  {label:<12}" + "".join(f"{v:>5}" for v in values)
 
 
-def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
-    """Write records as JSON Lines, one record per line."""
-    with open(path, "w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec) + "\n")
+def _move_text(mv: dict[str, Any]) -> str:
+    """A JSON move in words: ``8H takes AC 7C`` or ``3D creeps``."""
+    return f"{mv['card']} takes {' '.join(mv['capture'])}" if mv["capture"] else f"{mv['card']} creeps"
 
 
-def _loads(text: str) -> tuple[Any, str | None]:
-    """Load JSON text: (object, None), or (None, error message)."""
-    try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
-        return None, f"bad JSON: {exc}"
-
-
-def _looks_like_record(line: str) -> bool:
-    """True if a line on its own is a JSON object with a ``game`` key."""
-    obj, err = _loads(line)
-    return err is None and isinstance(obj, dict) and "game" in obj
-
-
-def read_records(path: str | Path) -> list[RawRecord]:
-    """Records of a file holding one JSON record or JSON Lines; OSError/UnicodeDecodeError if unreadable.
-
-    Blank lines are ignored; bad JSON on one line is an error for that record only.
-    """
-    text = Path(path).read_text(encoding="utf-8")
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    if not lines:
-        return []
-    obj, err = _loads(text)
-    first_n, first = lines[0]
-    if err is None:
-        return [RawRecord(f"{path}:{first_n}", obj)]
-    jsonl = len(lines) == 1 or _loads(first)[1] is None or any(_looks_like_record(line) for _, line in lines[1:])
-    if not jsonl:  # one pretty-printed record that does not parse
-        return [RawRecord(f"{path}:{first_n}", error=err)]
-    out = []
-    for n, line in lines:
-        obj, err = _loads(line)
-        out.append(RawRecord(f"{path}:{n}", obj, err))
-    return out
+def summary(label: str, obj: Any, out: ReplayOutcome) -> list[str]:
+    """The text-mode lines of one checked record."""
+    if not out.ok:
+        lines = [f"{label}: error: {out.error}"]
+    else:
+        rules = obj["rules"]
+        players = rules.get("players", 3)
+        moves = f"{out.moves_played} of {out.total_moves} moves"
+        head = f"{label}: ok: {players} players, dealer seat {obj['dealer']}, {moves}"
+        if out.result is None:
+            lines = [f"{head}, partial deal (no result until it is finished)"]
+        else:
+            checked = "result matches the record" if obj.get("result") is not None else "no recorded result to compare"
+            scores = out.result["scores"]
+            lines = [
+                f"{head}, {checked}",
+                _row("seat", list(range(players))),
+                _row("score", scores) + f"   (sum {sum(scores)})",
+                _row("card points", out.result["card_points"]),
+                _row("tabbes", out.result["tabbes"]),
+            ]
+            if out.team_scores is not None:
+                lines.append(f"  team scores {out.team_scores} for teams {rules['teams']}")
+            lines.append(f"  seat {out.taker} took the table rest and the set-aside pile (K15)")
+    for m, legal in enumerate(out.legal_moves):
+        listed = " | ".join(_move_text(mv) for mv in legal) or "none"
+        lines.append(f"  legal before move {m} ({len(legal)}): {listed}")
+    return lines
