@@ -65,7 +65,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from krypenv.bench import BENCHMARKS, register, run
+    from krypenv.krypkasino.bench import BENCHMARKS, register, run
 
     if "eval" not in BENCHMARKS:  # the harness lives above krypenv; the CLI joins the layers
         from eval.bench import bench_eval

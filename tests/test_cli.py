@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from krypenv import bench
+from krypenv.krypkasino import bench
 from krypenv.krypkasino.cards import card_name
 from krypenv.cli import main
 from krypenv.krypkasino.demo import run_demo
