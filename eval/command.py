@@ -112,7 +112,7 @@ def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: l
     """``run.json``: the command line, the full configuration, the time taken and the files written."""
     import numba
 
-    from krypenv.krypkasino.bench import machine
+    from krypenv.bench import machine
 
     return {"command": command_line(config, out),
             "config": config.games_dict() | {"workers": config.workers, "batch": config.batch,

@@ -1,0 +1,160 @@
+"""``krypenv bench [--json] [--seconds S] [--batches 1,256,4096]``: throughput of the engines, envs and evaluation.
+
+The command runs every registered benchmark for about S seconds each (default 3) and reports
+it under its name.  Compilation is never timed: a benchmark first runs untimed work that
+loads or compiles its kernels (numba compiles on first use, which can take a minute once
+after installing).  Two kinds of benchmark are registered here, by the games and by the
+layers above them:
+
+* *batched* ones (:func:`register_batched`), measured at every batch size of ``--batches``
+  (default 1, 256, 4096), run first; their result is a list of rows, one per batch size,
+  and the text output a header line and one line per row.  Krypkasino's ``engine``
+  (random play through the batched engine: decisions/s, deals/s, bytes of state per deal)
+  is one.
+* plain ones (:func:`register`): a function of the seconds per measurement returning a
+  JSON-able dict, printed as ``name: key value, ...``.  Krypkasino's ``aec``, ``vec`` and
+  ``vec_2p`` (its environments), and ``eval`` (the duplicate harness, registered by the CLI,
+  since ``krypenv`` itself never imports ``eval``).
+
+``--json`` prints exactly one JSON object: one key per benchmark in the order they ran, then
+``machine``::
+
+    {"engine": [{"batch": 1, "decisions_per_s": 1.4e5, "deals_per_s": 1.4e3, "bytes_per_deal": 896}, ...],
+     "aec": {...}, "vec": {...}, "vec_2p": {...}, "eval": {...},
+     "machine": {"cpus": 2, "numba_threads": 2, "cpu": "...", "python": "3.11.7", "numba": "...", "numpy": "..."}}
+
+**Games.**  :data:`GAME_BENCHMARKS` maps each game to the module path of its benchmark
+module, which registers that game's benchmarks when imported.  :func:`load_games` imports
+them all (on first use only, so this module imports no game); :func:`run` calls it.  A game
+plugs in by adding one entry and a module that calls :func:`register_batched` / :func:`register`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numba
+import numpy as np
+
+__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_BENCHMARKS", "BatchBenchmark", "load_games", "machine",
+           "register", "register_batched", "run"]
+
+Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
+BatchRow = Callable[[int, float], dict[str, Any]]  # (batch size, seconds) -> one row
+
+
+@dataclass(frozen=True)
+class BatchBenchmark:
+    """A benchmark measured at every batch size: its row function, and how the text output shows it."""
+
+    row: BatchRow
+    header: str  # printed once before the rows
+    line: Callable[[dict[str, Any]], str]  # the text line of one row
+
+
+GAME_BENCHMARKS: dict[str, str] = {  # game name -> module path of its benchmark module (loaded lazily)
+    "krypkasino": "krypenv.krypkasino.bench",
+}
+BATCH_BENCHMARKS: dict[str, BatchBenchmark] = {}  # name -> benchmark, run first at every batch size
+BENCHMARKS: dict[str, Benchmark] = {}  # name -> benchmark, run once each after the batched ones
+DEFAULT_BATCHES = (1, 256, 4096)
+
+
+def _check_name(name: str) -> None:
+    """ValueError if ``name`` is reserved or already registered."""
+    if name == "machine" or name in BENCHMARKS or name in BATCH_BENCHMARKS:
+        raise ValueError(f"benchmark name {name!r} is already taken")
+
+
+def register(name: str, benchmark: Benchmark) -> None:
+    """Add a benchmark to ``krypenv bench``; its result appears under ``name``."""
+    _check_name(name)
+    BENCHMARKS[name] = benchmark
+
+
+def register_batched(name: str, row: BatchRow, header: str, line: Callable[[dict[str, Any]], str]) -> None:
+    """Add a benchmark measured at every ``--batches`` size; its rows appear as a list under ``name``."""
+    _check_name(name)
+    BATCH_BENCHMARKS[name] = BatchBenchmark(row, header, line)
+
+
+def load_games() -> None:
+    """Import every game's benchmark module, which registers its benchmarks (once: imports are cached)."""
+    for module in GAME_BENCHMARKS.values():
+        importlib.import_module(module)  # the registry's lazy load: no game at import time
+
+
+def _cpu_model() -> str:
+    """The processor's model name from /proc/cpuinfo, or the machine type elsewhere."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
+def machine() -> dict[str, Any]:
+    """The ``machine`` object: cores, numba threads, processor and versions."""
+    return {
+        "cpus": os.cpu_count(),
+        "numba_threads": numba.get_num_threads(),
+        "cpu": _cpu_model(),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+    }
+
+
+def _number(value: Any) -> str:
+    """A value for the text output: floats of 100 or more rounded, with thousands separators."""
+    if isinstance(value, float):
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    return str(value)
+
+
+def _text(name: str, result: dict[str, Any]) -> str:
+    """One text line for a registered benchmark's result (a nested dict reads ``key: a 1, b 2``)."""
+    def item(k: str, v: Any) -> str:
+        if isinstance(v, dict):
+            return f"{k}: " + ", ".join(f"{kk} {_number(vv)}" for kk, vv in v.items())
+        return f"{k} {_number(v)}"
+
+    return f"{name}: " + ", ".join(item(k, v) for k, v in result.items())
+
+
+def run(as_json: bool = False, seconds: float = 3.0, batches: tuple[int, ...] | list[int] = DEFAULT_BATCHES,
+        out: TextIO | None = None) -> dict[str, Any]:
+    """Run the batched benchmarks at every batch size, then the others; print and return the results."""
+    out = sys.stdout if out is None else out
+    load_games()
+    result: dict[str, Any] = {}
+    for name, batched in BATCH_BENCHMARKS.items():
+        result[name] = []
+        if not as_json:
+            print(batched.header, file=out)
+        for b in batches:
+            row = batched.row(b, seconds)
+            result[name].append(row)
+            if not as_json:
+                print(batched.line(row), file=out, flush=True)
+    for name, benchmark in BENCHMARKS.items():
+        result[name] = benchmark(seconds)
+        if not as_json:
+            print(_text(name, result[name]), file=out, flush=True)
+    result["machine"] = m = machine()
+    if as_json:
+        print(json.dumps(result), file=out)
+    else:
+        print(f"machine: {m['cpus']} CPUs, {m['numba_threads']} numba threads, {m['cpu']}; "
+              f"Python {m['python']}, numba {m['numba']}, numpy {m['numpy']}", file=out)
+    return result
