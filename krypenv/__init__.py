@@ -1,9 +1,16 @@
-"""krypenv: reinforcement-learning environments for Krypkasino, the Swedish misère fishing card game.
+"""krypenv: reinforcement-learning environments for Swedish misère card games.
 
-``krypenv.env(**config)`` / ``krypenv.raw_env`` are the PettingZoo AEC environment
-(:mod:`krypenv.krypkasino.aec`); importing :mod:`krypenv` registers the Gymnasium id
-``krypenv/Krypkasino-v0`` (:mod:`krypenv.krypkasino.single`); :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` is the
-batched SB3 VecEnv.  The heavy modules (compiled kernels, PettingZoo) load on first use.
+Each game is a package with the same layers (cards and rules, batched engine, environments,
+records): :mod:`krypenv.krypkasino` today.  Beside them, written once for every game:
+:mod:`krypenv.policy` (what an agent is given), :mod:`krypenv.records` and
+:mod:`krypenv.replay` (game records of any game), :mod:`krypenv.rng` (seeded per-env
+streams), :mod:`krypenv.bench` and :mod:`krypenv.cli` (the ``krypenv`` command).
+
+Krypkasino's entry module is :mod:`krypenv.krypkasino_v0` (``env``, ``raw_env``, ``GymEnv``,
+``VecEnv``).  ``krypenv.env(**config)`` / ``krypenv.raw_env`` are its PettingZoo AEC
+environment, and importing :mod:`krypenv` registers its Gymnasium id
+``krypenv/Krypkasino-v0`` (:class:`krypenv.krypkasino.single.KrypkasinoEnv`).  The heavy
+modules (compiled kernels, PettingZoo) load on first use.
 """
 
 from __future__ import annotations
@@ -20,6 +27,12 @@ from gymnasium.envs.registration import register, registry
 ENV_ID = "krypenv/Krypkasino-v0"
 
 
+def compiled_sources(root: Path | None = None) -> list[Path]:
+    """The modules of this package, game packages included (any depth), that hold compiled (numba) code, sorted."""
+    here = Path(__file__).parent if root is None else root
+    return [path for path in sorted(here.rglob("*.py")) if b"njit" in path.read_bytes()]
+
+
 def _numba_cache_dir() -> None:
     """Point numba's on-disk cache at a folder named after a hash of this package's compiled modules.
 
@@ -34,10 +47,8 @@ def _numba_cache_dir() -> None:
 
     here = Path(__file__).parent
     digest = hashlib.sha1()
-    for path in sorted(here.rglob("*.py")):
-        source = path.read_bytes()
-        if b"njit" in source:  # the compiled modules
-            digest.update(source)
+    for path in compiled_sources(here):
+        digest.update(path.read_bytes())
     base = here / "__pycache__" if os.access(here, os.W_OK) else Path.home() / ".cache" / "krypenv"
     current = base / f"numba-{digest.hexdigest()[:12]}"
     numba.config.CACHE_DIR = str(current)
@@ -54,7 +65,7 @@ if ENV_ID not in registry:
 
 
 def __getattr__(name: str) -> Any:
-    """Load ``env`` and ``raw_env`` lazily from :mod:`krypenv.krypkasino.aec`."""
+    """Krypkasino's ``env`` and ``raw_env``, loaded on first access from :mod:`krypenv.krypkasino.aec`."""
     if name in ("env", "raw_env"):
         from krypenv.krypkasino import aec
 
