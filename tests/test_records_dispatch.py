@@ -17,7 +17,7 @@ from krypenv.krypkasino import records as krypkasino_records
 from krypenv.records import ReplayOutcome, check_record, game_records, known_games, summary
 from krypenv.replay import run
 
-DEAL = Path(__file__).parent / "data" / "deal_3p.json"  # tests/krypkasino/data once the tests move
+DEAL = Path(__file__).parent / "krypkasino" / "data" / "deal_3p.json"
 
 
 def toy_records_module() -> types.ModuleType:

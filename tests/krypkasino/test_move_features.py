@@ -13,10 +13,7 @@ from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.view import seat_view
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
-try:
-    from tests import oracle
-except ImportError:  # tests/ itself is on sys.path (pytest's default rootdir-less import mode)
-    import oracle  # type: ignore[no-redef]
+from tests.krypkasino import oracle
 
 COUNT = 2 * N_MOVE  # index of the move count
 
@@ -61,7 +58,7 @@ def test_counts_are_the_moves_each_legal_action_leads_to(players):
 
 
 def cheapest(table: np.ndarray, v: int) -> int | None:
-    """Brute force (tests/oracle.py): the fewest table-card points a card of played value v must take, None if it creeps."""
+    """Brute force (tests/krypkasino/oracle.py): the fewest table-card points a card of played value v must take, None if it creeps."""
     card = v - 1 if v < 14 else 0  # a club of that value (an ace for 14)
     caps = oracle.maximal_captures(tuple(int(x) for x in table), card)
     return min(int(np.dot(cap, POINTS)) for cap in caps) if caps else None

@@ -1,8 +1,8 @@
-"""Regenerate ``tests/golden/playthroughs.json`` ON PURPOSE: ``python tests/make_golden.py``.
+"""Regenerate ``tests/krypkasino/golden/playthroughs.json`` ON PURPOSE: ``python tests/krypkasino/make_golden.py``.
 
 The golden file pins the engine's behaviour on a few fixed deals: for every decision the
 legal moves (card names, canonical order) and the move chosen, and the final result.
-``tests/test_golden.py`` replays it and fails on any difference.  Only rerun this script
+``tests/krypkasino/test_golden.py`` replays it and fails on any difference.  Only rerun this script
 after a deliberate, reviewed change of the rules or engine, and review the diff of the
 JSON before committing it (every changed line is a changed legal move or score).
 
@@ -82,7 +82,7 @@ def play_deal(name: str, rules_kw: dict[str, Any], dealer: int, deck_seed: int, 
 
 def build() -> dict[str, Any]:
     """The whole golden document."""
-    about = "golden playthroughs; regenerate on purpose with python tests/make_golden.py"
+    about = "golden playthroughs; regenerate on purpose with python tests/krypkasino/make_golden.py"
     return {"about": about, "deals": [play_deal(*s) for s in SPECS]}
 
 

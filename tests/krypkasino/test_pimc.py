@@ -14,7 +14,7 @@ from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.policy import check_actions
 from krypenv.krypkasino.rules import Rules
-from tests.test_heuristics import act_on, core_at, decisions_of, play
+from tests.krypkasino.test_heuristics import act_on, core_at, decisions_of, play
 
 TINY = "pimc:samples=3,rounds=1"
 

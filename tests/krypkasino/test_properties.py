@@ -17,10 +17,7 @@ from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine.captures import card_captures, hand_sweep_values, legal_captures, legal_card_mask
 from krypenv.krypkasino.rules import Rules
 
-try:
-    from tests import oracle as O
-except ImportError:  # tests/ itself is on sys.path (pytest's default rootdir-less import mode)
-    import oracle as O  # type: ignore[no-redef]
+from tests.krypkasino import oracle as O
 
 SETTINGS = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], database=None)
 

@@ -230,7 +230,7 @@ def test_import_agents_does_not_import_torch():
 
 def test_shipped_checkpoint_loads_and_plays():
     """checkpoints/ppo-2p.zip (README) stays loadable by this version: layout, features and network agree."""
-    path = Path(__file__).resolve().parents[1] / "checkpoints" / "ppo-2p.zip"
+    path = Path(__file__).resolve().parents[2] / "checkpoints" / "ppo-2p.zip"
     agent = agents.load(f"ppo:{path}")
     assert agent.meta["players"] == 2
     res = evaluate(EvalConfig(agents=(f"ppo:{path}", "expert"), players=2, deals=2, seed=3, records=False))

@@ -1,7 +1,7 @@
 """The engine against the rules: dealing, turns, captures, sweeps, tabbes, scoring (RULES.md K5–K19, examples A–M).
 
 Expected values are worked out by hand from RULES.md (or by the brute-force oracle in
-``tests/oracle.py``), never by asking the engine.
+``tests/krypkasino/oracle.py``), never by asking the engine.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ from krypenv.krypkasino.engine import Deals, IllegalMoveError
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.state import FIELDS
 from krypenv.krypkasino.rules import Rules
-try:
-    from tests import oracle as O
-except ImportError:  # tests/ itself is on sys.path (pytest's default rootdir-less import mode)
-    import oracle as O  # type: ignore[no-redef]
+from tests.krypkasino import oracle as O
 
 Counts = tuple[int, ...]
 Move = tuple[int, Counts]

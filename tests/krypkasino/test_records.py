@@ -339,7 +339,7 @@ def test_write_jsonl_round_trip(tmp_path: Path, records: list[dict[str, Any]]) -
 
 
 def test_example_data_files() -> None:
-    """tests/data: a pretty-printed finished deal, and JSON Lines with a partial and a bad record."""
+    """tests/krypkasino/data: a pretty-printed finished deal, and JSON Lines with a partial and a bad record."""
     (raw,) = read_records(DATA / "deal_3p.json")
     out = check_record(raw.obj)
     assert out.ok and out.result == raw.obj["result"]

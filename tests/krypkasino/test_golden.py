@@ -1,8 +1,8 @@
-"""Golden playthroughs: replay ``tests/golden/playthroughs.json`` and compare every decision and result.
+"""Golden playthroughs: replay ``tests/krypkasino/golden/playthroughs.json`` and compare every decision and result.
 
-The file is regenerated only on purpose with ``python tests/make_golden.py``.  Besides
+The file is regenerated only on purpose with ``python tests/krypkasino/make_golden.py``.  Besides
 comparing with the engine, every recorded legal-move list and result is checked against
-the independent reference deal of ``tests/oracle.py`` (K6–K17).
+the independent reference deal of ``tests/krypkasino/oracle.py`` (K6–K17).
 """
 
 from __future__ import annotations
@@ -18,10 +18,7 @@ from krypenv.krypkasino.cards import card_code, names_from_counts, parse_deck
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.rules import Rules
 
-try:
-    from tests import oracle as O
-except ImportError:  # tests/ itself is on sys.path (pytest's default rootdir-less import mode)
-    import oracle as O  # type: ignore[no-redef]
+from tests.krypkasino import oracle as O
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"
 DOC: dict[str, Any] = json.loads(GOLDEN.read_text())
