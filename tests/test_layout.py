@@ -1,0 +1,230 @@
+"""The house's layout, checked on the source: one-way imports, no circles, shared layers free of games, short modules.
+
+The import graph is read with ``ast`` from every module of ``krypenv/``, ``agents/`` and
+``eval/``: every ``import`` and ``from ... import`` statement, at module level or inside
+functions, is an edge to the module it names (``from pkg import mod`` names ``pkg.mod`` when
+that is a module, else ``pkg``).  Two things are not edges:
+
+* imports under ``if TYPE_CHECKING:``, which never run (annotations only);
+* the parent packages an import initialises on the way (``import a.b.c`` also runs
+  ``a/__init__`` and ``a/b/__init__``): Python initialises a package before its modules,
+  and a package ``__init__`` that imports its own modules to export their names is the
+  usual way to do that.
+
+Dynamic loads (``importlib.import_module``) are not import statements, so they are not in
+the graph either; the test allows them only where a registry names what is loaded, listed
+in :data:`DYNAMIC_LOADS`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("krypenv", "agents", "eval")
+TOP_LEVEL = ("krypenv", "agents", "eval", "train")  # the importable names of this repository
+MAX_LINES = 520
+SHARED = ("krypenv.policy", "krypenv.records", "krypenv.replay", "krypenv.bench", "krypenv.rng", "agents.base")
+
+# The only dynamic loads allowed, each by a registry of names (they are not import statements,
+# so the graph below does not hold them; records and bench load their games' modules lazily,
+# and those modules import the shared module back, by design):
+DYNAMIC_LOADS = {
+    "krypenv.records": "GAME_RECORDS: game name -> its records module",
+    "krypenv.bench": "GAME_BENCHMARKS: game name -> its benchmark module",
+    "agents.base": "a user's module:attr agent spec",
+}
+
+
+@dataclass
+class Module:
+    """One parsed module: its name, file, whether it is a package, and its imports."""
+
+    name: str
+    path: Path
+    is_package: bool
+    imports: list[tuple[str, int, bool]] = field(default_factory=list)  # (module named, line, at module level)
+    dynamic_loads: list[int] = field(default_factory=list)  # lines of importlib.import_module / __import__ calls
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a source file under the repository root."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def is_type_checking(node: ast.If) -> bool:
+    """True for ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def collect(mod: Module, tree: ast.AST) -> list[tuple[str, list[str], int, bool]]:
+    """Raw imports of a tree: (base module, imported names, line, at module level); records dynamic loads."""
+    raw: list[tuple[str, list[str], int, bool]] = []
+
+    def visit(node: ast.AST, top: bool) -> None:
+        if isinstance(node, ast.If) and is_type_checking(node):
+            for child in node.orelse:
+                visit(child, top)
+            return
+        if isinstance(node, ast.Import):
+            raw.extend((alias.name, [], node.lineno, top) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative import: resolve against this module's package
+                package = mod.name.split(".") if mod.is_package else mod.name.split(".")[:-1]
+                package = package[:len(package) - (node.level - 1)]
+                base = ".".join(package + ([base] if base else []))
+            raw.append((base, [alias.name for alias in node.names], node.lineno, top))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in ("import_module", "__import__"):
+                mod.dynamic_loads.append(node.lineno)
+        inner = top and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    for stmt in tree.body:
+        visit(stmt, True)
+    return raw
+
+
+def parse_house() -> dict[str, Module]:
+    """Every module of the packages, with its imports resolved to module names (internal ones only)."""
+    files = [p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))]
+    modules = {module_name(p): Module(module_name(p), p, p.name == "__init__.py") for p in files}
+    for mod in modules.values():
+        for base, names, line, top in collect(mod, ast.parse(mod.path.read_text(encoding="utf-8"))):
+            if base.split(".")[0] not in TOP_LEVEL:
+                continue
+            targets = [f"{base}.{n}" for n in names if f"{base}.{n}" in modules] or [base]
+            if len(targets) < len(names) and names:  # some names are attributes of base itself
+                targets = sorted(set(targets) | {base})
+            mod.imports.extend((t, line, top) for t in targets)
+    return modules
+
+
+HOUSE = parse_house()
+
+
+def where(mod: Module, line: int) -> str:
+    """``path:line`` of an import."""
+    return f"{mod.path.relative_to(ROOT)}:{line}"
+
+
+def game_packages() -> list[str]:
+    """The game packages: krypenv's sub-packages."""
+    return sorted(name for name, mod in HOUSE.items() if mod.is_package and name.count(".") == 1
+                  and name.startswith("krypenv."))
+
+
+def test_every_internal_import_names_an_existing_module() -> None:
+    """No import of an old path (krypenv.core, krypenv.vec, agents.ppo, ...): every internal target exists."""
+    missing = [f"{where(mod, line)} imports {target}" for mod in HOUSE.values() for target, line, _ in mod.imports
+               if target not in HOUSE and target != "train"]
+    assert not missing, missing
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the directed graph as a list of nodes (first = last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def dfs(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (found := dfs(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := dfs(start)):
+            return found
+    return None
+
+
+def test_import_graph_has_no_cycles() -> None:
+    """Imports inside functions included: the dependencies point one way (rules <- engine <- envs <- agents, eval)."""
+    graph = {name: {t for t, _, _ in mod.imports if t in HOUSE and t != name} for name, mod in HOUSE.items()}
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]  # the check itself works
+
+
+def test_krypenv_imports_agents_eval_or_train_only_in_the_cli() -> None:
+    """krypenv is below agents, eval and train.py: only the CLI (the top layer) reaches up, and only lazily."""
+    upward = {}
+    for name, mod in HOUSE.items():
+        if name.split(".")[0] == "krypenv":
+            ups = [(t, line, top) for t, line, top in mod.imports if t.split(".")[0] in ("agents", "eval", "train")]
+            if ups:
+                upward[name] = ups
+    assert set(upward) <= {"krypenv.cli"}, upward
+    assert not any(top for _, _, top in upward.get("krypenv.cli", [])), "the CLI loads eval inside its commands"
+    below_eval = [f"{where(mod, line)} imports {t}" for name, mod in HOUSE.items() if name.split(".")[0] == "agents"
+                  for t, line, _ in mod.imports if t.split(".")[0] in ("eval", "train")]
+    assert not below_eval, below_eval
+
+
+def test_shared_modules_import_no_game() -> None:
+    """The shared layers import no game package, at module level or inside functions (games come by registry)."""
+    games = game_packages()
+    assert "krypenv.krypkasino" in games
+    bad = [f"{where(HOUSE[name], line)} imports {t}" for name in SHARED for t, line, _ in HOUSE[name].imports
+           if any(t == g or t.startswith(g + ".") for g in games + ["agents.krypkasino"])]
+    assert not bad, bad
+
+
+def test_games_do_not_import_each_other() -> None:
+    """A game package imports no other game package (in krypenv/ and in agents/)."""
+    games = game_packages()
+    agent_games = sorted(n for n, m in HOUSE.items() if m.is_package and n.count(".") == 1 and n.startswith("agents."))
+    bad = []
+    for family in (games, agent_games):
+        for game in family:
+            others = [g for g in family if g != game]
+            for name, mod in HOUSE.items():
+                if name == game or name.startswith(game + "."):
+                    bad += [f"{where(mod, line)} imports {t}" for t, line, _ in mod.imports
+                            if any(t == o or t.startswith(o + ".") for o in others)]
+    assert not bad, bad
+
+
+def test_dynamic_loads_only_by_registry() -> None:
+    """importlib.import_module appears only in the modules of DYNAMIC_LOADS (each loads by a registry of names)."""
+    found = {name for name, mod in HOUSE.items() if mod.dynamic_loads}
+    assert found == set(DYNAMIC_LOADS), found
+    from krypenv import bench, records
+
+    for registry in (records.GAME_RECORDS, bench.GAME_BENCHMARKS):
+        for game, module in registry.items():
+            assert module in HOUSE and module.startswith(f"krypenv.{game}."), (game, module)
+
+
+@pytest.mark.parametrize("path", [*[p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))],
+                                  ROOT / "train.py"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_are_short(path: Path) -> None:
+    """No module of krypenv/, agents/, eval/ or train.py is over 520 lines."""
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines"
+
+
+def test_numba_cache_hash_covers_nested_game_packages() -> None:
+    """The numba cache folder's hash reads the compiled modules at every depth of the game packages."""
+    import krypenv
+
+    sources = {p.relative_to(ROOT).as_posix() for p in krypenv.compiled_sources()}
+    assert {"krypenv/krypkasino/engine/kernels.py", "krypenv/krypkasino/engine/captures.py",
+            "krypenv/krypkasino/env_kernels.py", "krypenv/rng.py"} <= sources
