@@ -1,10 +1,13 @@
-"""Agents: the interface's building blocks, the spec registry, and the agents of each game.
+"""Agents: the spec registry and building blocks shared by every game, and each game's agents.
 
 ``agents.load("greedy")`` builds an agent from a spec string (:mod:`agents.base` lists the
-forms); ``agents.known()`` names every registered agent with its idea in a line.  Every agent
-follows :class:`krypenv.policy.Agent`: ``act(batch)`` turns a batch of decisions into actions.
-The baselines are documented in :mod:`agents.krypkasino.heuristics` (greedy, creeper, expert) and
-:mod:`agents.krypkasino.pimc` (determinized search).
+forms); ``agents.known()`` names every registered agent with its idea in a line.  Agents are
+registered per game: ``agents.load(spec, game="krypkasino")`` (the default) and
+``agents.known(game)``; ``random`` plays every game.  Every agent follows
+:class:`krypenv.policy.Agent`: ``act(batch)`` turns a batch of decisions into actions.
+Importing this package registers each game's agents: Krypkasino's baselines are documented in
+:mod:`agents.krypkasino.heuristics` (greedy, creeper, expert) and :mod:`agents.krypkasino.pimc`
+(determinized search), the learned ``ppo:PATH`` in :mod:`agents.krypkasino.ppo`.
 """
 
 from agents.base import MoveAgent, RandomAgent, known, load, register

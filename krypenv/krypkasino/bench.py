@@ -67,10 +67,10 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
 
 def bench_aec(seconds: float, players: int = 3, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up deal)."""
-    import krypenv
+    from krypenv.krypkasino.aec import env as aec_env
     from krypenv.rng import k_pick_legal
 
-    env = krypenv.env(players=players)
+    env = aec_env(players=players)
     rng = np.random.default_rng(seed)
     pick = np.zeros(1, np.int64)
 
