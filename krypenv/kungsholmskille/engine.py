@@ -57,7 +57,7 @@ import numpy as np
 
 from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import (
-    BUD, DISCARD1, DISCARD2, KNACKA, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, action_name, parse_move,
+    DISCARD1, DISCARD2, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, action_name, parse_move,
 )  # fmt: skip
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS, RANKS, check_deck, names_from_counts, shuffled_decks
 from krypenv.kungsholmskille.rules import Rules
@@ -66,7 +66,8 @@ PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
 FIRST_CALL, FOLDING, EXCHANGE, SECOND_CALL, TRICKS, SHOWING, FINISHED = (
     K.FIRST_CALL, K.FOLDING, K.EXCHANGE, K.SECOND_CALL, K.TRICKS, K.SHOWING, K.FINISHED)
 PHASE_NAMES = ("first call", "fold", "exchange", "second call", "tricks", "show", "done")
-PHASE_RULES = ("L5", "L6", "L8", "L9", "L10", "L11", "")
+PHASE_TEXT = ("the first call (L5)", "the fold decisions (L6)", "the exchange (L8)", "the second call (L9)",
+              "the tricks (L10)", "the show calls (L11)", "")
 BUDRUNDA, WALKOVER, SHOWDOWN = K.BUDRUNDA, K.WALKOVER, K.SHOWDOWN
 OUTCOME_NAMES = ("budrunda", "walkover", "showdown")
 _PHASE_MOVES = ("bud, knacka", "fold, stay", "stand, discard:X, discard:X,Y", "bud, knacka", "play:X", "bud, show", "")
@@ -290,22 +291,21 @@ class Deals:
             self.play_random(rng)
 
     # ----------------------------------------------------------------- explaining
-    def explain(self, i: int, a: int) -> str:
-        """Why action ``a`` is illegal in deal ``i`` (one line, with the legal moves), or that it is legal."""
+    def why_illegal(self, i: int, a: int) -> str | None:
+        """Why action ``a`` is illegal in deal ``i``, citing the rule, or None if it is legal."""
         code = int(K.check(self.state[i], a))
-        legal = ", ".join(self.legal_moves(i)) or "none"
-        if code == K.DEAL_OVER:
-            return f"move {a!r} after the end of the deal: the deal is over; legal moves: none"
-        if code == K.NO_SUCH_ACTION:
-            return f"action {a!r} is outside 0..{N_ACTIONS - 1}; legal moves: {legal}"
-        s, ph, name = int(self.to_act[i]), int(self.phase[i]), action_name(a)
-        hand = " ".join(names_from_counts(self.hands[i, s])) or "-"
         if code == K.OK:
-            return f"{name} is legal for seat {s}"
+            return None
+        if code == K.DEAL_OVER:
+            return "moves after the end of the deal: the deal is over"
+        if code == K.NO_SUCH_ACTION:
+            return f"action {a!r} is outside 0..{N_ACTIONS - 1}"
+        s, ph = int(self.to_act[i]), int(self.phase[i])
+        hand = " ".join(names_from_counts(self.hands[i, s])) or "-"
         if code == K.WRONG_KIND:
-            why = (f"a move of the wrong kind: seat {s} is in the {PHASE_NAMES[ph]} ({PHASE_RULES[ph]}), "
-                   f"where the moves are {_PHASE_MOVES[ph]}")
-        elif code == K.NOT_HELD:
+            return (f"a move of the wrong kind: seat {s} is in {PHASE_TEXT[ph]}, "
+                    f"where the moves are {_PHASE_MOVES[ph]}")
+        if code == K.NOT_HELD:
             if DISCARD1 <= a < DISCARD2:
                 ranks = _rank(a - DISCARD1)
             elif DISCARD2 <= a < PLAY:
@@ -314,14 +314,20 @@ class Deals:
             else:
                 ranks = _rank(a - PLAY)
             verb = "plays" if a >= PLAY else "discards"
-            why = f"{verb} {ranks} which seat {s} does not hold (it holds {hand})"
-        elif code == K.MUST_OVERTAKE:
-            why = (f"seat {s} must play a card at least as high as {_rank(self.high[i])}, the highest in the "
-                   f"trick so far, since it holds one (L10)")
-        else:  # MUST_LOWEST
-            low = next(x for x in range(N_RANKS) if self.hands[i, s, x])
-            why = f"must play its lowest card {_rank(low)}: no card can overtake {_rank(self.high[i])} (L10)"
-        return f"{name} by seat {s}: {why}; legal moves: {legal}"
+            return f"{verb} {ranks} which seat {s} does not hold (it holds {hand})"
+        if code == K.MUST_OVERTAKE:
+            return (f"seat {s} holds a card at least as high as {_rank(self.high[i])}, the highest in the trick "
+                    f"so far, so it must play one of those (L10)")
+        low = next(x for x in range(N_RANKS) if self.hands[i, s, x])  # MUST_LOWEST
+        return f"seat {s} must play its lowest card {_rank(low)}: no card can overtake {_rank(self.high[i])} (L10)"
+
+    def explain(self, i: int, a: int) -> str:
+        """One line: the move, the seat, why it is illegal in deal ``i`` (or that it is legal), the legal moves."""
+        why = self.why_illegal(i, a)
+        name = action_name(a) if 0 <= a < N_ACTIONS else f"action {a}"
+        who = "after the end of the deal" if self.done[i] else f"seat {int(self.to_act[i])}"
+        legal = ", ".join(self.legal_moves(i)) or "none"
+        return f"{name} ({who}): {why or 'legal'}; legal moves: {legal}"
 
     # ----------------------------------------------------------------- results
     def result(self, i: int = 0) -> dict[str, Any]:
@@ -361,7 +367,3 @@ class Deals:
     def moves(self, i: int = 0) -> list[str]:
         """The L17 move strings of deal ``i`` so far, in order."""
         return [action_name(int(a)) for a in self.hist_action[i, :self.n_moves[i]]]
-
-    def is_call(self, i: int, m: int) -> bool:
-        """True if move ``m`` of deal ``i`` was a bud or knacka (a call rather than a show-call bud)."""
-        return int(self.hist_action[i, m]) in (BUD, KNACKA)
