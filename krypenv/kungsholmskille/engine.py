@@ -63,6 +63,7 @@ from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS, RANKS, check_deck,
 from krypenv.kungsholmskille.rules import Rules
 
 PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
+MAX_POT = 2**28  # a starting pot; keeps every sum of money (at most 2·pot + antes) inside int32
 FIRST_CALL, FOLDING, EXCHANGE, SECOND_CALL, TRICKS, SHOWING, FINISHED = (
     K.FIRST_CALL, K.FOLDING, K.EXCHANGE, K.SECOND_CALL, K.TRICKS, K.SHOWING, K.FINISHED)
 PHASE_NAMES = ("first call", "fold", "exchange", "second call", "tricks", "show", "done")
@@ -113,6 +114,8 @@ class Deals:
         self._par = self.n >= PARALLEL_FROM
         self._chunks = min(self.n, 4 * numba.config.NUMBA_NUM_THREADS) if self._par else 1
         self._all = np.ones(self.n, np.bool_)
+        self._dealers0 = np.full(self.n, rules.default_dealer, np.int64)  # L2
+        self._pots0 = np.full(self.n, rules.initial_pot, np.int64)  # L3
         self._views()
 
     def _views(self) -> None:
@@ -160,9 +163,11 @@ class Deals:
             raise ValueError(f"active mask must have shape ({self.n},), got {active.shape}")
         return active
 
-    def _per_deal(self, name: str, value: Any, default: int, lo: int, hi: int | None) -> np.ndarray:
-        """An int or (N,) array of ints in [lo, hi) as an (N,) int64 array; ValueError otherwise."""
-        arr = np.asarray(default if value is None else value)
+    def _per_deal(self, name: str, value: Any, default: np.ndarray, hi: int) -> np.ndarray:
+        """An int or (N,) array of ints in [0, hi) as an (N,) int64 array (``default`` if None); ValueError otherwise."""
+        if value is None:
+            return default
+        arr = np.asarray(value)
         if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"{name} must be integers, got {arr.dtype}")
         arr = arr.astype(np.int64)
@@ -170,9 +175,9 @@ class Deals:
             arr = np.full(self.n, int(arr), np.int64)
         if arr.shape != (self.n,):
             raise ValueError(f"{name} must be an int or shape ({self.n},), got shape {arr.shape}")
-        if (arr < lo).any() or (hi is not None and (arr >= hi).any()):
-            span = f"{lo}..{hi - 1}" if hi is not None else f">= {lo}"
-            raise ValueError(f"{name} must be in {span}, got {arr[(arr < lo) | ((arr >= hi) if hi else False)][0]}")
+        bad = (arr < 0) | (arr >= hi)
+        if bad.any():
+            raise ValueError(f"{name} must be in 0..{hi - 1}, got {int(arr[bad][0])}")
         return arr
 
     # ----------------------------------------------------------------- dealing
@@ -193,8 +198,11 @@ class Deals:
         if decks is None:
             if rng is None:
                 raise ValueError("reset needs either decks or an rng")
-            decks = np.zeros((self.n, DECK_SIZE), np.int8)
-            decks[mask] = shuffled_decks(rng, int(mask.sum()))  # in index order of the active deals
+            if active is None:
+                decks = shuffled_decks(rng, self.n)
+            else:
+                decks = np.zeros((self.n, DECK_SIZE), np.int8)
+                decks[mask] = shuffled_decks(rng, int(mask.sum()))  # in index order of the active deals
         else:
             decks = np.asarray(decks)
             if decks.shape != (self.n, DECK_SIZE):
@@ -203,10 +211,11 @@ class Deals:
                 why = check_deck(decks[i])
                 if why:
                     raise ValueError(f"deck of deal {i}: {why}")
-        dealers = self._per_deal("dealers", dealers, self.rules.default_dealer, 0, self.players)
-        pots = self._per_deal("pots", pots, self.rules.initial_pot, 0, 2**31 // 4)
+        dealers = self._per_deal("dealers", dealers, self._dealers0, self.players)
+        pots = self._per_deal("pots", pots, self._pots0, MAX_POT + 1)
         driver = K.reset_par if self._par else K.reset_ser
-        driver(self.state, self.cash, self.players, mask, decks.astype(np.int8), dealers, pots, self._chunks)
+        driver(self.state, self.cash, self.players, mask, np.ascontiguousarray(decks, np.int8), dealers, pots,
+               self._chunks)
 
     # ----------------------------------------------------------------- legality
     def legal_masks(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -280,15 +289,18 @@ class Deals:
         """Make the L17 move string ``move`` in deal ``i``; ValueError / IllegalMoveError if bad or illegal."""
         self.play_action(i, parse_move(move))
 
-    def play_random(self, rng: np.random.Generator) -> None:
-        """One uniformly random legal move in every unfinished deal (compiled; the benchmark's path)."""
+    def play_random(self, rng: np.random.Generator) -> int:
+        """One uniformly random legal move in every unfinished deal (compiled); return how many are still unfinished.
+
+        Deal i's move is legal action ⌊u·n⌋ of its n legal actions (index order), u = ``rng.random(N)[i]``.
+        """
         driver = K.play_random_par if self._par else K.play_random_ser
-        driver(self.state, self.cash, self.players, rng.random(self.n), self._chunks)
+        return int(driver(self.state, self.cash, self.players, rng.random(self.n), self._chunks))
 
     def play_random_to_end(self, rng: np.random.Generator) -> None:
         """Uniformly random legal moves until every deal is finished."""
-        while not self.done.all():
-            self.play_random(rng)
+        while self.play_random(rng):
+            pass
 
     # ----------------------------------------------------------------- explaining
     def why_illegal(self, i: int, a: int) -> str | None:

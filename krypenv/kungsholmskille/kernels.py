@@ -511,21 +511,26 @@ def step_ser(st, cash, players, actions, active, status, do_apply, chunks):
 @njit(cache=True)
 def _random_range(st, cash, lo, hi, players, u):
     buf = np.empty(MAX_LEGAL + 5, np.int64)
+    left = 0
     for i in range(lo, hi):
         if not st[i, DONE]:
             play_random_row(st[i], cash[i], players, u[i], buf)
+            left += 1 - st[i, DONE]
+    return left
 
 
 @njit(cache=True, parallel=True)
 def play_random_par(st, cash, players, u, chunks):
-    """One uniformly random legal move in every unfinished deal, in parallel."""
+    """One uniformly random legal move in every unfinished deal, in parallel; return the deals still unfinished."""
     n = st.shape[0]
+    left = 0
     for ch in prange(chunks):
         lo, hi = chunk_bounds(n, chunks, ch)
-        _random_range(st, cash, lo, hi, players, u)
+        left += _random_range(st, cash, lo, hi, players, u)
+    return left
 
 
 @njit(cache=True)
 def play_random_ser(st, cash, players, u, chunks):
     """Serial twin of :func:`play_random_par`."""
-    _random_range(st, cash, 0, st.shape[0], players, u)
+    return _random_range(st, cash, 0, st.shape[0], players, u)

@@ -38,14 +38,13 @@ import numpy as np
 
 from krypenv.kungsholmskille.actions import action_name, parse_move
 from krypenv.kungsholmskille.cards import DECK_SIZE, deck_names, parse_deck, rank_index
-from krypenv.kungsholmskille.engine import OUTCOME_NAMES, Deals
+from krypenv.kungsholmskille.engine import MAX_POT, OUTCOME_NAMES, Deals
 from krypenv.kungsholmskille.rules import Rules
 from krypenv.records import ReplayOutcome
 
 GAME = "kungsholmskille"
 RECORD_KEYS = ("game", "rules", "dealer", "pot", "deck", "moves", "result")
 RESULT_KEYS = ("outcome", "winner", "shower", "penalty", "money", "antes_next", "pot_next")
-MAX_POT = 2**28  # keeps every sum of money (at most 2·pot + antes) inside int32
 
 
 class RecordError(ValueError):
