@@ -57,7 +57,7 @@ import numpy as np
 
 from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import (
-    DISCARD1, DISCARD2, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, action_name, parse_move,
+    DISCARD1, DISCARD2, FOLD as FOLD_ACTION, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, action_name, parse_move,
 )  # fmt: skip
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS, RANKS, check_deck, names_from_counts, shuffled_decks
 from krypenv.kungsholmskille.rules import Rules
@@ -314,6 +314,9 @@ class Deals:
             return f"action {a!r} is outside 0..{N_ACTIONS - 1}"
         s, ph = int(self.to_act[i]), int(self.phase[i])
         hand = " ".join(names_from_counts(self.hands[i, s])) or "-"
+        if code == K.WRONG_KIND and a == FOLD_ACTION and ph in (K.EXCHANGE, K.SECOND_CALL, K.TRICKS, K.SHOWING):
+            return (f"a move of the wrong kind: seat {s} is in {PHASE_TEXT[ph]}, and nobody may fold after the fold "
+                    f"decisions (L6, L9); the moves are {_PHASE_MOVES[ph]}")
         if code == K.WRONG_KIND:
             return (f"a move of the wrong kind: seat {s} is in {PHASE_TEXT[ph]}, "
                     f"where the moves are {_PHASE_MOVES[ph]}")
