@@ -55,6 +55,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from krypenv.kungsholmskille import drivers as D
 from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import (
     DISCARD1, DISCARD2, FOLD as FOLD_ACTION, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, action_name, parse_move,
@@ -213,7 +214,7 @@ class Deals:
                     raise ValueError(f"deck of deal {i}: {why}")
         dealers = self._per_deal("dealers", dealers, self._dealers0, self.players)
         pots = self._per_deal("pots", pots, self._pots0, MAX_POT + 1)
-        driver = K.reset_par if self._par else K.reset_ser
+        driver = D.reset_par if self._par else D.reset_ser
         driver(self.state, self.cash, self.players, mask, np.ascontiguousarray(decks, np.int8), dealers, pots,
                self._chunks)
 
@@ -224,7 +225,7 @@ class Deals:
             out = np.empty((self.n, N_ACTIONS), np.bool_)
         elif out.shape != (self.n, N_ACTIONS) or out.dtype != np.bool_:
             raise ValueError(f"out must be a bool array of shape ({self.n}, {N_ACTIONS})")
-        (K.legal_par if self._par else K.legal_ser)(self.state, out, self._chunks)
+        (D.legal_par if self._par else D.legal_ser)(self.state, out, self._chunks)
         return out
 
     def legal_actions(self, i: int = 0) -> list[int]:
@@ -245,7 +246,7 @@ class Deals:
 
     def _run_step(self, actions: np.ndarray, active: np.ndarray, do_apply: bool) -> np.ndarray:
         status = np.zeros(self.n, np.int64)
-        driver = K.step_par if self._par else K.step_ser
+        driver = D.step_par if self._par else D.step_ser
         driver(self.state, self.cash, self.players, actions, active, status, do_apply, self._chunks)
         return status
 
@@ -294,7 +295,7 @@ class Deals:
 
         Deal i's move is legal action ⌊u·n⌋ of its n legal actions (index order), u = ``rng.random(N)[i]``.
         """
-        driver = K.play_random_par if self._par else K.play_random_ser
+        driver = D.play_random_par if self._par else D.play_random_ser
         return int(driver(self.state, self.cash, self.players, rng.random(self.n), self._chunks))
 
     def play_random_to_end(self, rng: np.random.Generator) -> None:

@@ -43,15 +43,14 @@ player count (seats ≥ P are unused), so every column is a compile-time constan
 | MONEY + s      | seat s's money change from this deal's ending (L18)              |
 | ANTES + s      | what seat s pays into the next deal's pot (L12, L14, L15)        |
 
-The cash results are written when the deal ends.  Batch drivers come in twins: ``*_par``
-splits the batch into chunks over numba's threads (``prange``), ``*_ser`` loops in one
-thread; both call the same per-deal functions, so one deal and 4096 deals run the same code.
+The cash results are written when the deal ends.  The batch drivers that loop these per-deal
+functions over a batch are in :mod:`krypenv.kungsholmskille.drivers`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from krypenv.kungsholmskille.actions import (
     BUD, DISCARD1, DISCARD2, FOLD, KNACKA, MAX_LEGAL, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, SHOW, STAND, STAY, pair_index,
@@ -424,113 +423,3 @@ def play_random_row(row: np.ndarray, cr: np.ndarray, players: int, u: float, buf
     """Make a uniformly random legal move (chosen by one uniform ``u``)."""
     n = legal_list(row, buf)
     apply(row, cr, players, buf[min(int(u * n), n - 1)])
-
-
-# --------------------------------------------------------------------------- batch drivers
-@njit(cache=True)
-def chunk_bounds(n: int, chunks: int, ch: int) -> tuple[int, int]:
-    """Deals ``[lo, hi)`` of chunk ``ch`` when ``n`` deals are split into ``chunks``."""
-    return ch * n // chunks, (ch + 1) * n // chunks
-
-
-@njit(cache=True)
-def _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots):
-    for i in range(lo, hi):
-        if active[i]:
-            reset_row(st[i], cash[i], players, decks[i], dealers[i], pots[i])
-
-
-@njit(cache=True, parallel=True)
-def reset_par(st, cash, players, active, decks, dealers, pots, chunks):
-    """Deal every active deal (L4), in parallel."""
-    n = st.shape[0]
-    for ch in prange(chunks):
-        lo, hi = chunk_bounds(n, chunks, ch)
-        _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots)
-
-
-@njit(cache=True)
-def reset_ser(st, cash, players, active, decks, dealers, pots, chunks):
-    """Serial twin of :func:`reset_par`."""
-    _reset_range(st, cash, 0, st.shape[0], players, active, decks, dealers, pots)
-
-
-@njit(cache=True)
-def _legal_range(st, lo, hi, out):
-    buf = np.empty(MAX_LEGAL + 5, np.int64)
-    for i in range(lo, hi):
-        out[i, :] = False
-        row = st[i]
-        if not row[DONE]:
-            for k in range(legal_list(row, buf)):
-                out[i, buf[k]] = True
-
-
-@njit(cache=True, parallel=True)
-def legal_par(st, out, chunks):
-    """(N, 279) legal-action masks, in parallel."""
-    n = st.shape[0]
-    for ch in prange(chunks):
-        lo, hi = chunk_bounds(n, chunks, ch)
-        _legal_range(st, lo, hi, out)
-
-
-@njit(cache=True)
-def legal_ser(st, out, chunks):
-    """Serial twin of :func:`legal_par`."""
-    _legal_range(st, 0, st.shape[0], out)
-
-
-@njit(cache=True)
-def _step_range(st, cash, lo, hi, players, actions, active, status, do_apply):
-    for i in range(lo, hi):
-        row = st[i]
-        if not active[i] or row[DONE]:
-            status[i] = OK  # finished or inactive deals are left alone
-            continue
-        status[i] = check(row, actions[i])
-        if do_apply and status[i] == OK:
-            apply(row, cash[i], players, actions[i])
-
-
-@njit(cache=True, parallel=True)
-def step_par(st, cash, players, actions, active, status, do_apply, chunks):
-    """Check one action per active unfinished deal, and apply the legal ones if ``do_apply``, in parallel."""
-    n = st.shape[0]
-    for ch in prange(chunks):
-        lo, hi = chunk_bounds(n, chunks, ch)
-        _step_range(st, cash, lo, hi, players, actions, active, status, do_apply)
-
-
-@njit(cache=True)
-def step_ser(st, cash, players, actions, active, status, do_apply, chunks):
-    """Serial twin of :func:`step_par`."""
-    _step_range(st, cash, 0, st.shape[0], players, actions, active, status, do_apply)
-
-
-@njit(cache=True)
-def _random_range(st, cash, lo, hi, players, u):
-    buf = np.empty(MAX_LEGAL + 5, np.int64)
-    left = 0
-    for i in range(lo, hi):
-        if not st[i, DONE]:
-            play_random_row(st[i], cash[i], players, u[i], buf)
-            left += 1 - st[i, DONE]
-    return left
-
-
-@njit(cache=True, parallel=True)
-def play_random_par(st, cash, players, u, chunks):
-    """One uniformly random legal move in every unfinished deal, in parallel; return the deals still unfinished."""
-    n = st.shape[0]
-    left = 0
-    for ch in prange(chunks):
-        lo, hi = chunk_bounds(n, chunks, ch)
-        left += _random_range(st, cash, lo, hi, players, u)
-    return left
-
-
-@njit(cache=True)
-def play_random_ser(st, cash, players, u, chunks):
-    """Serial twin of :func:`play_random_par`."""
-    return _random_range(st, cash, 0, st.shape[0], players, u)
