@@ -1,6 +1,6 @@
 """A whole Kungsholmskille deal between random players, printed call by call and trick by trick.
 
-``run_demo(players=4, seed=None, out=sys.stdout)`` deals from a shuffled deck (seed None:
+``run_demo(players=4, seed=None, out=None)`` deals from a shuffled deck (seed None:
 a fresh random one), lets every seat pick a uniformly random legal move, and prints:
 
 * the dealer, forehand, the pot and every hand after the deal (L2–L4);
@@ -60,8 +60,9 @@ def _describe(d: Deals, s: int, a: int, phase: int, hand_before: np.ndarray) -> 
     return name
 
 
-def run_demo(players: int = 4, seed: int | None = None, out: TextIO = sys.stdout) -> None:
-    """Play one deal of random legal moves and print it to ``out``."""
+def run_demo(players: int = 4, seed: int | None = None, out: TextIO | None = None) -> None:
+    """Play one deal of random legal moves and print it to ``out`` (default: the current ``sys.stdout``)."""
+    out = sys.stdout if out is None else out
     rules = Rules(players)
     rng = np.random.default_rng(seed)
     d = Deals(rules, 1)

@@ -46,6 +46,22 @@ to the state):
 Invariant at every step: hands + talon + discards + cards played = the 42 cards of L1
 (:meth:`Deals.card_census`).  Batches of at least ``PARALLEL_FROM`` deals use the
 parallel (``prange``) kernels.
+
+The methods:
+
+- ``reset(decks=None, dealers=None, pots=None, rng=None, active=None)`` deals (L4); a deal
+  depends only on (players, dealer, pot, deck order).  One ``Deals`` plays one deal per row:
+  a session of deals passes the deal to the left itself (L2: ``dealers=dealer + 1``,
+  ``pots=pot_next``) and truncates endless pots itself (L16).
+- ``legal_masks(out=None) -> (N, 279) bool``; ``legal_actions(i)``, ``legal_moves(i)`` (L17
+  strings in action-index order).
+- ``step(actions)`` raises :class:`IllegalMoveError` (nothing changes in any deal) or applies one
+  action per unfinished deal (finished deals are skipped, −1 is fine there); ``step_status``
+  applies the legal ones and returns (N,) codes (``MOVE_ERRORS``); ``check`` only checks;
+  ``play_action(i, a)``, ``play_move(i, "play:gok")``; ``play_random(rng)`` (compiled).
+- ``why_illegal(i, a)`` / ``explain(i, a)``: the reason in words, citing the rule.
+- ``result(i)``: the L18 result dict once done; ``talon(i)``, ``played(i)``, ``discarded(i)``,
+  ``card_census(i)``, ``moves(i)``.
 """
 
 from __future__ import annotations
@@ -72,6 +88,14 @@ PHASE_TEXT = ("the first call (L5)", "the fold decisions (L6)", "the exchange (L
               "the tricks (L10)", "the show calls (L11)", "")
 BUDRUNDA, WALKOVER, SHOWDOWN = K.BUDRUNDA, K.WALKOVER, K.SHOWDOWN
 OUTCOME_NAMES = ("budrunda", "walkover", "showdown")
+MOVE_ERRORS = {
+    K.DEAL_OVER: "moves after the end of the deal",
+    K.NO_SUCH_ACTION: "an action outside 0..278",
+    K.WRONG_KIND: "a move of the wrong kind for the phase",
+    K.NOT_HELD: "a card the seat does not hold",
+    K.MUST_OVERTAKE: "must play a card at least as high as the highest in the trick (L10)",
+    K.MUST_LOWEST: "must play its lowest card (L10)",
+}  # step_status codes (0 = OK); why_illegal words them for one deal
 _PHASE_MOVES = ("bud, knacka", "fold, stay", "stand, discard:X, discard:X,Y", "bud, knacka", "play:X", "bud, show", "")
 
 _SCALARS = {
