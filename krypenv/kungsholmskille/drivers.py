@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.kungsholmskille.kernels import DONE, MAX_LEGAL, OK, apply, check, legal_list, play_random_row, reset_row
+from krypenv.kungsholmskille.actions import MAX_LEGAL
+from krypenv.kungsholmskille.kernels import DONE, OK, apply, check, legal_list, play_random_row, reset_row
 
 
 @njit(cache=True)

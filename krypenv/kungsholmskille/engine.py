@@ -137,6 +137,7 @@ class Deals:
         self.state[:, K.TO_ACT] = -1
         self.cash = np.zeros((self.n, K.CASH_WIDTH), np.int32)
         self._par = self.n >= PARALLEL_FROM
+        self._unfinished = self.n  # deals left unfinished by the last play_random (an upper bound)
         self._chunks = min(self.n, 4 * numba.config.NUMBA_NUM_THREADS) if self._par else 1
         self._all = np.ones(self.n, np.bool_)
         self._dealers0 = np.full(self.n, rules.default_dealer, np.int64)  # L2
@@ -238,6 +239,7 @@ class Deals:
                     raise ValueError(f"deck of deal {i}: {why}")
         dealers = self._per_deal("dealers", dealers, self._dealers0, self.players)
         pots = self._per_deal("pots", pots, self._pots0, MAX_POT + 1)
+        self._unfinished = self.n
         driver = D.reset_par if self._par else D.reset_ser
         driver(self.state, self.cash, self.players, mask, np.ascontiguousarray(decks, np.int8), dealers, pots,
                self._chunks)
@@ -319,8 +321,12 @@ class Deals:
 
         Deal i's move is legal action ⌊u·n⌋ of its n legal actions (index order), u = ``rng.random(N)[i]``.
         """
-        driver = D.play_random_par if self._par else D.play_random_ser
-        return int(driver(self.state, self.cash, self.players, rng.random(self.n), self._chunks))
+        # the tail of a batch, once fewer than PARALLEL_FROM deals are unfinished, runs serially: same code, same
+        # moves, no thread launch for a handful of deals
+        par = self._par and self._unfinished >= PARALLEL_FROM
+        driver = D.play_random_par if par else D.play_random_ser
+        self._unfinished = int(driver(self.state, self.cash, self.players, rng.random(self.n), self._chunks))
+        return self._unfinished
 
     def play_random_to_end(self, rng: np.random.Generator) -> None:
         """Uniformly random legal moves until every deal is finished."""

@@ -30,7 +30,7 @@ def test_demo_prints_a_whole_deal(players: int) -> None:
     money = sum(int(m) for _, m, _ in rows)
     pot = int(re.search(r"; pot (\d+)\.", text).group(1))
     assert money == (0 if "budrunda" in text.split("The deal ends:")[1] else pot)  # L18 bookkeeping
-    assert f"next deal: seat 0 deals (L2)" in text
+    assert "next deal: seat 0 deals (L2)" in text
 
 
 def test_demo_names_rules_on_notable_events() -> None:
