@@ -1,4 +1,4 @@
-"""Kungsholmskille, the second game of krypenv: a misère trick game for a money pot (docs: /KILLE.md, L1–L19).
+"""Kungsholmskille, the second game of krypenv: a misère trick game for a money pot (rules contract: KILLE.md, L1–L19).
 
 - :mod:`~krypenv.kungsholmskille.cards`: ranks, decks and shuffling (L1);
 - :mod:`~krypenv.kungsholmskille.rules`: ``Rules(players)`` (L2);
