@@ -216,7 +216,8 @@ class raw_env(AECEnv):
             self.agent_selection = nxt
         if self.render_mode is not None:
             if status == ILLEGAL:
-                self._log.append(f"{agent}: illegal {illegal_message(agent, action, [])[8:].split(' for ')[0]}")
+                name = action_name(action) if 0 <= action < N_ACTIONS else f"action {action}"
+                self._log.append(f"{agent}: illegal move {name!r}")
             self._log.extend(moves_since(core, 0, self.possible_agents, deal_before, moves_before))
             if self.render_mode == "human":
                 self.render()

@@ -261,6 +261,20 @@ def test_vec_illegal_action_raises_before_any_game_moves_and_external_batches() 
     assert max(agent.batch_sizes) > 16
 
 
+def test_parallel_batch_game_equals_a_single_game() -> None:
+    """The parallel drivers (64 games) play game i exactly as a one-game VecEnv seeded seed + i."""
+    big = KungsholmskilleVecEnv(64, players=4, seed=50, seat="random", max_deals=4)
+    small = KungsholmskilleVecEnv(1, players=4, seed=55, seat="random", max_deals=4)
+    assert big.core.par and not small.core.par
+    ob, os_ = big.reset(), small.reset()
+    for _ in range(80):
+        assert np.array_equal(ob[5], os_[0])
+        ab, as_ = lowest_legal(big.action_masks()), lowest_legal(small.action_masks())
+        ob, rb, db, _ = big.step(ab)
+        os_, rs, ds, _ = small.step(as_)
+        assert rb[5] == rs[0] and db[5] == ds[0]
+
+
 def test_maskable_ppo_on_the_parallel_vecenv() -> None:
     """sb3-contrib's MaskablePPO runs on 64 games (the parallel drivers), masks fetched in one call."""
     torch = pytest.importorskip("torch")
