@@ -51,8 +51,9 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.kungsholmskille import kernels as K
-from krypenv.kungsholmskille.actions import N_ACTIONS
+from krypenv.kungsholmskille.actions import MAX_LEGAL, N_ACTIONS
 from krypenv.kungsholmskille.cards import DECK_SIZE, shuffle_into
+from krypenv.kungsholmskille.drivers import chunk_bounds
 from krypenv.kungsholmskille.engine import Deals
 from krypenv.kungsholmskille.observation import OBS_DTYPE, bounds, encode_into, mask_into, obs_size
 from krypenv.kungsholmskille.rules import Rules
@@ -65,7 +66,7 @@ K_PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
 LEARNER, EXTERNAL, RANDOM = 0, 1, 2  # who acts for a seat: the learner, a Python agent, the built-in random policy
 MOVED, ILLEGAL = 0, 1  # act statuses
 RUNNING, POT_OUT, TRUNCATED, FORFEIT = 0, 1, 2, 3  # episode state E_OVER: POT_OUT and FORFEIT are terminations
-BUF = K.MAX_LEGAL + 5  # scratch length for legal_list
+BUF = MAX_LEGAL + 5  # scratch length for legal_list
 
 # cfg vector (int64)
 C_P, C_MAX_DEALS, C_FIRST_DEALER, C_SKIP, C_RANDOM_SEAT = range(5)
@@ -314,7 +315,7 @@ def k_reset_par(st, cash, ep, rng, cfg, prev_st, prev_cash, active, chunks):
     """New episodes in the active envs, advanced to the first learner or external decision."""
     n = st.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = chunk_bounds(n, chunks, ch)
         _reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, active)
 
 
@@ -329,7 +330,7 @@ def k_step_par(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, status
     """The learner's action in every env, then built-in opponents until the next learner or external decision."""
     n = st.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = chunk_bounds(n, chunks, ch)
         _step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status)
 
 
@@ -344,7 +345,7 @@ def k_finish_par(st, cash, ep, rng, cfg, prev_st, prev_cash, rew, over, final, t
     """Rewards since the learner's previous decision, over codes, terminal observations and auto-reset."""
     n = st.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = chunk_bounds(n, chunks, ch)
         _finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, rew, over, final, term_obs, term_mask)
 
 
@@ -360,7 +361,7 @@ def k_step_all_par(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, st
     """A whole VecEnv step when every opponent is built in: act, opponents, rewards, auto-reset, observations."""
     n = st.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = chunk_bounds(n, chunks, ch)
         _step_all_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status, rew, over, final,
                         obs, masks, term_obs, term_mask)
 
@@ -378,7 +379,7 @@ def k_observe_par(st, cash, ep, cfg, obs, masks, chunks):
     """The learner's observation and mask in every env."""
     n = st.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = chunk_bounds(n, chunks, ch)
         _observe_range(st, cash, ep, cfg, lo, hi, obs, masks)
 
 
