@@ -1,0 +1,236 @@
+"""# Kungsholmskille (PettingZoo AEC)
+
+Kungsholmskille is the Swedish misère trick game of KILLE.md: 2–6 players with a 42-card
+kille deck play for a money pot; each tries to be left with the lowest card after four
+tricks, and must judge when to stay in, knock, fold, exchange and show.
+
+| Import             | `from krypenv import kungsholmskille_v0; env = kungsholmskille_v0.env(players=4)` |
+|--------------------|------------------------------------------------------------------------------------|
+| Actions            | Discrete(279)                                                                      |
+| Parallel API       | No                                                                                 |
+| Manual Control     | No                                                                                 |
+| Agents             | `["player_0", …, "player_{P-1}"]`, agent `player_s` sits in seat `s`               |
+| Number of agents   | 2–6 (`players`, default 4)                                                         |
+| Action Shape       | (1,)                                                                               |
+| Action Values      | [0, 278]                                                                           |
+| Observation Shape  | Dict: `observation` (75 + 23P,) int16, `action_mask` (279,) int8                   |
+| Observation Values | see `krypenv.kungsholmskille.observation`                                          |
+
+### Configuration
+
+Keywords (the same in all three interfaces): `players` (2–6, default 4), `first_dealer`
+(None = seat P−1, L2, or a seat), `max_deals` (deals before truncation, 1–1000, default 50,
+L16), `skip_forced` (default False), `illegal` ("raise" or "lose"), `render_mode` (None,
+"ansi" or "human").  A bad value is a ValueError naming the keyword.
+
+### Action space
+
+See `krypenv.kungsholmskille.actions`: 0 `bud`, 1 `knacka`, 2 `fold`, 3 `stay`, 4 `stand`,
+5 `show`, 6–26 `discard:X`, 27–257 `discard:X,Y`, 258–278 `play:X` (L17).  Every legal move
+of every decision (L5–L11) is one index, nothing else is legal.  With `skip_forced=False`
+(default) a decision with a single legal move — a forced play (L10), always so in the fourth
+trick — is still asked, as L17 records it; with `skip_forced=True` the env makes it.  The
+default keeps one env step per record move, so records, replays and all three interfaces
+see the same decisions.
+
+### Observation space
+
+`{"observation": int16 vector, "action_mask": int8 (279,)}` (PettingZoo classic).  The vector
+is the agent's information state, seats relative to the observer (layout table in
+`krypenv.kungsholmskille.observation`).  Any agent may be observed at any time.  The mask
+means "legal for you now": an agent not on turn has all zeros, and the turn is explicit in
+the vector (`to_act[0] = 1`) and in `infos[agent]["to_act"]`.
+
+### Episodes, agents and rewards
+
+An episode is one pot: every seat pays 2 into it (L3), then deal follows deal (the dealer
+rotating left, L2; budrunda antes into the same pot, L12) until the pot goes out by a
+walkover (L15) or a showdown (L14): all agents are then *terminated*, and the antes for the
+next pot are not paid.  If the `max_deals`-th deal still ends in a budrunda all agents are
+*truncated* (L16): the pot belongs to nobody.
+
+A seat's reward is the change of its money: antes negative, a pot won and a penalty received
+positive, a penalty paid negative.  Rewards reach every agent at every step (PettingZoo's
+`rewards`, accumulated by `last()`), folded agents included.  The −2 ante of L3 arrives with
+the first step (PettingZoo requires zero rewards right after `reset`).  So an agent's return
+is its net money, and the returns of an episode whose pot went out sum to 0.
+
+A folded agent stays in `agents` until the episode ends: it is simply never selected while it
+is out of the deal (L6), receives its rewards, and plays again from the next deal.
+
+Illegal actions: with `illegal="raise"` (default) `step` raises a ValueError naming the move
+(as an L17 string), the agent and the legal moves; nothing changes.  With `illegal="lose"`
+the episode ends (terminated) and the offender pays `ILLEGAL_FINE` = 20 to every other seat;
+the pot belongs to nobody.
+
+### Rendering
+
+`render_mode="ansi"` returns, and `"human"` prints, a spectator's table (all hands shown):
+deal, dealer, forehand, pot, phase; each seat's money, hand, calls and trick cards; the
+current trick; the seat to act and its legal moves; and the moves so far with how each deal
+ended (`krypenv.kungsholmskille.render`).
+
+### Version History
+
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
+from krypenv.kungsholmskille.core import (
+    FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_OUT, RUNNING, TRUNCATED, Core, EnvConfig, k_aec_step,
+)  # fmt: skip
+from krypenv.kungsholmskille.render import moves_since, table_text
+
+__all__ = ["env", "raw_env", "ILLEGAL_FINE"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment wrapped in PettingZoo's call-order checks; keywords as :class:`raw_env`.
+
+    Out-of-range actions need no extra wrapper: the raw env treats them as illegal actions.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def illegal_message(agent: str, action: int, legal: list[str]) -> str:
+    """The ValueError text of an illegal action: the move as an L17 string and the legal moves."""
+    move = action_name(action) if 0 <= action < N_ACTIONS else f"action {action} (outside 0..{N_ACTIONS - 1})"
+    return f"illegal move {move!r} (action {action}) for {agent}; legal moves: {', '.join(legal) or 'none'}"
+
+
+class raw_env(AECEnv):
+    """Kungsholmskille as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "kungsholmskille_v0", "is_parallelizable": False,
+                "render_fps": 1}  # fmt: skip
+
+    def __init__(self, players: int = 4, first_dealer: int | None = None, max_deals: int = 50,
+                 skip_forced: bool = False, illegal: str = "raise", render_mode: str | None = None) -> None:
+        """A table of ``players`` seats; the keywords are documented in the module docstring."""
+        super().__init__()
+        self.config = EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode)
+        self.render_mode = render_mode
+        self._core = Core(self.config, 1)
+        P = self.config.players
+        self.possible_agents = [f"player_{s}" for s in range(P)]
+        self.agents = self.possible_agents[:]
+        self.agent_selection = self.possible_agents[0]
+        obs_box = spaces.Box(self._core.low, self._core.high, dtype=np.int16)
+        mask_box = spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8)
+        self.observation_spaces = {a: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
+                                   for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+        self._lose = illegal == "lose"
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
+        self._base = np.zeros(P, np.int64)  # each seat's money when it was last rewarded
+        self._delta = np.zeros(P, np.int64)
+        self._seeded = False
+        self._log: list[str] = []
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"to_act": False} for a in self.agents}
+
+    @property
+    def core(self) -> Core:
+        """The underlying one-env :class:`~krypenv.kungsholmskille.core.Core` (for inspection)."""
+        return self._core
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The Dict observation space (the same for every agent)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """Discrete(279) (the same for every agent)."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode (L3: every seat antes 2); ``seed`` seeds the stream (without it the stream continues)."""
+        core = self._core
+        if seed is not None or not self._seeded:
+            core.seed([seed])
+            self._seeded = True
+        core.reset()
+        self._base[:] = 0  # money starts at −2: the ante reaches the seats with the first step
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.agent_selection = self.possible_agents[int(core.deals.to_act[0])]
+        self.infos = {a: {"to_act": a == self.agent_selection} for a in self.agents}
+        d = core.deals
+        self._log = [f"new pot: every seat antes 2 (L3); deal 0: dealer {self.possible_agents[int(d.dealer[0])]}, "
+                     f"pot {int(d.pot[0])}"]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation dict; its mask is all zero unless it is the agent to act."""
+        obs, mask = self._core.observe(0, self._seat_of[agent])
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Apply the action of ``agent_selection`` (None once it is terminated or truncated)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+            action = int(action.reshape(()))
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"{agent} must act with an integer action 0..{N_ACTIONS - 1}, got {action!r}")
+        core = self._core
+        action = int(action)
+        deal_before, moves_before = int(core.deal_no[0]), int(core.deals.n_moves[0])
+        status = k_aec_step(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash,
+                            action, self._lose, self._base, self._delta)
+        if status == ILLEGAL and not self._lose:
+            raise ValueError(illegal_message(agent, action, core.deals.legal_moves(0)))
+        self.rewards = {a: float(r) for a, r in zip(self.agents, self._delta.tolist())}
+        cum = self._cumulative_rewards
+        cum[agent] = 0.0
+        for a, r in self.rewards.items():
+            cum[a] += r
+        over = int(core.over[0])
+        if over != RUNNING:
+            for a in self.agents:
+                self.terminations[a] = over in (POT_OUT, FORFEIT)
+                self.truncations[a] = over == TRUNCATED
+                self.infos[a]["to_act"] = False
+        else:
+            nxt = self.possible_agents[int(core.deals.to_act[0])]
+            self.infos[agent]["to_act"] = False
+            self.infos[nxt]["to_act"] = True
+            self.agent_selection = nxt
+        if self.render_mode is not None:
+            if status == ILLEGAL:
+                name = action_name(action) if 0 <= action < N_ACTIONS else f"action {action}"
+                self._log.append(f"{agent}: illegal move {name!r}")
+            self._log.extend(moves_since(core, 0, self.possible_agents, deal_before, moves_before))
+            if self.render_mode == "human":
+                self.render()
+
+    def render(self) -> str | None:
+        """A spectator's text table; returned for "ansi", printed for "human" (None without a render mode)."""
+        if self.render_mode is None:
+            return None
+        text = table_text(self._core, 0, self.possible_agents, self._log)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""

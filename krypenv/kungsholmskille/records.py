@@ -1,0 +1,299 @@
+"""Kungsholmskille game records: write a deal as JSON, read it back, replay and check it (KILLE.md L17–L19).
+
+A record is one JSON object (L18)::
+
+    {"game": "kungsholmskille",
+     "rules": {"players": 4},
+     "dealer": 3,
+     "pot": 8,                                   # the pot at the start, antes for it paid
+     "deck": ["kille", "3", "blaren", ...],      # 42 rank names, dealing order (L4)
+     "moves": ["knacka", "stay", "fold", "stay", "discard:kille", "stand", ...],
+     "result": {"outcome": "showdown", "winner": 1, "shower": 0, "penalty": 8,
+                "money": [-8, 16, 0, 0], "antes_next": [2, 0, 0, 2], "pot_next": 4}}
+
+Moves are L17 strings; the seat of each is implied by the rules.  ``result`` is present only
+once the deal is finished: a *partial* record (fewer moves, no ``result``) is valid and
+replays to ``result=None``.  Unknown keys are rejected everywhere, so a misspelt key is never
+silently ignored.  The recorded result must keep L18's bookkeeping (``sum(money)`` is the
+pot after a walkover or showdown, 0 after a budrunda; ``pot_next`` is the pot if it stayed,
+plus the antes) and must equal the result recomputed by the engine.
+
+- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.kungsholmskille.engine.Deals` batch.
+- :func:`parse_record` validates a loaded object, raising :class:`RecordError` naming what is wrong.
+- :func:`check_record` parses and replays through the engine (one deal) and never raises: it
+  returns a :class:`krypenv.records.ReplayOutcome` whose ``error`` is one line naming the move
+  index, the seat, the move, what was wrong and the legal moves at that point; ``failed_move``
+  is the index of the first illegal move; ``legal_moves`` (with ``legal=True``) lists the
+  legal move strings before every move, up to and including a failing one; ``moves_played``
+  counts the moves replayed and ``total_moves`` the moves in the record.
+- :func:`summary` gives the readable ``krypenv replay`` lines of one checked record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from krypenv.kungsholmskille.actions import action_name, parse_move
+from krypenv.kungsholmskille.cards import DECK_SIZE, deck_names, parse_deck, rank_index
+from krypenv.kungsholmskille.engine import MAX_POT, OUTCOME_NAMES, Deals
+from krypenv.kungsholmskille.rules import Rules
+from krypenv.records import ReplayOutcome
+
+GAME = "kungsholmskille"
+RECORD_KEYS = ("game", "rules", "dealer", "pot", "deck", "moves", "result")
+RESULT_KEYS = ("outcome", "winner", "shower", "penalty", "money", "antes_next", "pot_next")
+
+
+class RecordError(ValueError):
+    """A malformed record; ``move`` is the index of the offending move, if any."""
+
+    def __init__(self, message: str, move: int | None = None) -> None:
+        super().__init__(message)
+        self.move = move
+
+
+@dataclass
+class ParsedRecord:
+    """A validated record: rules, dealer, starting pot, deck order, moves as action indices, recorded result."""
+
+    rules: Rules
+    dealer: int
+    pot: int
+    deck: np.ndarray  # (42,) int8 rank indices in dealing order
+    moves: list[int]  # action indices
+    result: dict[str, Any] | None = None
+
+
+# --------------------------------------------------------------------------- writing
+def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
+    """The record of deal ``i`` of a batch, finished or partial (``result`` only when done)."""
+    if not 0 <= i < deals.n:
+        raise ValueError(f"deal index {i} is outside 0..{deals.n - 1}")
+    if not np.array_equal(np.bincount(deals.deck[i].astype(np.int64), minlength=21), np.full(21, 2)):
+        raise ValueError(f"deal {i} has not been dealt (call reset first); it has no record")
+    record: dict[str, Any] = {
+        "game": GAME,
+        "rules": deals.rules.to_dict(),
+        "dealer": int(deals.dealer[i]),
+        "pot": int(deals.pot[i]),
+        "deck": deck_names(deals.deck[i]),
+        "moves": deals.moves(i),
+    }
+    if deals.done[i]:
+        record["result"] = deals.result(i)
+    return record
+
+
+# --------------------------------------------------------------------------- parsing
+def _is_int(x: Any) -> bool:
+    """True for a JSON integer (not a bool)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _seat_or_null(res: dict[str, Any], key: str, players: int) -> None:
+    v = res[key]
+    if v is not None and not (_is_int(v) and 0 <= v < players):
+        raise RecordError(f"result.{key} must be a seat 0..{players - 1} or null, got {v!r}")
+
+
+def _parse_result(res: Any, players: int, pot: int) -> dict[str, Any]:
+    """The recorded ``result``: its shape, and L18's bookkeeping against the record's pot."""
+    if not isinstance(res, dict):
+        raise RecordError(f"result must be an object or absent, got {type(res).__name__}")
+    missing, extra = sorted(set(RESULT_KEYS) - set(res)), sorted(set(res) - set(RESULT_KEYS))
+    if missing or extra:
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(extra)}"] if extra else [])
+        raise RecordError(f"result must have exactly the keys {', '.join(RESULT_KEYS)}: {'; '.join(parts)}")
+    if res["outcome"] not in OUTCOME_NAMES:
+        raise RecordError(f"result.outcome must be one of {', '.join(OUTCOME_NAMES)}, got {res['outcome']!r}")
+    _seat_or_null(res, "winner", players)
+    _seat_or_null(res, "shower", players)
+    for key in ("penalty", "pot_next"):
+        if not _is_int(res[key]) or res[key] < 0:
+            raise RecordError(f"result.{key} must be a non-negative integer, got {res[key]!r}")
+    for key in ("money", "antes_next"):
+        vals = res[key]
+        if not isinstance(vals, list) or len(vals) != players or not all(_is_int(v) for v in vals):
+            raise RecordError(f"result.{key} must be a list of {players} integers (one per seat), got {vals!r}")
+    if any(v < 0 for v in res["antes_next"]):
+        raise RecordError(f"result.antes_next must not be negative, got {res['antes_next']}")
+    went_out = res["outcome"] != "budrunda"
+    want = pot if went_out else 0
+    if sum(res["money"]) != want:
+        raise RecordError(
+            f"result.money {res['money']} sums to {sum(res['money'])}: sum(money) breaks L18's bookkeeping "
+            f"(it must be {want} after a {res['outcome']} with pot {pot})")
+    want_next = (0 if went_out else pot) + sum(res["antes_next"])
+    if res["pot_next"] != want_next:
+        raise RecordError(
+            f"result.pot_next {res['pot_next']} breaks L18's bookkeeping: after a {res['outcome']} it is "
+            f"{'0' if went_out else pot} + sum(antes_next) {sum(res['antes_next'])} = {want_next}")
+    return dict(res)
+
+
+def parse_record(obj: Any) -> ParsedRecord:
+    """Validate a loaded record; RecordError names exactly what is wrong (``.move`` for a bad move string)."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+    missing = [k for k in RECORD_KEYS if k not in obj and k != "result"]
+    if missing:
+        raise RecordError(f"missing key(s) {', '.join(missing)}; a record has {', '.join(RECORD_KEYS)}")
+    unknown = sorted(str(k) for k in set(obj) - set(RECORD_KEYS))
+    if unknown:
+        raise RecordError(f"unknown key(s) {', '.join(unknown)}; a record has {', '.join(RECORD_KEYS)}")
+    if obj["game"] != GAME:
+        raise RecordError(f"game must be {GAME!r}, got {obj['game']!r}")
+    try:
+        rules = Rules.from_dict(obj["rules"])
+    except (ValueError, TypeError) as exc:
+        raise RecordError(f"bad rules: {exc}") from None
+    dealer, pot = obj["dealer"], obj["pot"]
+    if not _is_int(dealer) or not 0 <= dealer < rules.players:
+        raise RecordError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer!r}")
+    if not _is_int(pot) or not 0 <= pot <= MAX_POT:
+        raise RecordError(f"pot must be a whole number of kronor from 0 to {MAX_POT} (L3), got {pot!r}")
+    names = obj["deck"]
+    if not isinstance(names, list) or len(names) != DECK_SIZE:
+        got = f"{len(names)} cards" if isinstance(names, list) else type(names).__name__
+        raise RecordError(f"deck must list all {DECK_SIZE} rank names in dealing order, got {got}")
+    for j, name in enumerate(names):
+        try:
+            rank_index(name)
+        except ValueError as exc:
+            raise RecordError(f"deck[{j}]: {exc}") from None
+    try:
+        deck = parse_deck(names)
+    except ValueError as exc:
+        raise RecordError(f"bad deck: {exc}") from None
+    if not isinstance(obj["moves"], list):
+        raise RecordError(f"moves must be a list of move strings, got {type(obj['moves']).__name__}")
+    moves = []
+    for m, text in enumerate(obj["moves"]):
+        try:
+            moves.append(parse_move(text))
+        except ValueError as exc:
+            raise RecordError(str(exc), m) from None
+    res = obj.get("result")
+    result = None if res is None else _parse_result(res, rules.players, pot)
+    return ParsedRecord(rules=rules, dealer=dealer, pot=pot, deck=deck, moves=moves, result=result)
+
+
+# --------------------------------------------------------------------------- replaying
+def _legal_text(deals: Deals) -> str:
+    return ", ".join(deals.legal_moves(0)) or "none"
+
+
+def _move_error(deals: Deals, m: int, move: str, why: str) -> str:
+    """One line: the move index, the seat, the move, what was wrong, the legal moves."""
+    if deals.done[0]:
+        n = int(deals.n_moves[0])
+        outcome = OUTCOME_NAMES[int(deals.outcome[0])]
+        return (f"move {m} ({move}): moves after the end of the deal, which ended in a {outcome} "
+                f"with move {n - 1}; legal moves: none")
+    return f"move {m} (seat {int(deals.to_act[0])}: {move}): {why}; legal moves: {_legal_text(deals)}"
+
+
+def _replay(parsed: ParsedRecord, legal: bool, total: int) -> tuple[ReplayOutcome, Deals]:
+    """Replay a parsed record through a one-deal engine; also return the engine where it stopped."""
+    deals = Deals(parsed.rules, 1)
+    deals.reset(decks=parsed.deck[None, :], dealers=parsed.dealer, pots=parsed.pot)
+    out = ReplayOutcome(ok=True, total_moves=total)
+    for m, a in enumerate(parsed.moves):
+        if legal:
+            out.legal_moves.append(deals.legal_moves(0))  # type: ignore[arg-type]
+        why = deals.why_illegal(0, a)
+        if why is not None:
+            out.ok, out.failed_move, out.moves_played = False, m, m
+            out.error = _move_error(deals, m, action_name(a), why)
+            return out, deals
+        deals.play_action(0, a)
+    out.moves_played = len(parsed.moves)
+    if not deals.done[0]:
+        if parsed.result is not None:
+            out.ok = False
+            out.error = (f"the record has a result but the deal is unfinished after {len(parsed.moves)} moves "
+                         f"(seat {int(deals.to_act[0])} is to act: {_legal_text(deals)}); "
+                         "a partial record must not carry a result")
+        return out, deals
+    out.result = deals.result(0)
+    if parsed.result is not None:
+        diffs = [f"{k} {parsed.result[k]!r} recomputed {out.result[k]!r}"
+                 for k in RESULT_KEYS if parsed.result[k] != out.result[k]]
+        if diffs:
+            out.ok, out.error = False, "the recorded result does not match: " + "; ".join(diffs)
+    return out, deals
+
+
+def replay(parsed: ParsedRecord, legal: bool = False) -> ReplayOutcome:
+    """Play a parsed record through the engine, checking every move and the recorded result."""
+    return _replay(parsed, legal, len(parsed.moves))[0]
+
+
+def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
+    """Parse and replay a loaded record; every problem becomes ``ok=False`` with a one-line message, never an exception."""
+    try:
+        try:
+            parsed = parse_record(obj)
+        except RecordError as exc:
+            if exc.move is None:
+                return ReplayOutcome(ok=False, error=str(exc))
+            # a malformed move string: replay the moves before it to say where the deal stood
+            prefix = {k: v for k, v in obj.items() if k != "result"}
+            prefix["moves"] = obj["moves"][:exc.move]
+            out, deals = _replay(parse_record(prefix), legal, len(obj["moves"]))
+            if not out.ok:
+                return out
+            if legal:
+                out.legal_moves.append(deals.legal_moves(0))  # type: ignore[arg-type]
+            out.ok, out.failed_move = False, exc.move
+            out.error = _move_error(deals, exc.move, repr(obj["moves"][exc.move]), str(exc))
+            return out
+        return replay(parsed, legal)
+    except Exception as exc:  # noqa: BLE001 - a checker must answer for every input
+        return ReplayOutcome(ok=False, error=f"internal error while replaying (please report): "
+                                             f"{type(exc).__name__}: {exc}")
+
+
+# --------------------------------------------------------------------------- text
+def _row(label: str, values: list[int]) -> str:
+    """One right-aligned table row of per-seat numbers."""
+    return f"  {label:<12}" + "".join(f"{v:>6}" for v in values)
+
+
+def describe_result(result: dict[str, Any], pot: int) -> str:
+    """The ending in words: ``showdown: seat 1 wins 8, seat 0 pays a penalty of 8``."""
+    oc = result["outcome"]
+    if oc == "budrunda":
+        return f"budrunda (L12): the pot of {pot} stays"
+    if oc == "walkover":
+        return f"walkover (L15): seat {result['winner']} wins {pot}"
+    text = f"showdown: seat {result['winner']} wins {pot}"
+    if result["penalty"]:
+        text += f", seat {result['shower']} pays a penalty of {result['penalty']}"
+    return text
+
+
+def summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]:
+    """The text-mode lines of ``krypenv replay`` for one checked record."""
+    if not outcome.ok:
+        lines = [f"{label}: error: {outcome.error}"]
+    else:
+        players, pot = obj["rules"]["players"], obj["pot"]
+        head = f"{label}: ok: {players} players, dealer seat {obj['dealer']}, pot {pot}, {outcome.moves_played} moves"
+        res = outcome.result
+        if res is None:
+            lines = [f"{head}, partial deal (no result until it is finished)"]
+        else:
+            checked = "result matches the record" if obj.get("result") is not None else "no recorded result to compare"
+            lines = [
+                f"{head}, {describe_result(res, pot)}; {checked}",
+                _row("seat", list(range(players))),
+                _row("money", res["money"]) + f"   (sum {sum(res['money'])})",
+                _row("antes next", res["antes_next"]) + f"   (pot next {res['pot_next']})",
+            ]
+    for m, legal in enumerate(outcome.legal_moves):
+        lines.append(f"  legal before move {m} ({len(legal)}): {' | '.join(legal) or 'none'}")  # type: ignore[arg-type]
+    return lines

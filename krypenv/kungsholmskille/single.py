@@ -1,0 +1,239 @@
+"""# Kungsholmskille as a Gymnasium single-agent environment
+
+``KungsholmskilleEnv(seat=0, opponents="random", players=4, ...)`` (to be registered as
+``krypenv/Kungsholmskille-v0``): the learner plays one seat; the other seats are played
+inside ``step`` by opponents.
+
+| Observation | ``Box(int16, (75 + 23P,))``: the learner's information state (:mod:`~krypenv.kungsholmskille.observation`) |
+|-------------|-------------------------------------------------------------------------------------------------------------|
+| Action      | ``Discrete(279)`` (:mod:`~krypenv.kungsholmskille.actions`); ``action_space.sample()`` draws a legal action  |
+| Mask        | ``info["action_mask"]`` (279,) int8 and ``env.action_masks()`` (279,) bool (sb3-contrib)                    |
+| Reward      | the change of the learner's money since its previous decision (the −2 ante of L3 with the first step)       |
+| Episode     | one pot: ``terminated`` when it goes out (L14, L15), ``truncated`` after ``max_deals`` deals (L16)          |
+
+``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
+env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the built-in
+uniform random policy, run compiled inside the step), an *agent*, or a list of P − 1 of those
+for the seats after the learner in turn order.  An agent is any object with
+``act(batch: DecisionBatch) -> (B,) int actions``; the batch holds the acting seats'
+observations and masks (the same vectors the learner gets) for all the games where that agent
+is to act.  This is deliberately minimal while the shared agent interface of krypenv is being
+reworked.  The other keywords are those of the AEC env (:mod:`krypenv.kungsholmskille.aec`).
+
+The reward of a step is everything the learner's money changed since its previous decision —
+its own move, the opponents' moves after it, the end of a deal (budrunda antes, L12; the pot
+going out, L14, L15) — so an episode's return is exactly the learner's net money.  Illegal
+actions: ``illegal="raise"`` (default) raises a ValueError naming the move (L17 string) and the
+legal ones and changes nothing; ``illegal="lose"`` ends the episode, the learner paying
+``ILLEGAL_FINE`` to every other seat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
+from krypenv.kungsholmskille.aec import illegal_message
+from krypenv.kungsholmskille.core import (
+    E_BASE, EXTERNAL, FORFEIT, ILLEGAL_FINE, LEARNER, POT_OUT, RANDOM, RUNNING, TRUNCATED, Core, EnvConfig,
+    k_act_external, k_observe_seats, k_step_ser,
+)  # fmt: skip
+from krypenv.kungsholmskille.observation import OBS_DTYPE
+from krypenv.kungsholmskille.render import moves_since, table_text
+
+__all__ = ["DecisionBatch", "ILLEGAL_FINE", "KungsholmskilleEnv", "opponent_kinds", "play_external"]
+
+
+@dataclass
+class DecisionBatch:
+    """B decisions for one agent: observations (B, D) int16, masks (B, 279) int8, absolute seats and games."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    seats: np.ndarray
+    envs: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.obs.shape[0])
+
+
+class KilleAgent(Protocol):
+    """An opponent: ``act(batch)`` returns one legal action per decision."""
+
+    def act(self, batch: DecisionBatch) -> np.ndarray: ...
+
+
+def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, KilleAgent]]:
+    """Who acts for each seat after the learner: (kinds per relative seat, external agents by relative seat)."""
+    items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
+    if len(items) != players - 1:
+        raise ValueError(f"opponents must be 'random', one agent, or a list of {players - 1} (one per other seat), "
+                         f"got a list of {len(items)}")
+    kinds, agents = [LEARNER], {}
+    for r, opp in enumerate(items, start=1):
+        if isinstance(opp, str) and opp == "random":
+            kinds.append(RANDOM)
+        elif callable(getattr(opp, "act", None)):
+            kinds.append(EXTERNAL)
+            agents[r] = opp
+        else:
+            raise ValueError(f"opponents: {opp!r} is not an agent; use 'random' or an object with act(batch)")
+    return kinds, agents
+
+
+def play_external(core: Core, agents: dict[int, KilleAgent]) -> None:
+    """Let the external agents act (``agents[r]`` for the seat r places after the learner) until none must.
+
+    Each round trip asks every agent once, for all the games where it is to act; built-in
+    opponents and forced moves are made in between.  An illegal action raises ValueError
+    naming the agent, the game, the move and the legal moves.
+    """
+    if not agents:
+        return
+    status = np.empty(core.n, np.int64)
+    P = core.players
+    while True:
+        waiting = core.waiting()
+        envs = np.flatnonzero(waiting >= 0)
+        if envs.size == 0:
+            return
+        for r in np.unique(waiting[envs]):
+            sel = envs[waiting[envs] == r]
+            seats = (core.seat[sel] + r) % P
+            obs = np.empty((sel.size, core.dim), OBS_DTYPE)
+            masks = np.empty((sel.size, N_ACTIONS), np.int8)
+            k_observe_seats(core.st, core.cash, core.ep, core.cfg, sel, seats, obs, masks)
+            agent = agents[int(r)]
+            acts = np.asarray(agent.act(DecisionBatch(obs, masks, seats, sel)))
+            if acts.shape != (sel.size,) or acts.dtype.kind not in "iu":
+                raise ValueError(f"agent {agent!r} must return {sel.size} integer actions, got {acts.dtype} "
+                                 f"{acts.shape}")
+            acts = acts.astype(np.int64)
+            ok = (acts >= 0) & (acts < N_ACTIONS)
+            ok[ok] = masks[np.flatnonzero(ok), acts[ok]] != 0
+            if not ok.all():
+                k = int(np.flatnonzero(~ok)[0])
+                legal = [action_name(int(a)) for a in np.flatnonzero(masks[k])]
+                raise ValueError(f"game {int(sel[k])}: agent {agent!r}: "
+                                 f"{illegal_message(f'player_{int(seats[k])}', int(acts[k]), legal)}")
+            k_act_external(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash, sel,
+                           acts, status[:sel.size])
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(279)`` whose ``sample()`` draws a legal action of the env's current decision."""
+
+    def __init__(self, legal: np.ndarray, seed: int | None = None) -> None:
+        """``legal`` is the env's live (279,) mask, updated in place."""
+        super().__init__(N_ACTIONS, seed=seed)
+        self._legal = legal
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
+        """A uniform random legal action (or as ``mask``/``probability`` say)."""
+        if mask is None and probability is None and self._legal.any():
+            mask = self._legal
+        return super().sample(mask=mask, probability=probability)
+
+
+class KungsholmskilleEnv(gym.Env):
+    """The learner's seat at a Kungsholmskille table (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, seat: int | str = 0, opponents: Any = "random", players: int = 4,
+                 first_dealer: int | None = None, max_deals: int = 50, skip_forced: bool = False,
+                 illegal: str = "raise", render_mode: str | None = None) -> None:
+        """The learner at ``seat`` against ``opponents``; the other keywords as the AEC env."""
+        self.config = EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode)
+        kinds, self._agents = opponent_kinds(opponents, players)
+        self._core = Core(self.config, 1, seat=seat, kinds=kinds)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(self._core.low, self._core.high, dtype=np.int16)
+        self._mask = np.zeros(N_ACTIONS, np.int8)  # the learner's mask, updated in place
+        self.action_space = LegalDiscrete(self._mask)
+        self._lose = illegal == "lose"
+        self._names = [f"player_{s}" for s in range(players)]
+        self._seeded = False
+        self._log: list[str] = []
+        self._act = np.zeros(1, np.int64)
+        self._status = np.zeros(1, np.int64)
+
+    @property
+    def core(self) -> Core:
+        """The underlying one-env :class:`~krypenv.kungsholmskille.core.Core` (for inspection)."""
+        return self._core
+
+    def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
+        core = self._core
+        seat = int(core.seat[0])
+        obs, self._mask[:] = core.observe(0, seat)
+        info = {"action_mask": self._mask.copy(), "seat": seat, "money": core.money[0].tolist(),
+                "deal": int(core.deal_no[0])}
+        return obs, info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode (L3) and play the opponents up to the learner's first decision."""
+        super().reset(seed=seed)
+        core = self._core
+        if seed is not None or not self._seeded:
+            core.seed([seed])
+            self._seeded = True
+        core.reset()
+        play_external(core, self._agents)
+        d = core.deals
+        self._log = [f"new pot (L3); you are {self._names[int(core.seat[0])]}"]
+        if self.render_mode is not None:
+            self._log.append(f"deal 0: dealer {self._names[int(d.dealer[0])]}, pot {2 * core.players}")
+            self._log.extend(moves_since(core, 0, self._names, 0, 0))
+        out = self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return out
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The learner's action, then the opponents' until its next decision or the end of the episode."""
+        core = self._core
+        if core.over[0] != RUNNING:
+            raise ValueError("the episode is over: call reset() before step()")
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+            action = int(action.reshape(()))
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an integer 0..{N_ACTIONS - 1}, got {action!r}")
+        action = int(action)
+        legal = 0 <= action < N_ACTIONS and self._mask[action] != 0
+        if not legal and not self._lose:
+            raise ValueError(illegal_message(self._names[int(core.seat[0])], action, core.deals.legal_moves(0)))
+        deal_before, moves_before = int(core.deal_no[0]), int(core.deals.n_moves[0])
+        self._act[0] = action
+        k_step_ser(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash, self._act,
+                   self._lose, self._status, 1)
+        play_external(core, self._agents)
+        money = int(core.money[0, int(core.seat[0])])
+        reward = float(money - core.ep[0, E_BASE])
+        core.ep[0, E_BASE] = money
+        if self.render_mode is not None:
+            self._log.extend(moves_since(core, 0, self._names, deal_before, moves_before))
+        over = int(core.over[0])
+        obs, info = self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, over in (POT_OUT, FORFEIT), over == TRUNCATED, info
+
+    def action_masks(self) -> np.ndarray:
+        """(279,) bool: the learner's legal actions now (for sb3-contrib's MaskablePPO)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        """A spectator's text table; returned for "ansi", printed for "human" (None without a render mode)."""
+        if self.render_mode is None:
+            return None
+        text = table_text(self._core, 0, self._names, self._log)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
