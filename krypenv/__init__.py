@@ -1,7 +1,7 @@
 """krypenv: reinforcement-learning environments for Swedish misère card games.
 
 Each game is a package with the same layers (cards and rules, batched engine, environments,
-records): :mod:`krypenv.krypkasino` today.  Beside them, written once for every game:
+records): :mod:`krypenv.krypkasino` and :mod:`krypenv.kungsholmskille`.  Beside them, written once for every game:
 :mod:`krypenv.policy` (what an agent is given), :mod:`krypenv.records` and
 :mod:`krypenv.replay` (game records of any game), :mod:`krypenv.rng` (seeded per-env
 streams), :mod:`krypenv.bench` and :mod:`krypenv.cli` (the ``krypenv`` command).
@@ -9,7 +9,9 @@ streams), :mod:`krypenv.bench` and :mod:`krypenv.cli` (the ``krypenv`` command).
 Krypkasino's entry module is :mod:`krypenv.krypkasino_v0` (``env``, ``raw_env``, ``GymEnv``,
 ``VecEnv``).  ``krypenv.env(**config)`` / ``krypenv.raw_env`` are its PettingZoo AEC
 environment, and importing :mod:`krypenv` registers its Gymnasium id
-``krypenv/Krypkasino-v0`` (:class:`krypenv.krypkasino.single.KrypkasinoEnv`).  The heavy
+``krypenv/Krypkasino-v0`` (:class:`krypenv.krypkasino.single.KrypkasinoEnv`).
+Kungsholmskille's entry module is :mod:`krypenv.kungsholmskille_v0` (the same four names);
+its Gymnasium id is ``krypenv/Kungsholmskille-v0``.  The heavy
 modules (compiled kernels, PettingZoo) load on first use.
 """
 
@@ -60,8 +62,11 @@ def _numba_cache_dir() -> None:
 _numba_cache_dir()
 
 
+KILLE_ENV_ID = "krypenv/Kungsholmskille-v0"  # == krypenv.kungsholmskille_v0.GYM_ID (a test checks)
 if ENV_ID not in registry:
     register(id=ENV_ID, entry_point="krypenv.krypkasino.single:KrypkasinoEnv")
+if KILLE_ENV_ID not in registry:
+    register(id=KILLE_ENV_ID, entry_point="krypenv.kungsholmskille.single:KungsholmskilleEnv")
 
 
 def __getattr__(name: str) -> Any:
@@ -73,4 +78,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'krypenv' has no attribute {name!r}")
 
 
-__all__ = ["ENV_ID", "env", "raw_env"]
+__all__ = ["ENV_ID", "KILLE_ENV_ID", "env", "raw_env"]

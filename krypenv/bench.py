@@ -61,6 +61,7 @@ class BatchBenchmark:
 
 GAME_BENCHMARKS: dict[str, str] = {  # game name -> module path of its benchmark module (loaded lazily)
     "krypkasino": "krypenv.krypkasino.bench",
+    "kungsholmskille": "krypenv.kungsholmskille.bench",
 }
 BATCH_BENCHMARKS: dict[str, BatchBenchmark] = {}  # name -> benchmark, run first at every batch size
 BENCHMARKS: dict[str, Benchmark] = {}  # name -> benchmark, run once each after the batched ones

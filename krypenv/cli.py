@@ -1,6 +1,6 @@
 """The ``krypenv`` command.
 
-    krypenv demo [--players N] [--seed S]                   one deal between random players, turn by turn
+    krypenv demo [--game G] [--players N] [--seed S]        one deal between random players, turn by turn
     krypenv replay FILE... [--json] [--legal]               replay game records and check every move
     krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine, env and eval throughput
     krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
@@ -20,6 +20,8 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from krypenv.replay import add_arguments as add_replay_arguments
+
+GAMES = ("krypkasino", "kungsholmskille")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,9 +54,14 @@ def _batch_sizes(text: str) -> list[int]:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from krypenv.krypkasino.demo import run_demo
+    if args.game == "kungsholmskille":
+        from krypenv.kungsholmskille.demo import run_demo as kille_demo
 
-    run_demo(players=args.players, seed=args.seed)
+        kille_demo(players=args.players or 4, seed=args.seed)
+    else:
+        from krypenv.krypkasino.demo import run_demo
+
+        run_demo(players=args.players or 3, seed=args.seed)
     return 0
 
 
@@ -120,12 +127,14 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``krypenv`` command."""
-    parser = _Parser(prog="krypenv", description="Krypkasino reinforcement-learning toolkit")
+    parser = _Parser(prog="krypenv", description="Reinforcement-learning toolkit for the Swedish misère card games Krypkasino and Kungsholmskille")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval}")
 
     demo = sub.add_parser("demo", help="play one deal between random players and print it turn by turn")
-    demo.add_argument("--players", type=int, default=3, choices=range(2, 7), metavar="{2..6}",
-                      help="number of players (default 3)")
+    demo.add_argument("--game", choices=GAMES, default="krypkasino",
+                      help="which game (default krypkasino)")
+    demo.add_argument("--players", type=int, default=None, choices=range(2, 7), metavar="{2..6}",
+                      help="number of players (default 3 for krypkasino, 4 for kungsholmskille)")
     demo.add_argument("--seed", type=_number(int, 0, "a non-negative integer"), default=0,
                       help="seed of the deck and the moves (default 0)")
     demo.set_defaults(func=_demo)

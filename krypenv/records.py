@@ -41,6 +41,7 @@ __all__ = ["GAME_RECORDS", "RawRecord", "ReplayOutcome", "check_record", "game_r
 
 GAME_RECORDS: dict[str, str] = {  # game name -> module path of its records module (loaded lazily)
     "krypkasino": "krypenv.krypkasino.records",
+    "kungsholmskille": "krypenv.kungsholmskille.records",
 }
 
 

@@ -134,11 +134,16 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 1
     result = json.loads(out)
-    assert list(result) == ["engine", "aec", "vec", "vec_2p", "eval", "machine"]
+    assert list(result) == ["engine", "kille_engine", "aec", "vec", "vec_2p", "kille_aec", "kille_vec", "eval", "machine"]
     assert list(result["eval"]["deals_per_s"]) == ["random", "greedy", "creeper", "expert"]
     assert all(rate > 0 for rate in result["eval"]["deals_per_s"].values())
-    for key in ("aec", "vec", "vec_2p"):
+    for key in ("aec", "vec", "vec_2p", "kille_aec", "kille_vec"):
         assert result[key]["steps_per_s"] > 0
+    assert result["kille_vec"]["batch"] == 4096 and result["kille_vec"]["players"] == 4
+    assert [row["batch"] for row in result["kille_engine"]] == [1, 64]
+    for row in result["kille_engine"]:
+        assert list(row) == ["batch", "players", "decisions_per_s", "deals_per_s", "bytes_per_deal"]
+        assert row["decisions_per_s"] > row["deals_per_s"] > 0
     assert result["vec"]["batch"] == 4096 and result["vec"]["players"] == 3
     assert [row["batch"] for row in result["engine"]] == [1, 64]
     for row in result["engine"]:
@@ -159,7 +164,7 @@ def test_bench_registered_benchmarks_add_keys(monkeypatch: pytest.MonkeyPatch) -
     out = io.StringIO()
     result = bench.run(as_json=True, seconds=0.01, batches=[1], out=out)
     assert json.loads(out.getvalue()) == result
-    assert list(result) == ["engine", "fake", "machine"] and result["fake"] == {"steps_per_s": 1234.5, "seconds": 0.01}
+    assert list(result) == ["engine", "kille_engine", "fake", "machine"] and result["fake"] == {"steps_per_s": 1234.5, "seconds": 0.01}
     text = io.StringIO()
     bench.run(seconds=0.01, batches=[1], out=text)
     assert "fake: steps_per_s 1,234, seconds 0.01" in text.getvalue().splitlines()

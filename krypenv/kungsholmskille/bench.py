@@ -1,4 +1,15 @@
-"""Throughput of the batched Kungsholmskille engine: ``bench_engine(batch, seconds, players=4, seed=0)``.
+"""Kungsholmskille's benchmarks for ``krypenv bench`` (importing this registers them).
+
+* ``kille_engine`` (batched, one row per ``--batches`` size): ``bench_engine(batch, seconds,
+  players=4, seed=0)``, described below.
+* ``kille_aec``: the PettingZoo AEC env (``kungsholmskille_v0.env(players=4)``, one game), a
+  uniform random legal action from the observation's mask every step, with ``env.last()``
+  as a user loop sees it: ``{"players", "steps_per_s"}``.
+* ``kille_vec``: the batched VecEnv at 4096 games, 4 players, built-in random opponents,
+  the learner's random legal actions picked from ``action_masks()``; every step returns
+  observations, rewards, dones, infos and masks: ``{"batch", "players", "steps_per_s"}``.
+
+The engine benchmark:
 
 Measured exactly like Krypkasino's ``krypenv.bench.bench_engine``: B deals are dealt from
 freshly shuffled decks (``Deals.reset(rng=...)``) and played to the end by
@@ -20,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from krypenv.bench import register, register_batched
 from krypenv.kungsholmskille.engine import Deals
 from krypenv.kungsholmskille.rules import Rules
 
@@ -52,3 +64,72 @@ def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) ->
         "deals_per_s": finished / elapsed,
         "bytes_per_deal": deals.nbytes_per_deal,
     }
+
+
+ENGINE_HEADER = "Kungsholmskille, uniformly random legal play, 4 players; a decision is one move (L17)"
+
+
+def engine_line(row: dict[str, Any]) -> str:
+    """The text line of one ``kille_engine`` row."""
+    return (f"kille_engine batch {row['batch']:>5}: {row['decisions_per_s']:>12,.0f} decisions/s  "
+            f"{row['deals_per_s']:>10,.0f} deals/s  {row['bytes_per_deal']:>6} bytes/deal")
+
+
+def bench_aec(seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:
+    """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up episode)."""
+    from krypenv.kungsholmskille.aec import env as aec_env
+    from krypenv.rng import k_pick_legal
+
+    env = aec_env(players=players)
+    rng = np.random.default_rng(seed)
+    pick = np.zeros(1, np.int64)
+
+    def play(limit: float) -> int:
+        env.reset(seed=int(rng.integers(2**31)))
+        steps = 0
+        start = time.perf_counter()
+        while True:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    if time.perf_counter() - start >= limit:
+                        return steps
+                    env.reset(seed=int(rng.integers(2**31)))
+                continue
+            k_pick_legal(obs["action_mask"][None, :], rng.random(1), pick)
+            env.step(int(pick[0]))
+            steps += 1
+
+    play(0.0)  # warm-up: one episode
+    start = time.perf_counter()
+    steps = play(seconds)
+    return {"players": players, "steps_per_s": steps / (time.perf_counter() - start)}
+
+
+def bench_vec(seconds: float, batch: int = 4096, players: int = 4, seed: int = 0) -> dict[str, Any]:
+    """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
+    from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
+    from krypenv.rng import k_pick_legal
+
+    env = KungsholmskilleVecEnv(batch, players=players, seed=seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    actions = np.zeros(batch, np.int64)
+
+    def step() -> None:
+        k_pick_legal(env.action_masks().astype(np.int8), rng.random(batch), actions)
+        env.step(actions)
+
+    step()  # warm-up
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        step()
+        steps += batch
+    return {"batch": batch, "players": players, "steps_per_s": steps / (time.perf_counter() - start)}
+
+
+register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line)
+register("kille_aec", bench_aec)
+register("kille_vec", bench_vec)
