@@ -85,12 +85,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
-from krypenv.kungsholmskille.core import (
-    FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_OUT, RUNNING, TRUNCATED, Core, EnvConfig, k_aec_step,
-)  # fmt: skip
+from krypenv.kungsholmskille.config import FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_OUT, RUNNING, TRUNCATED, EnvConfig
+from krypenv.kungsholmskille.core import Core
+from krypenv.kungsholmskille.env_kernels import k_aec_step
 from krypenv.kungsholmskille.render import moves_since, table_text
 
-__all__ = ["env", "raw_env", "ILLEGAL_FINE"]
+__all__ = ["ILLEGAL_FINE", "env", "raw_env"]
 
 
 def env(**kwargs: Any) -> AECEnv:

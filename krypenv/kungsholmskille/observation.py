@@ -44,7 +44,7 @@ entries (121 for P = 2, 167 for P = 4, 213 for P = 6):
 
 dtype: **int16**.  Cards, calls and flags fit int8, but money and the pot outgrow it (a pot
 grows by up to P per budrunda, L12, and a penalty equals the pot, L14).  With
-``max_deals ≤ 1000`` (:class:`~krypenv.kungsholmskille.core.EnvConfig`) every money value lies
+``max_deals ≤ 1000`` (:class:`~krypenv.kungsholmskille.config.EnvConfig`) every money value lies
 within ±(2 + 1000 + 2·6012), so int16 holds it exactly; ``money`` and ``pot`` are saturated
 at ±32767 all the same, as a guard.  Integers keep the vector exact and compact (SB3 casts to
 float itself), as Krypkasino's int8 observation does.

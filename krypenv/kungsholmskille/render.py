@@ -15,7 +15,8 @@ import numpy as np
 from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import action_name
 from krypenv.kungsholmskille.cards import RANKS, names_from_counts
-from krypenv.kungsholmskille.core import FORFEIT, ILLEGAL_FINE, POT_OUT, TRUNCATED, Core
+from krypenv.kungsholmskille.config import E_OFFENDER, FORFEIT, ILLEGAL_FINE, POT_OUT, TRUNCATED
+from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.engine import OUTCOME_NAMES, PHASE_NAMES
 
 LOG_LINES = 14  # log lines shown under the table
@@ -83,7 +84,7 @@ def moves_since(core: Core, i: int, names: list[str], deal_before: int, moves_be
             lines.append(deal_result_line(st, cash, names, deal_now))
         lines.append(f"truncated after {deal_now + 1} deals (L16): the pot of {int(cash[K.POT])} belongs to nobody")
     elif over == FORFEIT:
-        off = names[int(core.ep[i, 4])]
+        off = names[int(core.ep[i, E_OFFENDER])]
         lines.append(f"{off} made an illegal move and pays {ILLEGAL_FINE} to every other seat; the episode ends")
     return lines
 

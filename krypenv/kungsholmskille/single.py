@@ -13,12 +13,14 @@ inside ``step`` by opponents.
 
 ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the built-in
-uniform random policy, run compiled inside the step), an *agent*, or a list of P − 1 of those
-for the seats after the learner in turn order.  An agent is any object with
-``act(batch: DecisionBatch) -> (B,) int actions``; the batch holds the acting seats'
-observations and masks (the same vectors the learner gets) for all the games where that agent
-is to act.  This is deliberately minimal while the shared agent interface of krypenv is being
-reworked.  The other keywords are those of the AEC env (:mod:`krypenv.kungsholmskille.aec`).
+uniform random policy, run compiled inside the step), an *agent* (:mod:`krypenv.policy`:
+``name`` and ``act(batch: DecisionBatch) -> (B,) int actions``; ``agents.load(spec,
+game="kungsholmskille")`` builds the baselines, and the ``random`` agent runs compiled as
+well), or a list of P − 1 of those for the seats after the learner in turn order.  A batch
+holds the acting seats' observations and masks (the same vectors the learner gets) for all the
+games where that agent is to act, and on demand their seat views
+(:class:`~krypenv.kungsholmskille.view.KilleView`) and uniforms from the games' streams.
+The other keywords are those of the AEC env (:mod:`krypenv.kungsholmskille.aec`).
 
 The reward of a step is everything the learner's money changed since its previous decision —
 its own move, the opponents' moves after it, the end of a deal (budrunda antes, L12; the pot
@@ -30,99 +32,59 @@ legal ones and changes nothing; ``illegal="lose"`` ends the episode, the learner
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
+from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
-from krypenv.kungsholmskille.core import (
-    E_BASE, EXTERNAL, FORFEIT, ILLEGAL_FINE, LEARNER, POT_OUT, RANDOM, RUNNING, TRUNCATED, Core, EnvConfig,
-    k_act_external, k_observe_seats, k_step_ser,
+from krypenv.kungsholmskille.config import (
+    E_BASE,
+    EXTERNAL,
+    FORFEIT,
+    ILLEGAL_FINE,
+    LEARNER,
+    POT_OUT,
+    RANDOM,
+    RUNNING,
+    TRUNCATED,
+    EnvConfig,
 )  # fmt: skip
-from krypenv.kungsholmskille.observation import OBS_DTYPE
+from krypenv.kungsholmskille.core import Core
+from krypenv.kungsholmskille.env_kernels import k_step_ser
 from krypenv.kungsholmskille.render import moves_since, table_text
+from krypenv.policy import NATIVE_RANDOM, Agent
 
-__all__ = ["DecisionBatch", "ILLEGAL_FINE", "KungsholmskilleEnv", "opponent_kinds", "play_external"]
-
-
-@dataclass
-class DecisionBatch:
-    """B decisions for one agent: observations (B, D) int16, masks (B, 279) int8, absolute seats and games."""
-
-    obs: np.ndarray
-    mask: np.ndarray
-    seats: np.ndarray
-    envs: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.obs.shape[0])
+__all__ = ["ILLEGAL_FINE", "KungsholmskilleEnv", "opponent_kinds"]
 
 
-class KilleAgent(Protocol):
-    """An opponent: ``act(batch)`` returns one legal action per decision."""
+def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, Agent]]:
+    """Who acts for each seat after the learner: (kinds per relative seat, external agents by relative seat).
 
-    def act(self, batch: DecisionBatch) -> np.ndarray: ...
-
-
-def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, KilleAgent]]:
-    """Who acts for each seat after the learner: (kinds per relative seat, external agents by relative seat)."""
+    ``opponents`` is ``"random"``, an agent, or a list of P − 1 of those; an agent with
+    ``native = NATIVE_RANDOM`` (``agents.load("random", game="kungsholmskille")``) runs compiled.
+    ValueError otherwise, naming the bad opponent.
+    """
     items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
     if len(items) != players - 1:
         raise ValueError(f"opponents must be 'random', one agent, or a list of {players - 1} (one per other seat), "
                          f"got a list of {len(items)}")
     kinds, agents = [LEARNER], {}
     for r, opp in enumerate(items, start=1):
-        if isinstance(opp, str) and opp == "random":
+        if (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == NATIVE_RANDOM:
             kinds.append(RANDOM)
+        elif isinstance(opp, str):
+            raise ValueError(f"opponents: {opp!r} is a spec string; only 'random' is built in, load others with "
+                             f"agents.load({opp!r}, game='kungsholmskille')")
         elif callable(getattr(opp, "act", None)):
             kinds.append(EXTERNAL)
             agents[r] = opp
         else:
-            raise ValueError(f"opponents: {opp!r} is not an agent; use 'random' or an object with act(batch)")
+            raise ValueError(f"opponents: {opp!r} is not an agent; use 'random' or an object with a name and "
+                             f"act(batch) (krypenv.policy; agents.load(spec, game='kungsholmskille') builds them)")
     return kinds, agents
-
-
-def play_external(core: Core, agents: dict[int, KilleAgent]) -> None:
-    """Let the external agents act (``agents[r]`` for the seat r places after the learner) until none must.
-
-    Each round trip asks every agent once, for all the games where it is to act; built-in
-    opponents and forced moves are made in between.  An illegal action raises ValueError
-    naming the agent, the game, the move and the legal moves.
-    """
-    if not agents:
-        return
-    status = np.empty(core.n, np.int64)
-    P = core.players
-    while True:
-        waiting = core.waiting()
-        envs = np.flatnonzero(waiting >= 0)
-        if envs.size == 0:
-            return
-        for r in np.unique(waiting[envs]):
-            sel = envs[waiting[envs] == r]
-            seats = (core.seat[sel] + r) % P
-            obs = np.empty((sel.size, core.dim), OBS_DTYPE)
-            masks = np.empty((sel.size, N_ACTIONS), np.int8)
-            k_observe_seats(core.st, core.cash, core.ep, core.cfg, sel, seats, obs, masks)
-            agent = agents[int(r)]
-            acts = np.asarray(agent.act(DecisionBatch(obs, masks, seats, sel)))
-            if acts.shape != (sel.size,) or acts.dtype.kind not in "iu":
-                raise ValueError(f"agent {agent!r} must return {sel.size} integer actions, got {acts.dtype} "
-                                 f"{acts.shape}")
-            acts = acts.astype(np.int64)
-            ok = (acts >= 0) & (acts < N_ACTIONS)
-            ok[ok] = masks[np.flatnonzero(ok), acts[ok]] != 0
-            if not ok.all():
-                k = int(np.flatnonzero(~ok)[0])
-                legal = [action_name(int(a)) for a in np.flatnonzero(masks[k])]
-                raise ValueError(f"game {int(sel[k])}: agent {agent!r}: "
-                                 f"{illegal_message(f'player_{int(seats[k])}', int(acts[k]), legal)}")
-            k_act_external(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash, sel,
-                           acts, status[:sel.size])
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -184,7 +146,7 @@ class KungsholmskilleEnv(gym.Env):
             core.seed([seed])
             self._seeded = True
         core.reset()
-        play_external(core, self._agents)
+        core.play_external(self._agents)
         d = core.deals
         self._log = [f"new pot (L3); you are {self._names[int(core.seat[0])]}"]
         if self.render_mode is not None:
@@ -212,7 +174,7 @@ class KungsholmskilleEnv(gym.Env):
         self._act[0] = action
         k_step_ser(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash, self._act,
                    self._lose, self._status, 1)
-        play_external(core, self._agents)
+        core.play_external(self._agents)
         money = int(core.money[0, int(core.seat[0])])
         reward = float(money - core.ep[0, E_BASE])
         core.ep[0, E_BASE] = money

@@ -5,8 +5,9 @@
 all games go into one compiled call that also plays the built-in opponents (and forced moves
 with ``skip_forced``), deals on after budrundor, computes the rewards, auto-resets finished
 episodes and writes the next observations and masks (in parallel from 64 games on).
-External opponents (objects with ``act(batch)``, :mod:`krypenv.kungsholmskille.single`) act
-as a batch, once per seat and round trip.
+External opponents (agents, :mod:`krypenv.policy`; ``opponents`` as in
+:mod:`krypenv.kungsholmskille.single`) act as one :class:`~krypenv.policy.DecisionBatch` per
+agent and round trip.
 
 | Observation | ``Box(int16, (75 + 23P,))`` per game, as the Gymnasium env                           |
 |-------------|---------------------------------------------------------------------------------------|
@@ -38,12 +39,20 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
 from krypenv.kungsholmskille.aec import illegal_message
-from krypenv.kungsholmskille.core import (
-    RUNNING, TRUNCATED, Core, EnvConfig, k_finish_par, k_finish_ser, k_observe_par, k_observe_ser, k_step_all_par,
-    k_step_all_ser, k_step_par, k_step_ser,
+from krypenv.kungsholmskille.config import RUNNING, TRUNCATED, EnvConfig
+from krypenv.kungsholmskille.core import Core
+from krypenv.kungsholmskille.env_kernels import (
+    k_finish_par,
+    k_finish_ser,
+    k_observe_par,
+    k_observe_ser,
+    k_step_all_par,
+    k_step_all_ser,
+    k_step_par,
+    k_step_ser,
 )  # fmt: skip
 from krypenv.kungsholmskille.observation import OBS_DTYPE
-from krypenv.kungsholmskille.single import opponent_kinds, play_external
+from krypenv.kungsholmskille.single import opponent_kinds
 
 __all__ = ["KungsholmskilleVecEnv"]
 
@@ -88,7 +97,7 @@ class KungsholmskilleVecEnv(VecEnv):
         self._reset_seeds()
         self._ever_reset = True
         core.reset()
-        play_external(core, self._agents)
+        core.play_external(self._agents)
         self._observe()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self._obs.copy()
@@ -114,11 +123,11 @@ class KungsholmskilleVecEnv(VecEnv):
                 self._term_obs, self._term_masks, ch)
         else:
             (k_step_par if core.par else k_step_ser)(*args, acts, self._lose, self._status, ch)
-            play_external(core, self._agents)
+            core.play_external(self._agents)
             (k_finish_par if core.par else k_finish_ser)(*args, self._rew, self._over, self._final, self._term_obs,
                                                          self._term_masks, ch)
             if (self._over != RUNNING).any():
-                play_external(core, self._agents)  # new episodes may start with an opponent's turn
+                core.play_external(self._agents)  # new episodes may start with an opponent's turn
             self._observe()
         dones = self._over != RUNNING
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]

@@ -9,7 +9,8 @@ import pytest
 
 import krypenv.kungsholmskille.observation as O
 from krypenv.kungsholmskille.cards import parse_deck, rank_index
-from krypenv.kungsholmskille.core import EXTERNAL, RUNNING, Core, EnvConfig
+from krypenv.kungsholmskille.config import EXTERNAL, RUNNING, EnvConfig
+from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.observation import bounds, layout, obs_size, split
 from tests.kungsholmskille.helpers import deck_for
 
@@ -193,7 +194,7 @@ def test_observations_stay_in_bounds_and_masks_follow_the_turn(players: int) -> 
     core = Core(EnvConfig(players=players, max_deals=5), 1)
     box = spaces.Box(core.low, core.high, dtype=np.int16)
     rng = np.random.default_rng(players)
-    from krypenv.kungsholmskille.core import k_act_external
+    from krypenv.kungsholmskille.env_kernels import k_act_external
 
     status = np.zeros(1, np.int64)
     for ep in range(5):

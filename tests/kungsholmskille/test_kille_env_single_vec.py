@@ -10,12 +10,15 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from krypenv import kungsholmskille_v0
 from krypenv.kungsholmskille.actions import BUD, KNACKA, N_ACTIONS
 from krypenv.kungsholmskille.aec import raw_env
-from krypenv.kungsholmskille.single import DecisionBatch, KungsholmskilleEnv
+from krypenv.kungsholmskille.single import KungsholmskilleEnv
+from krypenv.policy import DecisionBatch
 from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 
 
 class FirstLegal:
     """A deterministic agent: the lowest legal action; records its batch sizes."""
+
+    name = "first-legal"
 
     def __init__(self) -> None:
         self.batch_sizes: list[int] = []
@@ -28,6 +31,8 @@ class FirstLegal:
 
 class Cheater:
     """Always bud, legal or not."""
+
+    name = "cheater"
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         return np.zeros(len(batch), np.int64)
@@ -118,7 +123,7 @@ def test_illegal_actions() -> None:
     obs, info = lose.reset(seed=1)
     obs, r, term, trunc, info = lose.step(278)
     assert term and r == -2 - 2 * 20 and not info["action_mask"].any()
-    with pytest.raises(ValueError, match=r"game 0: agent .*illegal move 'bud'"):
+    with pytest.raises(ValueError, match=r"agent 'cheater' chose illegal action 0 \(bud\) for seat 1 in game 0"):
         _knock_and_play(KungsholmskilleEnv(players=3, opponents=Cheater(), seat=0))
 
 

@@ -1,0 +1,120 @@
+"""The Kungsholmskille environments' configuration: :class:`EnvConfig` and the layouts of ``cfg`` and ``ep``.
+
+:class:`EnvConfig` validates the keywords every interface takes (``players``, ``first_dealer``,
+``max_deals``, ``skip_forced``, ``illegal``, ``render_mode``), naming the bad field in a
+ValueError.  The constants below are shared by the compiled env functions
+(:mod:`krypenv.kungsholmskille.env_kernels`) and :class:`krypenv.kungsholmskille.core.Core`,
+which packs a configuration into one int64 ``cfg`` vector at the ``C_*`` offsets (player
+count, ``max_deals``, first dealer, ``skip_forced``, random learner seat, and who acts for
+each seat: ``LEARNER``, ``EXTERNAL`` Python agents or the built-in ``RANDOM`` policy) and keeps
+one int64 episode record per env at the ``E_*`` offsets (deal number, over code, learner
+seat, the learner's money at its previous decision, the illegal offender, money per seat).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille.actions import MAX_LEGAL
+from krypenv.kungsholmskille.rules import Rules
+
+ILLEGAL_MODES = ("raise", "lose")
+RENDER_MODES = ("ansi", "human")
+MAX_DEALS = 1000  # keeps every money value inside int16 (see observation.py)
+ILLEGAL_FINE = 20  # kronor the offender pays every other seat with illegal="lose"
+K_PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
+LEARNER, EXTERNAL, RANDOM = 0, 1, 2  # who acts for a seat: the learner, a Python agent, the built-in random policy
+MOVED, ILLEGAL = 0, 1  # act statuses
+RUNNING, POT_OUT, TRUNCATED, FORFEIT = 0, 1, 2, 3  # episode state E_OVER: POT_OUT and FORFEIT are terminations
+BUF = MAX_LEGAL + 5  # scratch length for legal_list
+
+# cfg vector (int64)
+C_P, C_MAX_DEALS, C_FIRST_DEALER, C_SKIP, C_RANDOM_SEAT = range(5)
+C_KINDS = 8  # who acts for relative seat r (to the learner): C_KINDS + r
+CFG_SIZE = C_KINDS + K.MAXP
+# ep (N, EP_WIDTH) int64: the episode record of each env
+E_DEAL, E_OVER, E_SEAT, E_BASE, E_OFFENDER = range(5)  # deal number, over code, learner seat,
+E_MONEY = 8  # learner's money at its previous decision, illegal offender (−1); money per seat at E_MONEY + s
+EP_WIDTH = E_MONEY + K.MAXP
+
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """The keywords shared by all three interfaces; ValueError naming the field on bad values."""
+
+    players: int = 4
+    first_dealer: int | None = None
+    max_deals: int = 50
+    skip_forced: bool = False
+    illegal: str = "raise"
+    render_mode: str | None = None
+
+    def __post_init__(self) -> None:
+        Rules(self.players)  # ValueError naming players (L2)
+        fd = self.first_dealer
+        if fd is not None and (isinstance(fd, bool) or not isinstance(fd, (int, np.integer))
+                               or not 0 <= fd < self.players):
+            raise ValueError(f"first_dealer must be None (seat players-1, L2) or a seat 0..{self.players - 1}, "
+                             f"got {fd!r}")
+        md = self.max_deals
+        if isinstance(md, bool) or not isinstance(md, (int, np.integer)) or not 1 <= md <= MAX_DEALS:
+            raise ValueError(f"max_deals must be an integer from 1 to {MAX_DEALS} (L16), got {md!r}")
+        if not isinstance(self.skip_forced, (bool, np.bool_)):
+            raise ValueError(f"skip_forced must be True or False, got {self.skip_forced!r}")
+        if self.illegal not in ILLEGAL_MODES:
+            raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {self.illegal!r}")
+        if self.render_mode is not None and self.render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {self.render_mode!r}")
+
+    @property
+    def rules(self) -> Rules:
+        """The rules (L2: the player count)."""
+        return Rules(self.players)
+
+    @property
+    def dealer0(self) -> int:
+        """The first dealer: ``first_dealer``, or seat P−1 by default (L2)."""
+        return self.players - 1 if self.first_dealer is None else int(self.first_dealer)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All keywords as a plain dict."""
+        return asdict(self)
+
+
+__all__ = [
+    "BUF",
+    "CFG_SIZE",
+    "C_FIRST_DEALER",
+    "C_KINDS",
+    "C_MAX_DEALS",
+    "C_P",
+    "C_RANDOM_SEAT",
+    "C_SKIP",
+    "EP_WIDTH",
+    "EXTERNAL",
+    "E_BASE",
+    "E_DEAL",
+    "E_MONEY",
+    "E_OFFENDER",
+    "E_OVER",
+    "E_SEAT",
+    "FORFEIT",
+    "ILLEGAL",
+    "ILLEGAL_FINE",
+    "ILLEGAL_MODES",
+    "K_PARALLEL_FROM",
+    "LEARNER",
+    "MAX_DEALS",
+    "MOVED",
+    "POT_OUT",
+    "RANDOM",
+    "RENDER_MODES",
+    "RUNNING",
+    "TRUNCATED",
+    "EnvConfig",
+]  # fmt: skip
