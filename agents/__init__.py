@@ -7,10 +7,12 @@ registered per game: ``agents.load(spec, game="krypkasino")`` (the default) and
 :class:`krypenv.policy.Agent`: ``act(batch)`` turns a batch of decisions into actions.
 Importing this package registers each game's agents: Krypkasino's baselines are documented in
 :mod:`agents.krypkasino.heuristics` (greedy, creeper, expert) and :mod:`agents.krypkasino.pimc`
-(determinized search), the learned ``ppo:PATH`` in :mod:`agents.krypkasino.ppo`.
+(determinized search), the learned ``ppo:PATH`` in :mod:`agents.krypkasino.ppo`; Kungsholmskille's
+``timid``, ``expert`` and ``pimc`` in :mod:`agents.kungsholmskille`.
 """
 
 from agents.base import MoveAgent, RandomAgent, known, load, register
 from agents import krypkasino  # noqa: F401  (registers greedy, creeper, expert, pimc, ppo:PATH)
+from agents import kungsholmskille  # noqa: F401  (registers timid, expert, pimc for Kungsholmskille)
 
 __all__ = ["MoveAgent", "RandomAgent", "known", "load", "register"]

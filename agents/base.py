@@ -24,8 +24,11 @@ Spec strings (``agents.load(spec, game="krypkasino")``):
 (``register(..., games=("krypkasino",))``, the default) or every game (``games=None``, as
 ``random``).  ``load(spec, game)`` builds agents for one game (default ``krypkasino``) and
 ``known(game)`` lists that game's agents (``known()``: all of them).  A bad spec, or a name
-registered for another game, raises ValueError naming it and listing the game's known agents.
-A ``module:attr`` agent is the user's to match to the game.
+registered for another game only, raises ValueError naming it and listing the game's known
+agents.  One name may serve several games with a different agent each (``expert``,
+``pimc``); ``load`` marks the agent with the game it was built for (``agent.game``) and
+:func:`check_game` (used by the harnesses) refuses it at another game's table.  A
+``module:attr`` agent is the user's to match to the game.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import numpy as np
 from krypenv.policy import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
 from krypenv.rng import k_pick_legal
 
-__all__ = ["DEFAULT_GAME", "MoveAgent", "RandomAgent", "register", "load", "known"]
+__all__ = ["DEFAULT_GAME", "MoveAgent", "RandomAgent", "check_game", "known", "load", "register"]
 
 DEFAULT_GAME = "krypkasino"  # the game of load() and register() when none is named
 
@@ -95,7 +98,7 @@ class Entry:
         return self.games is None or game in self.games
 
 
-_REGISTRY: dict[str, Entry] = {}
+_REGISTRY: dict[str, tuple[Entry, ...]] = {}  # name -> its entries, one per set of games (same name, other games)
 
 
 def register(name: str, factory: Callable[..., Agent], summary: str, takes_path: bool = False,
@@ -103,15 +106,30 @@ def register(name: str, factory: Callable[..., Agent], summary: str, takes_path:
     """Make ``name`` (and ``name:k=v,...``) a spec that builds an agent with ``factory(**options)`` for ``games``.
 
     ``games`` names the games the agent plays (default Krypkasino only); None means every game.
+    One name may be registered once per game (``expert`` is a different agent in each game);
+    registering it again for a game replaces that game's agent.
     """
     if games is not None and (isinstance(games, str) or not all(isinstance(g, str) and g for g in games)):
         raise ValueError(f"games must be a tuple of game names or None (every game), got {games!r}")
-    _REGISTRY[name] = Entry(factory, summary, takes_path, None if games is None else tuple(games))
+    new = Entry(factory, summary, takes_path, None if games is None else tuple(games))
+    kept = tuple(e for e in _REGISTRY.get(name, ()) if not (e.games is None or new.games is None
+                                                            or set(e.games) & set(new.games)))
+    _REGISTRY[name] = (*kept, new)
+
+
+def _entry(name: str, game: str) -> Entry | None:
+    """The entry of ``name`` that plays ``game``, if any."""
+    return next((e for e in _REGISTRY.get(name, ()) if e.plays(game)), None)
 
 
 def known(game: str | None = None) -> dict[str, str]:
     """The registered agent names that play ``game`` (every registered one for None), with their one-line summaries."""
-    return {name: e.summary for name, e in sorted(_REGISTRY.items()) if game is None or e.plays(game)}
+    out = {}
+    for name, entries in sorted(_REGISTRY.items()):
+        entry = entries[0] if game is None else _entry(name, game)
+        if entry is not None:
+            out[name] = entry.summary
+    return out
 
 
 def _known_text(game: str) -> str:
@@ -148,17 +166,20 @@ def load(spec: str, game: str = DEFAULT_GAME) -> Agent:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}; {_known_text(game)}")
     spec = spec.strip()
     name, sep, rest = spec.partition(":")
-    entry = _REGISTRY.get(name)
-    if entry is not None:
-        if not entry.plays(game):
+    entries = _REGISTRY.get(name)
+    if entries:
+        entry = _entry(name, game)
+        if entry is None:
             names = ", ".join(known(game))
-            raise ValueError(f"agent {name!r} plays {', '.join(entry.games or ())}, not {game}; "
+            plays = ", ".join(g for e in entries for g in (e.games or ()))
+            raise ValueError(f"agent {name!r} plays {plays}, not {game}; "
                              f"known for {game}: {names}, or module:attr for your own")
         try:
             agent = entry.factory(rest) if entry.takes_path else entry.factory(**_options(spec, rest))
         except TypeError as exc:
             raise ValueError(f"agent spec {spec!r}: {exc}") from None
         agent.name = spec
+        agent.game = game  # the game it was built for: tables of another game refuse it (check_game)
         return agent
     if not sep:
         raise ValueError(f"unknown agent {spec!r}; {_known_text(game)}")
@@ -172,6 +193,18 @@ def load(spec: str, game: str = DEFAULT_GAME) -> Agent:
         raise ValueError(f"agent spec {spec!r}: {rest} is not an agent (it needs a name and act(batch)); "
                          f"{_known_text(game)}")
     return agent
+
+
+def check_game(agent: Agent, game: str) -> None:
+    """ValueError if ``agent`` was built by :func:`load` for another game and does not play ``game`` (e.g. Krypkasino's expert)."""
+    built = getattr(agent, "game", None)
+    if built is None or built == game:
+        return
+    entry = _entry(str(getattr(agent, "name", "")).partition(":")[0], built)
+    if entry is not None and entry.plays(game):  # random plays every game
+        return
+    raise ValueError(f"agent {getattr(agent, 'name', agent)!r} was built for {built}, not {game}; "
+                     f"load it with agents.load(spec, game={game!r})")
 
 
 register("random", lambda: RandomAgent(), "uniform over the legal actions", games=None)

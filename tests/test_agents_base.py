@@ -72,19 +72,21 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
     assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo"}
-    assert agents.known("kungsholmskille") == {"random": "uniform over the legal actions", "folder": "always folds"}
-    assert set(agents.known()) == set(agents.known("krypkasino")) | {"folder"}
+    kille = agents.known("kungsholmskille")
+    assert set(kille) == {"random", "folder", "timid", "expert", "pimc"} and kille["folder"] == "always folds"
+    assert set(agents.known()) == set(agents.known("krypkasino")) | {"folder", "timid"}
     assert agents.known("no-such-game") == {"random": "uniform over the legal actions"}
     assert isinstance(agents.load("random", game="kungsholmskille"), RandomAgent)
     assert agents.load("folder", game="kungsholmskille").name == "folder"
     assert agents.load("expert").name == agents.load("expert", game="krypkasino").name == "expert"
-    with pytest.raises(ValueError, match=r"^agent 'expert' plays krypkasino, not kungsholmskille; "
-                                         r"known for kungsholmskille: folder, random, or module:attr"):
-        agents.load("expert", game="kungsholmskille")
+    with pytest.raises(ValueError, match=r"^agent 'greedy' plays krypkasino, not kungsholmskille; "
+                                         r"known for kungsholmskille: expert, folder, pimc, random, timid, or module:attr"):
+        agents.load("greedy", game="kungsholmskille")
+    assert agents.load("expert", game="kungsholmskille").game == "kungsholmskille"  # one name, an agent per game
     with pytest.raises(ValueError, match="agent 'folder' plays kungsholmskille, not krypkasino; known for krypkasino: "
                                          "creeper, expert, greedy, pimc, ppo, random"):
         agents.load("folder")
-    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: folder, random,"):
+    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, random, timid,"):
         agents.load("nosuch", game="kungsholmskille")
     assert agents.load("tests.test_agents_base:FirstMove", game="kungsholmskille").name == "first-move"
     with pytest.raises(ValueError, match="games must be a tuple of game names"):

@@ -1,0 +1,80 @@
+"""Kungsholmskille's rule-based baselines: ``timid`` and ``expert`` (their tactics: :mod:`agents.kungsholmskille.tactics`).
+
+| spec     | idea                                                                                  |
+|----------|---------------------------------------------------------------------------------------|
+| `timid`  | knocks and stays only with a very low card, exchanges its two highest cards, shows    |
+|          | only when no unseen card is as low as its own                                         |
+| `expert` | judges its chance to hold the lowest card at the showdown from the cards it has seen |
+|          | and the players still in; knocks, folds, exchanges and shows by expected money; in    |
+|          | the tricks sheds high cards and keeps its lowest card for the end                     |
+
+Options: ``timid:knock_max=2,stay_max=3`` (rank indices, L1); ``expert:depth=5,stay_depth=7,
+show_depth=2,margin=0,fold_value=-0.5,discard_cost=0.02``.  Both are deterministic and act on
+a whole :class:`~krypenv.policy.DecisionBatch` in one compiled call from its observations and
+masks, so they see only what the seat may know.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import register
+from agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, decide_batch, offsets
+from krypenv.policy import DecisionBatch
+
+__all__ = ["ExpertAgent", "TacticsAgent", "TimidAgent"]
+
+GAME = "kungsholmskille"
+
+
+class TacticsAgent:
+    """A compiled policy of :mod:`agents.kungsholmskille.tactics` (``kind``) with its parameter vector."""
+
+    name = "tactics"
+    game = GAME
+
+    def __init__(self, kind: int, params: np.ndarray) -> None:
+        """The policy ``kind`` (TIMID or EXPERT) with ``params``."""
+        self.kind, self.params = int(kind), np.asarray(params, np.float64)
+        self._offsets: dict[int, np.ndarray] = {}
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """One action per decision, from the observations and masks only."""
+        P = int(batch.rules.players)
+        off = self._offsets.setdefault(P, offsets(P))
+        out = np.empty(len(batch), np.int64)
+        decide_batch(batch.obs, batch.mask, P, self.kind, self.params, off, out)
+        return out
+
+
+class TimidAgent(TacticsAgent):
+    """``timid``: knocks and stays only with a very low card; shows only when it cannot lose."""
+
+    name = "timid"
+
+    def __init__(self, knock_max: int = 1, stay_max: int = 2) -> None:
+        """Knock with a lowest card of rank ≤ ``knock_max``, stay after a knock with one ≤ ``stay_max``."""
+        for key, v in (("knock_max", knock_max), ("stay_max", stay_max)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 20:
+                raise ValueError(f"timid: {key} must be a rank index 0..20, got {v!r}")
+        super().__init__(TIMID, np.array([knock_max, stay_max], np.float64))
+
+
+class ExpertAgent(TacticsAgent):
+    """``expert``: betting by expected money on its chance of the lowest card; sheds high cards in the tricks."""
+
+    name = "expert"
+
+    def __init__(self, depth: float = 5.0, stay_depth: float = 7.0, show_depth: float = 2.0, margin: float = 0.0,
+                 fold_value: float = -0.5, discard_cost: float = 0.02) -> None:
+        """The expected-money tactics with the modelling constants of :mod:`agents.kungsholmskille.tactics`."""
+        values = [depth, stay_depth, show_depth, margin, fold_value, discard_cost]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) or min(
+                depth, stay_depth, show_depth) <= 0:
+            raise ValueError(f"expert: options must be numbers (depths > 0), got {values}")
+        super().__init__(EXPERT, np.array([*values, EXPERT_PARAMS[6]], np.float64))
+
+
+register("timid", TimidAgent, "knocks and stays only with a very low card; shows only when it cannot lose", games=(GAME,))
+register("expert", ExpertAgent, "chance of the lowest card from the cards seen; bets by expected money; sheds high "
+         "cards", games=(GAME,))

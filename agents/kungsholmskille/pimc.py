@@ -1,0 +1,149 @@
+"""``pimc``: determinized search for Kungsholmskille (perfect-information Monte Carlo over the hidden cards).
+
+At a decision with more than one legal move, the agent samples ``worlds`` complete deals
+consistent with what its seat knows, plays every legal move in every world and rolls the deal
+out to its end with a fast policy for every seat (``rollout="expert"`` or ``"timid"``, the
+compiled tactics of :mod:`agents.kungsholmskille.tactics`), and plays the move with the best
+mean money.  The same worlds serve every move (common random numbers).
+
+**Worlds.**  The seat's unseen cards (each rank twice, L1, less its hand, its discards and
+every card played, L8, L10) are shuffled and dealt, in order, to the hands of the other
+players still in (each keeps its current number of cards), the hands of the players who
+folded (L6), the other players' discards (as many as each exchanged, a public count, L8) and
+the talon's remaining cards (L4).  Everything public (calls, folds, tricks, pot, the seat to
+act) is kept; every hidden column of the engine record is replaced, so the choice cannot
+depend on cards the seat has not seen (a test deals two positions that differ only in hidden
+cards).  All ``A × worlds`` rollouts of one decision run as one
+:class:`~krypenv.kungsholmskille.engine.Deals` batch in one compiled call.
+
+**Value.**  A rollout's value is the seat's money from the deal's ending (L14, L15, L18
+``money``) minus what it pays into the next pot (``antes_next``, L12, L14, L15): what this deal
+costs or earns it.
+
+**Defaults** ``pimc:worlds=32,rollout=expert``.  The sampling uses a generator seeded from the
+game's own stream (``batch.uniforms``), so evaluations are reproducible.  Speed is measured by
+``tests/kungsholmskille/test_kille_agents.py`` and quoted in the README.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.base import register
+from agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, TIMID_PARAMS, decide, offsets
+from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille.actions import MAX_LEGAL, N_ACTIONS
+from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS
+from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.observation import encode_into, mask_into, obs_size
+from krypenv.policy import DecisionBatch
+
+__all__ = ["PimcAgent", "rollout_values", "sample_world"]
+
+GAME = "kungsholmskille"
+ROLLOUTS = {"expert": (EXPERT, EXPERT_PARAMS), "timid": (TIMID, TIMID_PARAMS)}
+
+
+@njit(cache=True)
+def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.ndarray, seat: int, kind: int,
+                   par: np.ndarray, off: np.ndarray, obs: np.ndarray, out: np.ndarray) -> None:
+    """Per row: make action ``first[i]``, play the deal out with policy ``kind``; ``out[i]`` = seat's money − antes."""
+    mask = np.empty(N_ACTIONS, np.int8)
+    buf = np.empty(MAX_LEGAL + 5, np.int64)
+    money = np.zeros(players, np.int64)
+    for i in range(st.shape[0]):
+        row, cr = st[i], cash[i]
+        K.apply(row, cr, players, first[i])
+        while not row[K.DONE]:
+            s = row[K.TO_ACT]
+            encode_into(row, cr, money, 0, 0, False, players, s, obs)
+            mask_into(row, s, False, mask, buf)
+            K.apply(row, cr, players, decide(obs, mask, players, kind, par, off))
+        out[i] = cr[K.MONEY + seat] - cr[K.ANTES + seat]
+
+
+def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Generator) -> np.ndarray:
+    """A copy of an engine record whose hidden cards (seen from ``seat``) are dealt afresh (see the module docstring)."""
+    w = row.copy()
+    hand_at = lambda s: slice(K.HANDS + N_RANKS * s, K.HANDS + N_RANKS * (s + 1))
+    seen = w[hand_at(seat)].astype(np.int64).copy()
+    for d in w[K.DISCARDS + 2 * seat:K.DISCARDS + 2 * seat + 2]:
+        if d >= 0:
+            seen[d] += 1
+    for t in range(4):
+        for s in range(players):
+            c = w[K.TRICK_CARDS + K.MAXP * t + s]
+            if c >= 0:
+                seen[c] += 1
+    pool = np.repeat(np.arange(N_RANKS), 2 - seen)
+    rng.shuffle(pool)
+    k = 0
+    others = [s for s in range(players) if s != seat]
+    for s in sorted(others, key=lambda s: int(w[K.FOLDED + s])):  # players still in first, then folded ones
+        n = int(w[hand_at(s)].sum())
+        w[hand_at(s)] = np.bincount(pool[k:k + n], minlength=N_RANKS)
+        k += n
+    for s in others:
+        for j in range(2):
+            if w[K.DISCARDS + 2 * s + j] >= 0:
+                w[K.DISCARDS + 2 * s + j] = pool[k]
+                k += 1
+    tpos = int(w[K.TPOS])
+    w[K.DECK + tpos:K.DECK + DECK_SIZE] = pool[k:k + DECK_SIZE - tpos]
+    k += DECK_SIZE - tpos
+    if k != pool.size:
+        raise RuntimeError(f"world sampling dealt {k} of {pool.size} unseen cards")
+    return w
+
+
+class PimcAgent:
+    """``pimc``: samples worlds, rolls every legal move out with a fast policy, plays the best mean money."""
+
+    name = "pimc"
+    game = GAME
+
+    def __init__(self, worlds: int = 32, rollout: str = "expert") -> None:
+        """``worlds`` sampled deals per decision; ``rollout`` the policy of every seat in the rollouts."""
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise ValueError(f"pimc: worlds must be a positive integer, got {worlds!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"pimc: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        self.worlds, self.rollout = worlds, rollout
+        self._offsets: dict[int, np.ndarray] = {}
+
+    def values(self, core: object, i: int, seat: int, mask: np.ndarray,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(legal actions (A,), per-world values (A, worlds)) of seat ``seat``'s decision in env ``i`` of ``core``."""
+        P = int(core.players)  # type: ignore[attr-defined]
+        legal = np.flatnonzero(mask)
+        row, cr = core.st[i], core.cash[i]  # type: ignore[attr-defined]
+        worlds = np.stack([sample_world(row, P, seat, rng) for _ in range(self.worlds)])
+        A, W = legal.size, self.worlds
+        deals = Deals(core.rules, A * W)  # type: ignore[attr-defined]
+        deals.state[:] = np.tile(worlds, (A, 1))
+        deals.cash[:] = cr
+        kind, par = ROLLOUTS[self.rollout]
+        off = self._offsets.setdefault(P, offsets(P))
+        out = np.empty(A * W, np.int64)
+        rollout_values(deals.state, deals.cash, P, np.repeat(legal, W).astype(np.int64), seat, kind, par, off,
+                       np.empty(obs_size(P), np.int16), out)
+        return legal, out.reshape(A, W).astype(np.float64)
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The legal action with the best mean rollout money for every decision (a forced one at once)."""
+        out = np.empty(len(batch), np.int64)
+        seeds = (batch.uniforms(1)[:, 0] * 2**53).astype(np.int64)
+        for k in range(len(batch)):
+            legal = np.flatnonzero(batch.mask[k])
+            if legal.size == 1:
+                out[k] = legal[0]
+                continue
+            rng = np.random.default_rng(int(seeds[k]))
+            legal, vals = self.values(batch.core, int(batch.envs[k]), int(batch.seats[k]), batch.mask[k], rng)
+            out[k] = legal[int(np.argmax(vals.mean(axis=1)))]
+        return out
+
+
+register("pimc", PimcAgent, "determinized search: samples the hidden cards, rolls every move out with expert play, "
+         "best mean money", games=(GAME,))
