@@ -133,13 +133,29 @@ def _text(name: str, result: dict[str, Any]) -> str:
     return f"{name}: " + ", ".join(item(k, v) for k, v in result.items())
 
 
+def _in_game_order(registry: dict[str, Any], fn: Callable[[Any], Any]) -> list[tuple[str, Any]]:
+    """The registry's items ordered by the game that registered them (GAME_BENCHMARKS' order), others after.
+
+    Registration order depends on which game module some earlier code imported first; the
+    output's key order must not.  Within one module, and among non-game benchmarks, the
+    registration order is kept.
+    """
+    modules = list(GAME_BENCHMARKS.values())
+
+    def rank(item: tuple[str, Any]) -> int:
+        module = getattr(fn(item[1]), "__module__", None)
+        return modules.index(module) if module in modules else len(modules)
+
+    return sorted(registry.items(), key=rank)
+
+
 def run(as_json: bool = False, seconds: float = 3.0, batches: tuple[int, ...] | list[int] = DEFAULT_BATCHES,
         out: TextIO | None = None) -> dict[str, Any]:
     """Run the batched benchmarks at every batch size, then the others; print and return the results."""
     out = sys.stdout if out is None else out
     load_games()
     result: dict[str, Any] = {}
-    for name, batched in BATCH_BENCHMARKS.items():
+    for name, batched in _in_game_order(BATCH_BENCHMARKS, lambda b: b.row):
         result[name] = []
         if not as_json:
             print(batched.header, file=out)
@@ -148,7 +164,7 @@ def run(as_json: bool = False, seconds: float = 3.0, batches: tuple[int, ...] | 
             result[name].append(row)
             if not as_json:
                 print(batched.line(row), file=out, flush=True)
-    for name, benchmark in BENCHMARKS.items():
+    for name, benchmark in _in_game_order(BENCHMARKS, lambda b: b):
         result[name] = benchmark(seconds)
         if not as_json:
             print(_text(name, result[name]), file=out, flush=True)

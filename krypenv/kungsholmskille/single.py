@@ -78,6 +78,9 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
         elif isinstance(opp, str):
             raise ValueError(f"opponents: {opp!r} is a spec string; only 'random' is built in, load others with "
                              f"agents.load({opp!r}, game='kungsholmskille')")
+        elif getattr(opp, "game", "kungsholmskille") != "kungsholmskille":
+            raise ValueError(f"opponents: agent {getattr(opp, 'name', opp)!r} was built for {opp.game}, not "
+                             f"kungsholmskille; load it with agents.load(spec, game='kungsholmskille')")
         elif callable(getattr(opp, "act", None)):
             kinds.append(EXTERNAL)
             agents[r] = opp
