@@ -1,16 +1,20 @@
-"""Train a Krypkasino agent with PPO and action masking (sb3-contrib MaskablePPO), CleanRL style.
+"""Train a Krypkasino or Kungsholmskille agent with PPO and action masking (sb3-contrib MaskablePPO), CleanRL style.
 
-    python train.py                                   # 2 players, about 10 minutes on 2 cores
+    python train.py                                   # Krypkasino, 2 players, about 10 minutes on 2 cores
     python train.py --players 3 --total-timesteps 3000000
+    python train.py --game kungsholmskille            # 4 players, a pot per episode
     python train.py --help                            # every option, with its default
 
 One file, read top to bottom: the arguments (:class:`Args`), the league of opponents, the
 periodic evaluation, then :func:`main`.  The learner plays a random seat of ``--num-envs``
 games at once on the batched engine (:class:`krypenv.krypkasino.vec.KrypkasinoVecEnv`); every other seat
-is played by the league (:mod:`agents.krypkasino.league`): the baselines named in ``--league`` plus frozen
-snapshots of the learner (``self``), drawn per seat for every deal.  The reward is the game's
-(minus the change of the learner's score, so an episode's return is minus its deal score),
-multiplied by ``--reward-scale`` (a change of units, not shaping).
+is played by the league (:mod:`agents.league`): the baselines named in ``--league`` plus frozen
+snapshots of the learner (``self``), drawn per seat for every episode.  The reward is the game's
+(Krypkasino: minus the change of the learner's score, so an episode, one deal, returns minus
+its deal score; Kungsholmskille: the change of its money, so an episode, one pot carried over
+deals until it goes out, returns its net money), multiplied by ``--reward-scale`` (a change of
+units, not shaping).  What differs between the games (defaults, env, network, evaluations) is
+in ``train_games.py``; ``--players``, ``--league`` and ``--policy`` default per game.
 
 The network (``--policy``): ``moves`` (default) reads the observation plus the *move
 features* of every legal action (:mod:`agents.krypkasino.move_features`: points taken, what is left
@@ -19,6 +23,7 @@ scores each action with one shared scorer (:mod:`agents.krypkasino.move_policy`)
 on the observation alone, each entry scaled to [0, 1] (:class:`agents.krypkasino.ppo.ScaledInput`).
 
 Every ``--eval-every`` env steps the current policy plays duplicate deals against ``expert``
+(Kungsholmskille: ``--eval-deals`` episodes at a table of experts, its money per episode)
 through the evaluation harness (:mod:`eval`); the score difference (learner − expert per
 deal, 95% CI over decks; lower is better) goes to TensorBoard, ``eval.csv`` and
 ``learning_curve.png`` (against env steps and wall time), and the checkpoint is saved.  At the
@@ -50,8 +55,18 @@ from typing import Any
 
 import numpy as np
 
-BASELINES = ("random", "greedy", "creeper", "expert")
-
+from train_games import (
+    BASELINES,
+    EPISODE_VALUE,
+    GAMES,
+    agent_class,
+    evaluate_against,
+    game_config,
+    kille_money,
+    kille_report,
+    margin,
+    resolve,
+)  # fmt: skip
 
 def arg(default: Any, help: str) -> Any:
     """A dataclass field with its command-line help."""
@@ -72,14 +87,16 @@ class Args:
     time_limit: float = arg(0.0, "stop training after this many minutes of wall time (0: no limit; a limit makes "
                                  "the number of steps, and so the result, depend on the machine's speed)")
     # the game
-    players: int = arg(2, "number of players, 2 to 6")
+    game: str = arg("krypkasino", f"the game: {' or '.join(GAMES)}")
+    players: int = arg(0, "number of players, 2 to 6 (0: the game's default, Krypkasino 2, Kungsholmskille 4)")
+    max_deals: int = arg(50, "Kungsholmskille: deals before a pot that never goes out is cut off (L16)")
     teams: str = arg("none", "teams: none, a number of teams (2, or 3 with 6 players) or seat lists like 0,2/1,3")
     two_player_deal: str = arg("6+4", "two-player deal variant: 6+4 or 5+6 (K6)")
     set_aside: str = arg("court", "set-aside variant: court or spades (K8)")
     last_capture_point: bool = arg(False, "variant K17: the last capturer gets one more point")
     # the league of opponents
-    league: str = arg("expert=8,greedy=1,self=1",
-                      "opponent weights: agent specs and 'self' (snapshots of the learner)")
+    league: str = arg("", "opponent weights: agent specs and 'self' (snapshots of the learner); empty: the game's "
+                          "default, Krypkasino expert=8,greedy=1,self=1, Kungsholmskille expert=6,timid=2,random=1,self=1")
     snapshot_every: int = arg(500_000, "env steps between snapshots of the learner added to the league")
     max_snapshots: int = arg(5, "snapshots kept in the league (the oldest leaves)")
     # behaviour cloning warm start
@@ -102,8 +119,9 @@ class Args:
     vf_coef: float = arg(0.5, "value loss coefficient")
     max_grad_norm: float = arg(0.5, "gradient clipping norm")
     target_kl: float = arg(0.0, "stop an update's epochs early above this KL (0: never)")
-    policy: str = arg("moves", "network: 'moves' scores every action from its move features with one shared scorer "
-                               "(agents.krypkasino.move_policy), 'mlp' is a plain MLP on the observation alone")
+    policy: str = arg("", "network: 'moves' scores every action from its move features with one shared scorer "
+                          "(agents.krypkasino.move_policy; Krypkasino's default), 'mlp' is a plain MLP on the "
+                          "observation alone (Kungsholmskille's only one)")
     net_arch: str = arg("128,128", "hidden layer sizes of the policy and (separate) value networks")
     reward_scale: float = arg(0.1, "reward multiplier (units: 0.1 = tens of points)")
     # evaluation
@@ -155,6 +173,8 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--batch-size {args.batch_size} is larger than a rollout "
                          f"(--num-envs x --n-steps = {args.num_envs * args.n_steps})")
     net_arch(args.net_arch)
+    if args.max_deals < 1:
+        raise ValueError(f"--max-deals must be at least 1, got {args.max_deals}")
     if args.policy not in ("moves", "mlp"):
         raise ValueError(f"--policy must be moves or mlp, got {args.policy!r}")
     if args.run_name and (os.sep in args.run_name or args.run_name in (".", "..")):
@@ -172,43 +192,10 @@ def net_arch(text: str) -> list[int]:
     return sizes
 
 
-def game_config(args: Args) -> dict[str, Any]:
-    """The rule keywords of the env and of the evaluations."""
-    from eval.schedule import parse_teams
-    from krypenv.krypkasino.rules import Rules
-
-    g = {"players": args.players, "teams": parse_teams(args.teams, args.players),
-         "two_player_deal": args.two_player_deal, "set_aside": args.set_aside,
-         "last_capture_point": args.last_capture_point}
-    Rules(**g)  # ValueError for a bad variant
-    return g
-
-
 # --------------------------------------------------------------------------- evaluation
-def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Args, deals: int, seed: int) -> Any:
-    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; eval.duplicate.Results."""
-    import agents
-    from eval import EvalConfig, evaluate
-
-    g = game_config(args)
-    config = EvalConfig(agents=("learner", *opponents), players=g["players"], teams=g["teams"], deals=deals,
-                        seed=seed, two_player_deal=g["two_player_deal"], set_aside=g["set_aside"],
-                        last_capture_point=g["last_capture_point"], records=False)
-    return evaluate(config, agents=[agent, *(agents.load(s) for s in opponents)])
-
-
-def margin(results: Any, opponent: str = "expert") -> Any:
-    """The head-to-head interval learner − opponent (negative: the learner scores less, i.e. better)."""
-    for p in results.pairs:
-        if (p.a, p.b) == ("learner", opponent):
-            return p.diff
-        if (p.a, p.b) == (opponent, "learner"):
-            return dataclasses.replace(p.diff, mean=-p.diff.mean)
-    raise ValueError(f"no head-to-head row for learner and {opponent}")
-
-
-def plot_curve(rows: list[dict[str, Any]], path: Path, title: str) -> None:
-    """learning_curve.png: learner − expert per deal (95% CI) against env steps and wall minutes."""
+def plot_curve(rows: list[dict[str, Any]], path: Path, kille: bool, title: str) -> None:
+    """learning_curve.png: learner − expert per deal (Kungsholmskille: money among experts; 95% CI) against
+    env steps and wall minutes."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -220,12 +207,13 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     for ax, key, label in ((axes[0], "env_steps", "env steps (learner decisions)"),
                            (axes[1], "wall_min", "wall time (minutes, evaluations included)")):
         x = np.array([r[key] for r in rows], np.float64)
-        ax.plot(x, y, "o-", label="learner - expert")
+        ax.plot(x, y, "o-", label="learner's money among experts" if kille else "learner - expert")
         ax.fill_between(x, lo, hi, alpha=0.25, label="95% CI over decks")
         ax.axhline(0.0, color="k", lw=0.8)
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("score difference per deal vs expert\n(negative: learner better)")
+    axes[0].set_ylabel("money per episode among experts\n(positive: learner better)" if kille
+                       else "score difference per deal vs expert\n(negative: learner better)")
     axes[0].legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
@@ -293,7 +281,10 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
     """The SB3 callback: per-opponent training scores, snapshots, periodic evaluations, checkpoints, time limit."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.krypkasino.ppo import PPOAgent, add_metadata
+    from agents.checkpoint import add_metadata
+
+    PPOAgent = agent_class(args.game)
+    kille = args.game == "kungsholmskille"
 
     class TrainCallback(BaseCallback):
         def __init__(self) -> None:
@@ -303,7 +294,7 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
             self.next_snapshot = args.snapshot_every
             self.next_eval = args.eval_every if args.eval_every else math.inf
             self.rows: list[dict[str, Any]] = []
-            self.best = math.inf
+            self.best = math.inf  # of the evaluation's value, lower better (Kungsholmskille: minus its money)
             self.eval_seconds = 0.0
 
         def save(self, path: Path) -> None:
@@ -316,7 +307,7 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
                 who = league.assignment(int(i), int(self.deals_done[i]))
                 self.deals_done[i] += 1
                 label = "/".join(sorted(set(who))) if who else "?"
-                self.scores.setdefault(label, []).append(self.locals["infos"][i]["score"])
+                self.scores.setdefault(label, []).append(self.locals["infos"][i][EPISODE_VALUE[args.game]])
             n = self.num_timesteps
             if n >= self.next_snapshot:
                 self.next_snapshot += args.snapshot_every
@@ -342,30 +333,38 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
         def evaluate(self) -> None:
             t0 = time.time()
             agent = PPOAgent(self.model.policy, meta)
-            res = evaluate_against(agent, ("expert",), args, args.eval_deals, args.eval_seed)
-            d = margin(res)
+            if kille:  # the learner's money per episode among experts (higher better)
+                mean, low, high, _ = kille_money(agent, "expert", args, args.eval_deals, args.eval_seed)
+                d = dataclasses.make_dataclass("D", ["mean", "low", "high"])(mean, low, high)
+                scores = {"learner_money": mean}
+            else:
+                res = evaluate_against(agent, ("expert",), args, args.eval_deals, args.eval_seed)
+                d = margin(res)
+                scores = {"learner_score": next(r.score.mean for r in res.rows if r.agent == "learner"),
+                          "expert_score": next(r.score.mean for r in res.rows if r.agent == "expert")}
             self.eval_seconds += time.time() - t0
             row = {"env_steps": int(self.num_timesteps), "wall_min": (time.time() - start) / 60,
                    "train_min": (time.time() - start - self.eval_seconds) / 60, "diff": d.mean, "ci_low": d.low,
-                   "ci_high": d.high, "learner_score": next(r.score.mean for r in res.rows if r.agent == "learner"),
-                   "expert_score": next(r.score.mean for r in res.rows if r.agent == "expert"),
-                   "eval_s": time.time() - t0}
+                   "ci_high": d.high, **scores, "eval_s": time.time() - t0}
             self.rows.append(row)
-            for k in ("diff", "ci_low", "ci_high", "learner_score", "expert_score"):
+            for k in ("diff", "ci_low", "ci_high", *scores):
                 self.logger.record(f"eval_vs_expert/{k}", row[k])
             self.logger.dump(self.num_timesteps)
             with open(run_dir / "eval.csv", "w", newline="") as fh:
                 w = csv.DictWriter(fh, fieldnames=list(row))
                 w.writeheader()
                 w.writerows(self.rows)
-            plot_curve(self.rows, run_dir / "learning_curve.png",
-                       f"{run_dir.name}: {args.players} players, {args.eval_deals} duplicate decks per point")
+            plot_curve(self.rows, run_dir / "learning_curve.png", kille,
+                       f"{run_dir.name}: {args.players} players, {args.eval_deals} "
+                       f"{'episodes among experts' if kille else 'duplicate decks'} per point")
             self.save(run_dir / "checkpoints" / "latest.zip")
-            if d.mean < self.best:
-                self.best = d.mean
+            if (-d.mean if kille else d.mean) < self.best:
+                self.best = -d.mean if kille else d.mean
                 shutil.copyfile(run_dir / "checkpoints" / "latest.zip", run_dir / "checkpoints" / "best.zip")
-            print(f"[{row['wall_min']:5.1f} min] {row['env_steps']:>10,} steps  learner - expert "
-                  f"{d.mean:+6.2f} [{d.low:+.2f}, {d.high:+.2f}] per deal  (eval {row['eval_s']:.0f} s)", flush=True)
+            what = "learner's money among experts" if kille else "learner - expert"
+            print(f"[{row['wall_min']:5.1f} min] {row['env_steps']:>10,} steps  {what} "
+                  f"{d.mean:+6.2f} [{d.low:+.2f}, {d.high:+.2f}] per {'episode' if kille else 'deal'}  "
+                  f"(eval {row['eval_s']:.0f} s)", flush=True)
 
     return TrainCallback()
 
@@ -373,16 +372,18 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
 # --------------------------------------------------------------------------- main
 def main(args: Args) -> dict[str, Any]:
     """Train, evaluate and save; returns a summary (paths and the final numbers)."""
+    args = resolve(args)  # the game's defaults for --players, --league and --policy
     check_args(args)
     start = time.time()
     g = game_config(args)  # checks the teams too
+    kille = args.game == "kungsholmskille"
 
     # the league of opponents and the cloning teacher (built first: a bad spec fails before anything is written)
     import agents
-    from agents.krypkasino.league import build_league, parse_weights
+    from agents.league import build_league, parse_weights
 
-    league = build_league(parse_weights(args.league), seed=args.seed, max_snapshots=args.max_snapshots)
-    teacher = agents.load(args.bc_teacher) if args.bc_decisions else None
+    league = build_league(parse_weights(args.league), seed=args.seed, max_snapshots=args.max_snapshots, game=args.game)
+    teacher = agents.load(args.bc_teacher, game=args.game) if args.bc_decisions else None
 
     # seeding: python, numpy and torch here; the games' streams by the env seed; the league by its own
     import torch
@@ -398,18 +399,18 @@ def main(args: Args) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    from agents.krypkasino.ppo import ScaledInput, metadata, play_only_copy
-    from krypenv.krypkasino.rules import Rules
-    from krypenv.krypkasino.vec import KrypkasinoVecEnv
+    from agents.checkpoint import play_only_copy
+    from train_games import make_env
 
-    run_name = args.run_name or f"{args.players}p-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    prefix = "kille-" if kille else ""
+    run_name = args.run_name or f"{prefix}{args.players}p-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(args.out_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
     print(f"run {run_dir}  (tensorboard --logdir {args.out_dir})", flush=True)
 
     # the games: the learner in a random seat, the league in the others
-    env = KrypkasinoVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, **g)
+    env = make_env(args, league)
 
     class ScaleReward(VecEnvWrapper):
         """Rewards times --reward-scale (a change of units); masks and infos pass through."""
@@ -424,7 +425,11 @@ def main(args: Args) -> dict[str, Any]:
     # the learner's network: the move scorer sees each action's move features, the MLP the observation only
     sizes = net_arch(args.net_arch)
     features = None
-    if args.policy == "moves":
+    if kille:
+        from agents.kungsholmskille.ppo import metadata as kille_metadata, policy_kwargs as kille_kwargs
+
+        venv, policy, policy_kwargs = ScaleReward(env), "MlpPolicy", kille_kwargs(sizes)
+    elif args.policy == "moves":
         from agents.krypkasino.move_features import VERSION as features
         from agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
 
@@ -432,11 +437,19 @@ def main(args: Args) -> dict[str, Any]:
         policy: Any = MovePolicy
         policy_kwargs = {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes)}
     else:
+        from agents.krypkasino.ppo import ScaledInput
+
         venv = ScaleReward(env)
         policy = "MlpPolicy"
         policy_kwargs = {"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": torch.nn.ReLU,
                          "features_extractor_class": ScaledInput}
-    meta = metadata(Rules(**g), features=features, args=dataclasses.asdict(args))
+    if kille:
+        meta = kille_metadata(args.players, args.max_deals, args=dataclasses.asdict(args))
+    else:
+        from agents.krypkasino.ppo import metadata
+        from krypenv.krypkasino.rules import Rules
+
+        meta = metadata(Rules(**g), features=features, args=dataclasses.asdict(args))
     lr = (lambda frac: args.learning_rate * frac) if args.anneal_lr else args.learning_rate
     model = MaskablePPO(
         policy, venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
@@ -444,7 +457,7 @@ def main(args: Args) -> dict[str, Any]:
         vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, target_kl=args.target_kl or None,
         policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tb"), seed=args.seed, device="cpu", verbose=0)
     params = sum(p.numel() for p in model.policy.parameters())
-    print(f"{args.players} players, league {league.probabilities()}, {params:,} parameters, "
+    print(f"{args.game}, {args.players} players, league {league.probabilities()}, {params:,} parameters, "
           f"{args.total_timesteps:,} env steps", flush=True)
 
     callback = make_callback(args, run_dir, league, meta, start)
@@ -468,12 +481,20 @@ def main(args: Args) -> dict[str, Any]:
     # the final table: the trained agent against every baseline
     summary: dict[str, Any] = {"run_dir": str(run_dir), "final": str(final), "env_steps": int(model.num_timesteps),
                                "train_s": train_s, "curve": callback.rows}
-    if args.final_deals:
-        from agents.krypkasino.ppo import PPOAgent
+    if args.final_deals and kille:
+        t0 = time.time()
+        agent = agent_class(args.game).load(final)
+        rows = {b: kille_money(agent, b, args, args.final_deals, args.final_seed) for b in BASELINES[args.game]}
+        report = kille_report(rows, time.time() - t0)
+        (run_dir / "final_eval.txt").write_text(report + "\n")
+        print(report, flush=True)
+        summary["final_vs_expert"] = dict(zip(("money", "ci_low", "ci_high", "episodes"), rows["expert"]))
+    elif args.final_deals:
         from eval.report import text
 
         t0 = time.time()
-        res = evaluate_against(PPOAgent.load(final), BASELINES, args, args.final_deals, args.final_seed)
+        res = evaluate_against(agent_class(args.game).load(final), BASELINES[args.game], args, args.final_deals,
+                               args.final_seed)
         report = text(res, time.time() - t0)
         (run_dir / "final_eval.txt").write_text(report + "\n")
         print(report, flush=True)

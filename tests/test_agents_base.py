@@ -73,20 +73,20 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
     assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo"}
     kille = agents.known("kungsholmskille")
-    assert set(kille) == {"random", "folder", "timid", "expert", "pimc"} and kille["folder"] == "always folds"
+    assert set(kille) == {"random", "folder", "timid", "expert", "pimc", "ppo"} and kille["folder"] == "always folds"
     assert set(agents.known()) == set(agents.known("krypkasino")) | {"folder", "timid"}
     assert agents.known("no-such-game") == {"random": "uniform over the legal actions"}
     assert isinstance(agents.load("random", game="kungsholmskille"), RandomAgent)
     assert agents.load("folder", game="kungsholmskille").name == "folder"
     assert agents.load("expert").name == agents.load("expert", game="krypkasino").name == "expert"
     with pytest.raises(ValueError, match=r"^agent 'greedy' plays krypkasino, not kungsholmskille; "
-                                         r"known for kungsholmskille: expert, folder, pimc, random, timid, or module:attr"):
+                                         r"known for kungsholmskille: expert, folder, pimc, ppo, random, timid, or module:attr"):
         agents.load("greedy", game="kungsholmskille")
     assert agents.load("expert", game="kungsholmskille").game == "kungsholmskille"  # one name, an agent per game
     with pytest.raises(ValueError, match="agent 'folder' plays kungsholmskille, not krypkasino; known for krypkasino: "
                                          "creeper, expert, greedy, pimc, ppo, random"):
         agents.load("folder")
-    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, random, timid,"):
+    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, ppo, random, timid,"):
         agents.load("nosuch", game="kungsholmskille")
     assert agents.load("tests.test_agents_base:FirstMove", game="kungsholmskille").name == "first-move"
     with pytest.raises(ValueError, match="games must be a tuple of game names"):

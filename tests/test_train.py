@@ -190,7 +190,7 @@ class Counting:
 
 
 def league_run(seed: int, players: int = 3, steps: int = 150):
-    from agents.krypkasino.league import League
+    from agents.league import League
     from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
     log: list = []
@@ -255,7 +255,7 @@ def test_league_draws_per_deal_batches_per_member_and_is_seeded():
 
 
 def test_league_first_draw_without_snapshots_skips_self():
-    from agents.krypkasino.league import League
+    from agents.league import League
 
     league = League({"x": agents.load("random")}, {"x": 1, "self": 5}, seed=0)
     assert league.probabilities() == {"x": 1.0}

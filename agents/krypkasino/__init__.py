@@ -5,7 +5,7 @@ Importing this package registers their spec strings with :mod:`agents.base`: ``g
 of :mod:`agents.krypkasino.tactics`), ``pimc`` (:mod:`agents.krypkasino.pimc`) and
 ``ppo:PATH`` (:mod:`agents.krypkasino.ppo`; its network is :mod:`agents.krypkasino.move_policy`
 on the features of :mod:`agents.krypkasino.move_features`, imported with torch only when a
-checkpoint is loaded).  :mod:`agents.krypkasino.league` mixes them with learner snapshots for
+checkpoint is loaded).  :mod:`agents.league` mixes them with learner snapshots for
 training.
 """
 

@@ -39,27 +39,30 @@ import hashlib
 import io
 import json
 import zipfile
-import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import register
+from agents.checkpoint import (
+    FORMAT,
+    META_NAME,
+    NEEDED_DATA,
+    add_metadata,
+    check_table,
+    game_of,
+    krypenv_version,
+    play_only_copy,
+    read_checked,
+)  # fmt: skip  (add_metadata, play_only_copy: re-exported for train.py)
 from krypenv.policy import DecisionBatch
 
-FORMAT = "krypenv-ppo/1"
-META_NAME = "krypenv.json"
+__all__ = ["GAME", "META_NAME", "PPOAgent", "add_metadata", "layout_id", "load", "metadata", "play_only_copy",
+           "read_metadata"]
+
+GAME = "krypkasino"
 RULE_KEYS = ("players", "teams", "two_player_deal", "set_aside", "last_capture_point")
-NEEDED_DATA = ("policy_class", "observation_space", "action_space", "policy_kwargs")  # what playing reads of ``data``
-
-
-def play_only_copy(src: str | Path, dst: str | Path) -> None:
-    """Copy a checkpoint without the optimizer state (a third of the size): ``ppo:PATH`` plays it, but
-    ``MaskablePPO.load`` cannot resume training from it (use the full checkpoint for that)."""
-    with zipfile.ZipFile(src) as zf:
-        meta = json.loads(zf.read(META_NAME).decode("utf-8"))
-    add_metadata(src, meta | {"optimizer": False}, to=dst, drop=("policy.optimizer.pth",))
 
 
 def layout_id(players: int) -> str:
@@ -71,22 +74,12 @@ def layout_id(players: int) -> str:
     return "obs-" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
-def krypenv_version() -> str:
-    """The installed krypenv version (``unknown`` when not installed as a package)."""
-    try:
-        from importlib.metadata import version
-
-        return version("krypenv")
-    except Exception:  # pragma: no cover - running from a bare checkout
-        return "unknown"
-
-
 def metadata(rules: Any, features: str | None = None, **extra: Any) -> dict[str, Any]:
     """The ``krypenv.json`` object for a policy trained on ``rules`` (a :class:`krypenv.krypkasino.rules.Rules`)."""
     from krypenv.krypkasino.observation import obs_size
 
     teams = [list(t) for t in rules.teams] if rules.teams else None
-    return {"format": FORMAT, "krypenv": krypenv_version(), "players": rules.players, "teams": teams,
+    return {"format": FORMAT, "game": GAME, "krypenv": krypenv_version(), "players": rules.players, "teams": teams,
             "two_player_deal": rules.two_player_deal, "set_aside": rules.set_aside,
             "last_capture_point": bool(rules.last_capture_point), "obs_dim": obs_size(rules.players),
             "layout": layout_id(rules.players), "features": features, **extra}
@@ -99,20 +92,6 @@ def network_input_dim(meta: dict[str, Any]) -> int:
     from agents.krypkasino.move_features import input_dim
 
     return input_dim(int(meta["obs_dim"]))
-
-
-def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None, drop: tuple[str, ...] = ()) -> None:
-    """Write (or replace) ``krypenv.json`` inside the SB3 zip at ``path`` (or in a copy at ``to``, without ``drop``)."""
-    path = Path(path)
-    with zipfile.ZipFile(path) as zf:
-        members = {n: zf.read(n) for n in zf.namelist() if n != META_NAME and n not in drop}
-    path = path if to is None else Path(to)
-    tmp = path.with_name(path.name + ".tmp")
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-        for n, data in members.items():
-            zf.writestr(n, data)
-        zf.writestr(META_NAME, json.dumps(meta, indent=1, default=str) + "\n")
-    tmp.replace(path)
 
 
 # --------------------------------------------------------------------------- network pieces (torch, lazily)
@@ -159,39 +138,8 @@ def _bad(path: Path | str, what: str) -> ValueError:
 
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The checked ``krypenv.json`` of a checkpoint; ValueError naming the path and the problem."""
-    p = Path(path)
-    if not str(path):
-        raise ValueError("ppo agent needs a checkpoint path: ppo:PATH (e.g. ppo:checkpoints/ppo-2p.zip)")
-    if not p.exists():
-        raise _bad(path, "no such file")
-    if not p.is_file():
-        raise _bad(path, "not a file")
-    try:
-        with zipfile.ZipFile(p) as zf:
-            names = set(zf.namelist())
-            if META_NAME not in names:
-                raise _bad(path, f"not a krypenv checkpoint (no {META_NAME} in the zip; train.py writes it)")
-            meta = json.loads(zf.read(META_NAME).decode("utf-8"))
-            missing = {"data", "policy.pth"} - names
-            if missing:
-                raise _bad(path, f"incomplete checkpoint, missing {', '.join(sorted(missing))}")
-            bad = zf.testzip()
-            if bad is not None:
-                raise _bad(path, f"corrupt checkpoint (member {bad} fails its CRC check)")
-    except zipfile.BadZipFile as exc:
-        raise _bad(path, f"not a readable zip file (truncated or corrupt?): {exc}") from None
-    except (zlib.error, EOFError) as exc:
-        raise _bad(path, f"corrupt checkpoint (a member does not decompress: {exc})") from None
-    except (OSError, zipfile.LargeZipFile) as exc:
-        raise _bad(path, f"cannot read it: {type(exc).__name__}: {exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _bad(path, f"{META_NAME} is not valid JSON: {exc}") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        fmt = meta.get("format") if isinstance(meta, dict) else None
-        raise _bad(path, f"unknown checkpoint format {fmt!r} (this krypenv reads {FORMAT!r})")
-    players = meta.get("players")
-    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
-        raise _bad(path, f"{META_NAME} has no valid player count (got {players!r})")
+    meta = read_checked(path, GAME)
+    players = meta["players"]
     from krypenv.krypkasino.observation import obs_size
 
     want_dim, want_layout = obs_size(players), layout_id(players)
@@ -298,11 +246,8 @@ class PPOAgent:
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """The most probable legal action of each decision."""
-        players = batch.rules.players
         where = f"ppo checkpoint {self.path}" if self.path else f"agent {self.name!r}"
-        if players != self.players:
-            raise ValueError(f"{where} was trained for {self.players} players and cannot play a "
-                             f"{players}-player game (its observations have another layout)")
+        check_table(where, self.meta, GAME, batch.rules.players, game_of(batch.core))
         if len(batch) == 0:
             return np.zeros(0, np.int64)
         if batch.obs.shape[1] != self.obs_dim:

@@ -17,7 +17,9 @@ deal; deal follows deal, the dealer passing left (L2: deal k is dealt by
 goes out by a walkover (L15) or a showdown (L14) — *terminated*; the antes for the next pot
 (``antes_next``) are then not paid.  An episode whose ``max_deals``-th deal ends in a
 budrunda is *truncated* (L16): the pot belongs to nobody, and the antes for a deal that is
-never dealt are not paid.
+never dealt are not paid.  ``episodes[i]`` counts the episodes env i has
+started (``reset`` and the env shells' auto-resets), so an opponent league can tell a new
+episode from the next deal of the same pot.
 
 **Money and rewards.** ``ep[i, E_MONEY + s]`` is seat s's net money in the episode so far:
 −2 from the start (L3), minus the budrunda antes it paid, plus the pot and penalty it won,
@@ -115,6 +117,7 @@ class Core:
         self.ep[:, E_SEAT] = seat0
         self.ep[:, E_OFFENDER] = -1
         self.rng = np.zeros(self.n, np.uint64)
+        self.episodes = np.zeros(self.n, np.int64)  # episodes started per env (reset and auto-reset; for leagues)
         c = np.zeros(CFG_SIZE, np.int64)
         c[C_P], c[C_MAX_DEALS], c[C_FIRST_DEALER] = P, cfg.max_deals, cfg.dealer0
         c[C_SKIP], c[C_RANDOM_SEAT] = bool(cfg.skip_forced), random_seat
@@ -166,6 +169,7 @@ class Core:
     def reset(self, active: np.ndarray | None = None) -> None:
         """New episodes in the active envs (all by default), advanced to the first learner or external decision."""
         active = np.ones(self.n, np.bool_) if active is None else np.asarray(active, np.bool_)
+        self.episodes[active] += 1
         (k_reset_par if self.par else k_reset_ser)(*self._args(), active, self.chunks)
 
     def observe(self, i: int, observer: int) -> tuple[np.ndarray, np.ndarray]:

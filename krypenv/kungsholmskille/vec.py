@@ -121,12 +121,14 @@ class KungsholmskilleVecEnv(VecEnv):
             (k_step_all_par if core.par else k_step_all_ser)(
                 *args, acts, self._lose, self._status, self._rew, self._over, self._final, self._obs, self._masks,
                 self._term_obs, self._term_masks, ch)
+            core.episodes[self._over != RUNNING] += 1  # auto-reset inside the kernel
         else:
             (k_step_par if core.par else k_step_ser)(*args, acts, self._lose, self._status, ch)
             core.play_external(self._agents)
             (k_finish_par if core.par else k_finish_ser)(*args, self._rew, self._over, self._final, self._term_obs,
                                                          self._term_masks, ch)
             if (self._over != RUNNING).any():
+                core.episodes[self._over != RUNNING] += 1  # auto-reset in k_finish: opponents see a new episode
                 core.play_external(self._agents)  # new episodes may start with an opponent's turn
             self._observe()
         dones = self._over != RUNNING

@@ -1,20 +1,32 @@
-"""A league of opponents for training: baselines plus frozen snapshots of the learner, one per seat and deal.
+"""A league of opponents for training: baselines plus frozen snapshots of the learner, one per seat and episode.
 
 ``League`` is one agent object (:class:`krypenv.policy.Agent`) that plays every opponent seat
-of every game of a :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` (``opponents=league``).  Behind it
-are *members*: fixed agents (``random``, ``greedy``, ``creeper``, ``expert``, any spec) and
-frozen copies of the learner added during training (:meth:`League.add_snapshot`, the newest
-``max_snapshots`` kept).  Each (game, seat) is assigned a member, drawn afresh for every
-deal with the league's weights from a generator seeded by ``seed``; ``act(batch)`` groups
-the decisions by assigned member and calls each member once with its sub-batch.
+of every game of a training VecEnv (``opponents=league``; Krypkasino's
+:class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` or Kungsholmskille's
+:class:`krypenv.kungsholmskille.vec.KungsholmskilleVecEnv`).  Behind it are *members*: fixed
+agents (any spec of the game) and frozen copies of the learner added during training
+(:meth:`League.add_snapshot`, the newest ``max_snapshots`` kept).  Each (game, seat) is
+assigned a member, drawn afresh for every *episode* (a Krypkasino deal; a Kungsholmskille pot,
+carried over deals until it goes out) with the league's weights from a generator seeded by
+``seed``; ``act(batch)`` groups the decisions by assigned member and calls each member once
+with its sub-batch.  The league imports no game: it reads the signals below off ``batch.core``.
 
-**When a deal starts.**  The VecEnv auto-resets a finished game inside ``step`` and may let
-opponents act in the new deal before the caller sees ``done``, so the league finds new deals
-itself: the engine's move counter (``deals.n_moves``) of a game drops when a new deal starts,
-and the first opponent decision of every deal (every deal has one) triggers the draw of that
-game's opponents.  No hook in the env is needed, and a deal is never played by opponents
-drawn for another.  ``assignment(i, k)`` says who played the learner's ``k``-th deal in game
-``i`` (0-based, in the order the deals were played), for per-opponent statistics.
+**When an episode starts.**  The VecEnvs auto-reset a finished game inside ``step`` and may let
+opponents act in the new episode before the caller sees ``done``, so the league finds new
+episodes itself, at the first opponent decision of each (every episode has one), and draws
+that game's opponents then:
+
+* a core with an ``episodes`` counter (Kungsholmskille's: episodes started per env, raised by
+  ``reset`` and the env's auto-reset) starts a new episode whenever the counter differs from
+  the one seen at the game's previous opponent decision.  A move counter cannot do this here:
+  a pot that goes out in its first deal may be followed by one whose first opponent decision
+  comes at a later move than the last one of the old pot.
+* otherwise (Krypkasino) the engine's move counter (``deals.n_moves``) of a game drops when a
+  new deal starts (a deal always has opponent decisions late in it).
+
+A member is therefore never asked to play an episode drawn for another.  ``assignment(i, k)``
+says who played the learner's ``k``-th episode in game ``i`` (0-based, in the order they were
+played), for per-opponent statistics.
 
 Weights: ``weights`` maps member labels to relative weights; the label ``self`` stands for
 all snapshots together (split evenly among them); while there is none, its weight goes to the
@@ -35,7 +47,7 @@ SELF = "self"
 
 
 class League:
-    """Opponents per game, seat and deal, drawn from fixed members and learner snapshots (module docstring)."""
+    """Opponents per game, seat and episode, drawn from fixed members and learner snapshots (module docstring)."""
 
     def __init__(self, members: dict[str, Agent], weights: dict[str, float], seed: int = 0,
                  max_snapshots: int = 5, name: str = "league") -> None:
@@ -61,10 +73,10 @@ class League:
             self._add_member(label, agent)
         self._n = 0
         self._assign = np.zeros((0, 0), np.int64)  # (games, seats) member index
-        self._last_moves = np.zeros(0, np.int64)
-        self._deals = np.zeros(0, np.int64)  # deals started per game
-        self._history: list[dict[int, list[str]]] = []  # per game: deal number -> labels of the opponent seats
-        self.deals_drawn: dict[str, int] = {}
+        self._last_moves = np.zeros(0, np.int64)  # per game: the move counter, or the episode counter, last seen
+        self._deals = np.zeros(0, np.int64)  # episodes started per game
+        self._history: list[dict[int, list[str]]] = []  # per game: episode number -> labels of the opponent seats
+        self.deals_drawn: dict[str, int] = {}  # per member label: episodes (Krypkasino deals) it was drawn for
 
     # ------------------------------------------------------------------ members
     def _add_member(self, label: str, agent: Agent) -> int:
@@ -99,7 +111,7 @@ class League:
             return
         self._n = n
         self._assign = np.full((n, players), -1, np.int64)
-        self._last_moves = np.full(n, np.iinfo(np.int64).max, np.int64)
+        self._last_moves = np.full(n, np.iinfo(np.int64).max, np.int64)  # no episode counter is ever this
         self._deals = np.zeros(n, np.int64)
         self._history = [{} for _ in range(n)]
 
@@ -115,13 +127,13 @@ class League:
             k = int(self._deals[i])
             hist = self._history[i]
             hist[k] = [self._members[int(m)][0] for s, m in enumerate(row) if s != own]
-            hist.pop(k - 2, None)  # keep the last two deals of each game
+            hist.pop(k - 2, None)  # keep the last two episodes of each game
             self._deals[i] = k + 1
             for label in hist[k]:
                 self.deals_drawn[label] = self.deals_drawn.get(label, 0) + 1
 
     def assignment(self, game: int, deal: int) -> list[str] | None:
-        """Labels of the members drawn for the opponent seats (in seat order) of the ``deal``-th deal of ``game``."""
+        """Labels of the members drawn for the opponent seats (in seat order) of the ``deal``-th episode of ``game``."""
         if game >= self._n:
             return None
         return self._history[game].get(deal)
@@ -132,8 +144,13 @@ class League:
         core = batch.core
         self._grow(core.n, core.players)
         envs = np.asarray(batch.envs, np.int64)
-        moves = core.deals.n_moves[envs].astype(np.int64)
-        new = moves < self._last_moves[envs]
+        counter = getattr(core, "episodes", None)
+        if counter is not None:  # the env counts episodes (Kungsholmskille)
+            moves = np.asarray(counter)[envs].astype(np.int64)
+            new = moves != self._last_moves[envs]
+        else:  # Krypkasino: the move counter drops at a new deal
+            moves = core.deals.n_moves[envs].astype(np.int64)
+            new = moves < self._last_moves[envs]
         if new.any():
             games = np.unique(envs[new])
             self._draw(games, core.players, core.seat[games].astype(np.int64))
@@ -164,9 +181,10 @@ def parse_weights(text: str) -> dict[str, float]:
     return out
 
 
-def build_league(weights: dict[str, float], seed: int, max_snapshots: int = 5, **_: Any) -> League:
-    """A league whose fixed members are the agent specs named in ``weights`` (``self`` for snapshots)."""
+def build_league(weights: dict[str, float], seed: int, max_snapshots: int = 5, game: str = "krypkasino",
+                 **_: Any) -> League:
+    """A league for ``game`` whose fixed members are the agent specs named in ``weights`` (``self`` for snapshots)."""
     import agents
 
-    members = {label: agents.load(label) for label in weights if label != SELF}
+    members = {label: agents.load(label, game=game) for label in weights if label != SELF}
     return League(members, weights, seed=seed, max_snapshots=max_snapshots)

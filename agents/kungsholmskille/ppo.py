@@ -1,0 +1,181 @@
+"""``ppo:PATH`` at a Kungsholmskille table: a MaskablePPO policy trained by ``train.py --game kungsholmskille``.
+
+**Checkpoint.**  The SB3 zip with a ``krypenv.json`` member (:mod:`agents.checkpoint`)::
+
+    {"format": "krypenv-ppo/1", "game": "kungsholmskille", "krypenv": "0.1.0", "players": 4,
+     "max_deals": 50, "obs_dim": 167, "layout": "<id of the observation layout>", "features": null,
+     "env_steps": ..., "args": {...}}
+
+The network is SB3's MLP actor-critic on the observation alone
+(:mod:`krypenv.kungsholmskille.observation`, ``75 + 23P`` entries) through :class:`KilleInput`.
+Loading checks, each failure one ValueError line naming the file: the zip, format and game
+(a Krypkasino checkpoint is refused here, and this one at a Krypkasino table), the observation
+layout id and length for the checkpoint's player count, and the network's input size.  A
+table of another player count is refused when the agent is asked to act.
+
+**Acting.**  One forward pass over the whole batch and the argmax over the legal actions:
+deterministic, and the same for a decision alone or in a batch.  torch is imported on first use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import register
+from agents.checkpoint import (
+    FORMAT,
+    META_NAME,
+    bad,
+    check_table,
+    game_of,
+    krypenv_version,
+    layout_digest,
+    load_state,
+    playing_only,
+    policy_logits,
+    read_checked,
+)  # fmt: skip
+from krypenv.policy import DecisionBatch
+
+__all__ = ["GAME", "INPUT_CAP", "PPOAgent", "layout_id", "load", "metadata", "read_metadata"]
+
+GAME = "kungsholmskille"
+INPUT_CAP = 32.0  # observation entries are divided by min(|bound|, 32): money and the pot keep their units
+
+
+def layout_id(players: int) -> str:
+    """A short id of the Kungsholmskille observation layout for ``players`` seats."""
+    from krypenv.kungsholmskille.observation import layout, obs_size
+
+    return layout_digest(obs_size(players), layout(players))
+
+
+def metadata(players: int, max_deals: int, **extra: Any) -> dict[str, Any]:
+    """The ``krypenv.json`` object of a policy trained at a ``players``-seat Kungsholmskille table."""
+    from krypenv.kungsholmskille.observation import obs_size
+
+    return {"format": FORMAT, "game": GAME, "krypenv": krypenv_version(), "players": int(players),
+            "max_deals": int(max_deals), "obs_dim": obs_size(players), "layout": layout_id(players),
+            "features": None, **extra}
+
+
+def _input_class() -> type:
+    """:class:`KilleInput`, built on first use so that importing this module does not import torch."""
+    import torch as th
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class KilleInput(BaseFeaturesExtractor):
+        """The observation divided by min(max |bound|, INPUT_CAP) per entry (cards, calls and flags in [−1, 1])."""
+
+        def __init__(self, observation_space: Any) -> None:
+            dim = int(np.prod(observation_space.shape))
+            super().__init__(observation_space, features_dim=dim)
+            low = np.abs(np.asarray(observation_space.low, np.float32).reshape(-1))
+            high = np.abs(np.asarray(observation_space.high, np.float32).reshape(-1))
+            scale = np.clip(np.maximum(low, high), 1.0, INPUT_CAP)
+            self.register_buffer("inv_scale", th.as_tensor(1.0 / scale))
+
+        def forward(self, observations: th.Tensor) -> th.Tensor:
+            return observations.reshape(observations.shape[0], -1).float() * self.inv_scale
+
+    KilleInput.__module__ = __name__
+    KilleInput.__qualname__ = "KilleInput"
+    return KilleInput
+
+
+def __getattr__(name: str) -> Any:
+    """``agents.kungsholmskille.ppo.KilleInput`` is created on first access (checkpoints name it)."""
+    if name == "KilleInput":
+        if "KilleInput" not in globals():
+            globals()["KilleInput"] = _input_class()
+        return globals()["KilleInput"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """The checked ``krypenv.json`` of a Kungsholmskille checkpoint; ValueError naming the path and the problem."""
+    from krypenv.kungsholmskille.observation import obs_size
+
+    meta = read_checked(path, GAME)
+    players = meta["players"]
+    want_dim, want_layout = obs_size(players), layout_id(players)
+    if meta.get("obs_dim") != want_dim or meta.get("layout") != want_layout:
+        raise bad(path, f"incompatible observation layout: the checkpoint has {meta.get('layout')!r} "
+                        f"({meta.get('obs_dim')} entries) for {players} players, this krypenv uses "
+                        f"{want_layout!r} ({want_dim} entries)")
+    if meta.get("features") is not None:
+        raise bad(path, f"unknown action features {meta.get('features')!r} (Kungsholmskille policies read none)")
+    return meta
+
+
+def policy_kwargs(sizes: list[int]) -> dict[str, Any]:
+    """The ``policy_kwargs`` of train.py's Kungsholmskille network: separate ReLU MLPs of ``sizes`` on KilleInput."""
+    import torch as th
+
+    return {"net_arch": {"pi": list(sizes), "vf": list(sizes)}, "activation_fn": th.nn.ReLU,
+            "features_extractor_class": __getattr__("KilleInput")}
+
+
+def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
+    """The policy network of a checked checkpoint, in eval mode on the CPU."""
+
+    def custom(data_json: str, state: dict[str, Any]) -> dict[str, Any]:
+        layers = {int(k.split(".")[2]): v for k, v in state.items()
+                  if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")}
+        return playing_only(data_json) | {"policy_kwargs": policy_kwargs([int(layers[k].shape[0]) for k in sorted(layers)])}
+
+    try:
+        state, data = load_state(path, custom)
+        space = data["observation_space"]
+        if tuple(space.shape) != (int(meta["obs_dim"]),):
+            raise bad(path, f"the network takes inputs of shape {tuple(space.shape)}, but {META_NAME} says "
+                            f"{meta['obs_dim']} observation entries")
+        policy = data["policy_class"](space, data["action_space"], lambda _: 0.0, **data["policy_kwargs"])
+        policy.load_state_dict(state)
+    except ValueError:
+        raise
+    except Exception as exc:  # unpickling, missing keys, shape mismatches ...: one line naming the file
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise bad(path, f"cannot load the policy: {type(exc).__name__}: {first}") from None
+    policy.set_training_mode(False)
+    return policy
+
+
+class PPOAgent:
+    """A MaskablePPO policy playing Kungsholmskille greedily (argmax over the legal actions) on whole batches."""
+
+    name = "ppo"
+
+    def __init__(self, policy: Any, meta: dict[str, Any], path: str | None = None) -> None:
+        self.policy = policy
+        self.meta = meta
+        self.path = path
+        self.players = int(meta["players"])
+        self.obs_dim = int(meta["obs_dim"])
+        self.features = None
+
+    @classmethod
+    def load(cls, path: str | Path) -> PPOAgent:
+        """The agent of a checkpoint file; ValueError naming the path on any problem."""
+        meta = read_metadata(path)
+        return cls(_load_policy(path, meta), meta, str(path))
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The most probable legal action of each decision."""
+        where = f"ppo checkpoint {self.path}" if self.path else f"agent {self.name!r}"
+        check_table(where, self.meta, GAME, batch.rules.players, game_of(batch.core))
+        if len(batch) == 0:
+            return np.zeros(0, np.int64)
+        return policy_logits(self.policy, batch.obs, batch.mask).argmax(axis=1).astype(np.int64)
+
+
+def load(path: str) -> PPOAgent:
+    """``ppo:PATH``: the Kungsholmskille policy saved at PATH by ``train.py --game kungsholmskille``."""
+    return PPOAgent.load(path)
+
+
+register("ppo", load, "a policy learned by train.py --game kungsholmskille (MaskablePPO), from a checkpoint: ppo:PATH",
+         takes_path=True, games=(GAME,))

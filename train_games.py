@@ -1,0 +1,152 @@
+"""The per-game pieces of ``train.py``: defaults, the batched env, the network, the checkpoint metadata, evaluations.
+
+``train.py`` reads top to bottom for any game; what differs between Krypkasino (``--game
+krypkasino``, the default) and Kungsholmskille (``--game kungsholmskille``) is here, each piece
+a function with a branch per game:
+
+| piece | Krypkasino | Kungsholmskille |
+|---|---|---|
+| defaults | 2 players, league ``expert=8,greedy=1,self=1``, network ``moves`` | 4 players, league ``expert=6,timid=2,random=1,self=1``, network ``mlp`` |
+| episode | one deal; reward minus its score change | one pot, dealt on until it goes out (L16: at most ``--max-deals``); reward the money change |
+| env | ``KrypkasinoVecEnv`` | ``KungsholmskilleVecEnv(skip_forced=True)``: a forced play (L10) is not a learner decision |
+| network | move scorer or MLP (``agents.krypkasino.ppo``) | MLP on :class:`agents.kungsholmskille.ppo.KilleInput` |
+| periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | the learner at a table of ``expert``s in the VecEnv, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
+| final table | duplicate deals against every baseline | the same table against each baseline in turn |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+GAMES = ("krypkasino", "kungsholmskille")
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "krypkasino": {"players": 2, "league": "expert=8,greedy=1,self=1", "policy": "moves"},
+    "kungsholmskille": {"players": 4, "league": "expert=6,timid=2,random=1,self=1", "policy": "mlp"},
+}
+BASELINES = {"krypkasino": ("random", "greedy", "creeper", "expert"),
+             "kungsholmskille": ("random", "timid", "expert")}  # pimc: minutes per evaluation, left out
+EPISODE_VALUE = {"krypkasino": "score", "kungsholmskille": "money"}  # the env's infos key of an episode's result
+
+
+def resolve(args: Any) -> Any:
+    """``args`` with the per-game defaults filled in (players 0, league and policy empty); ValueError for a bad game."""
+    if args.game not in GAMES:
+        raise ValueError(f"--game must be one of {', '.join(GAMES)}, got {args.game!r}")
+    fill = {k: v for k, v in DEFAULTS[args.game].items() if not getattr(args, k)}
+    if args.game == "kungsholmskille":
+        changed = [f"--{k.replace('_', '-')}" for k, default in (("teams", "none"), ("two_player_deal", "6+4"),
+                                                                ("set_aside", "court"), ("last_capture_point", False))
+                   if getattr(args, k) != default]
+        if changed:
+            raise ValueError(f"{', '.join(changed)}: Krypkasino options, not for --game kungsholmskille")
+        if (args.policy or "mlp") != "mlp":
+            raise ValueError(f"--policy {args.policy} reads Krypkasino's move features; Kungsholmskille has mlp only")
+    return dataclasses.replace(args, **fill)
+
+
+def game_config(args: Any) -> dict[str, Any]:
+    """The rule keywords of the env and of the evaluations (checked)."""
+    if args.game == "kungsholmskille":
+        from krypenv.kungsholmskille.config import EnvConfig
+
+        EnvConfig(args.players, None, args.max_deals, True, "raise", None)  # ValueError for a bad value
+        return {"players": args.players, "max_deals": args.max_deals}
+    from eval.schedule import parse_teams
+    from krypenv.krypkasino.rules import Rules
+
+    g = {"players": args.players, "teams": parse_teams(args.teams, args.players),
+         "two_player_deal": args.two_player_deal, "set_aside": args.set_aside,
+         "last_capture_point": args.last_capture_point}
+    Rules(**g)  # ValueError for a bad variant
+    return g
+
+
+def make_env(args: Any, league: Any) -> Any:
+    """The training VecEnv: the learner in a random seat of ``--num-envs`` games, the league in the others."""
+    g = game_config(args)
+    if args.game == "kungsholmskille":
+        from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
+
+        return KungsholmskilleVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, skip_forced=True, **g)
+    from krypenv.krypkasino.vec import KrypkasinoVecEnv
+
+    return KrypkasinoVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, **g)
+
+
+def agent_class(game: str) -> Any:
+    """The game's ``PPOAgent`` (what ``ppo:PATH`` loads)."""
+    if game == "kungsholmskille":
+        from agents.kungsholmskille.ppo import PPOAgent
+
+        return PPOAgent
+    from agents.krypkasino.ppo import PPOAgent
+
+    return PPOAgent
+
+
+# --------------------------------------------------------------------------- Krypkasino evaluation
+def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Any, deals: int, seed: int) -> Any:
+    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; eval.duplicate.Results."""
+    import agents
+    from eval import EvalConfig, evaluate
+
+    g = game_config(args)
+    config = EvalConfig(agents=("learner", *opponents), players=g["players"], teams=g["teams"], deals=deals,
+                        seed=seed, two_player_deal=g["two_player_deal"], set_aside=g["set_aside"],
+                        last_capture_point=g["last_capture_point"], records=False)
+    return evaluate(config, agents=[agent, *(agents.load(s) for s in opponents)])
+
+
+def margin(results: Any, opponent: str = "expert") -> Any:
+    """The head-to-head interval learner − opponent (negative: the learner scores less, i.e. better)."""
+    for p in results.pairs:
+        if (p.a, p.b) == ("learner", opponent):
+            return p.diff
+        if (p.a, p.b) == (opponent, "learner"):
+            return dataclasses.replace(p.diff, mean=-p.diff.mean)
+    raise ValueError(f"no head-to-head row for learner and {opponent}")
+
+
+# --------------------------------------------------------------------------- Kungsholmskille evaluation
+def kille_money(agent: Any, opponent: str, args: Any, episodes: int, seed: int) -> tuple[float, float, float, int]:
+    """The learner's money per episode (mean, 95% CI low, high, episodes) in a random seat among ``opponent``s.
+
+    The same ``seed`` gives the same decks and seats at every call (games ``seed + i``), so
+    points of a learning curve differ by the policy only.  An episode cut at ``--max-deals``
+    counts with the money moved so far (L16).
+    """
+    import agents
+    from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
+
+    n = min(episodes, 256)
+    env = KungsholmskilleVecEnv(n, seat="random", opponents=agents.load(opponent, game="kungsholmskille"),
+                                seed=seed, players=args.players, max_deals=args.max_deals, skip_forced=True)
+    obs, money = env.reset(), []
+    started = np.ones(n, bool)  # each game counts its first episodes until ``episodes`` are done in all
+    per_game = -(-episodes // n)
+    done_count = np.zeros(n, np.int64)
+    while (done_count < per_game).any():
+        batch = env.core.decisions(np.arange(n), env.core.seat)
+        obs, _, dones, infos = env.step(agent.act(batch))
+        for i in np.flatnonzero(dones & started):
+            money.append(infos[i]["money"])
+            done_count[i] += 1
+            started[i] = done_count[i] < per_game
+    m = np.asarray(money[:episodes], np.float64)
+    from scipy import stats
+
+    half = float(stats.t.ppf(0.975, len(m) - 1) * m.std(ddof=1) / np.sqrt(len(m))) if len(m) > 1 else float("nan")
+    return float(m.mean()), float(m.mean() - half), float(m.mean() + half), len(m)
+
+
+def kille_report(rows: dict[str, tuple[float, float, float, int]], seconds: float) -> str:
+    """The final table as text: per baseline, the learner's money per episode at a table of it."""
+    lines = ["learner's money per episode (kronor; positive: it takes money from the table), "
+             f"in a random seat among copies of each baseline ({seconds:.0f} s)",
+             f"{'opponents':<12} {'episodes':>8} {'money':>8}  95% CI"]
+    for name, (mean, low, high, n) in rows.items():
+        lines.append(f"{name:<12} {n:>8} {mean:>+8.3f}  [{low:+.3f}, {high:+.3f}]")
+    return "\n".join(lines)
