@@ -4,6 +4,8 @@
     krypenv replay FILE... [--json] [--legal]               replay game records and check every move
     krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine, env and eval throughput
     krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
+    krypenv play [--game G] [--agents human,expert,...] [--seed S] [...]   play against agents in the terminal
+    krypenv serve [--host H] [--port P] [--open]           the local web app: play in the browser, watch replays
 
 ``krypenv CMD --help`` describes each sub-command; :mod:`krypenv.krypkasino.demo`, :mod:`krypenv.replay`,
 :mod:`krypenv.bench` and the ``eval`` package document them in full.  Every error a user can cause (a bad
@@ -90,6 +92,33 @@ def _eval(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _play(args: argparse.Namespace) -> int:
+    from krypenv.ui.terminal import run
+
+    return run(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from krypenv.ui.server import run
+
+    return run(args)
+
+
+def _add_ui(sub: argparse._SubParsersAction) -> None:
+    """The ``play`` and ``serve`` sub-commands (documented in :mod:`krypenv.ui.terminal` and :mod:`krypenv.ui.server`)."""
+    from krypenv.ui.server import add_arguments as add_serve_arguments
+    from krypenv.ui.terminal import add_arguments as add_play_arguments
+
+    play = sub.add_parser("play", help="play against agents in the terminal (or from a script through a pipe)",
+                          description="Take a seat against agents; every deal is saved as a game record.")
+    add_play_arguments(play, GAMES)
+    play.set_defaults(func=_play)
+    serve = sub.add_parser("serve", help="the local web app: play in the browser and watch replays",
+                           description="Serve the play and replay pages and their JSON API.")
+    add_serve_arguments(serve)
+    serve.set_defaults(func=_serve)
+
+
 def _add_eval(sub: argparse._SubParsersAction) -> None:
     """The ``eval`` sub-command's arguments (documented in full in the ``eval`` package)."""
     ev = sub.add_parser("eval", help="duplicate evaluation of agents: scores with 95%% CIs, head to head, ratings",
@@ -128,7 +157,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``krypenv`` command."""
     parser = _Parser(prog="krypenv", description="Reinforcement-learning toolkit for the Swedish misère card games Krypkasino and Kungsholmskille")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval,play,serve}")
 
     demo = sub.add_parser("demo", help="play one deal between random players and print it turn by turn")
     demo.add_argument("--game", choices=GAMES, default="krypkasino",
@@ -151,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="engine batch sizes (default 1,256,4096)")
     bench.set_defaults(func=_bench)
     _add_eval(sub)
+    _add_ui(sub)
     return parser
 
 
