@@ -92,7 +92,7 @@ def test_demo_default_is_three_players_and_reproducible() -> None:
         (["bench", "--seconds", "0"], "argument --seconds: expected a positive number of seconds, got '0'"),
         (["bench", "--batches", "1,x"], "argument --batches: expected comma-separated positive integers"),
         (["bench", "--batches", "0"], "argument --batches: expected comma-separated positive integers"),
-        (["play"], "invalid choice: 'play'"),
+        (["fly"], "invalid choice: 'fly'"),
     ],
 )
 def test_usage_errors_are_one_line(args: list[str], complaint: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -272,9 +272,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def _static(self, parts: list[str]) -> None:
         if not parts:
+            if not (STATIC / "index.html").is_file():
+                raise ApiError(404, "the web page is not part of this checkout yet; the JSON API is under /api/")
             return self._send(200, page().encode(), TYPES[".html"])
         if len(parts) == 2 and parts[0] == "static":
-            files = {p.name: p for p in STATIC.iterdir() if p.is_file()}
+            files = {p.name: p for p in STATIC.iterdir() if p.is_file()} if STATIC.is_dir() else {}
             if parts[1] in files:
                 path = files[parts[1]]
                 return self._send(200, path.read_bytes(), TYPES.get(path.suffix, "application/octet-stream"))
