@@ -23,6 +23,7 @@ never applies a rule: it shows the legal moves it is sent.
 | POST /api/games/ID/move         | ``{n}`` (1-based) or ``{key}`` (short form), ``since`` → state  |
 | POST /api/games/ID/hint         | ``{spec}`` (optional) → the hint                                |
 | GET  /api/games/ID/replay       | the replay list of the game's records (see /api/replay)         |
+| GET  /api/replay                | ``{files: [{id, name, deals}]}``: the records files opened      |
 | POST /api/replay                | the text of a records file → ``{id, deals, errors}``            |
 | GET  /api/replay/ID             | ``{id, deals, errors}``; ``/api/replay/ID/K``: frames of deal K |
 
@@ -70,6 +71,7 @@ class App:
     def __init__(self) -> None:
         self.games: OrderedDict[str, tuple[Session, threading.Lock]] = OrderedDict()
         self.replays: OrderedDict[str, tuple[list[Deal], list[str]]] = OrderedDict()
+        self.names: dict[str, str] = {}  # replay id -> the file's name
         self.lock = threading.Lock()
 
     @staticmethod
@@ -102,6 +104,7 @@ class App:
             raise ApiError(400, f"no game record in {name} parses: {why}")
         with self.lock:
             rid = self._store(self.replays, (deals, errors), MAX_REPLAYS, key)
+            self.names = {k: self.names.get(k, name) for k in self.replays}
         return {"id": rid, "deals": [d.to_json(i) for i, d in enumerate(deals)], "errors": errors}
 
     # ------------------------------------------------------------------ the API
@@ -258,6 +261,10 @@ class Handler(BaseHTTPRequestHandler):
             return app.hint(parts[1], self._body())
         if route == ("GET", "games", 3) and parts[2] == "replay":
             return app.game_replay(parts[1])
+        if route == ("GET", "replay", 1):
+            with app.lock:
+                return {"files": [{"id": k, "name": app.names.get(k, k), "deals": len(v[0])}
+                                  for k, v in app.replays.items() if not k.startswith("game-")]}
         if route == ("POST", "replay", 1):
             name = query.get("name", ["upload"])[0][:200]
             return app.open_records(self._body_text(), name)

@@ -44,10 +44,11 @@ class Event:
     seat: int
     text: str
     talk: list[str] = field(default_factory=list)
+    view: dict[str, Any] | None = None  # the table as the person's seat saw it right after, for the page's animation
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON for the page."""
-        return {"deal": self.deal, "seat": self.seat, "text": self.text, "talk": self.talk}
+        return {"deal": self.deal, "seat": self.seat, "text": self.text, "talk": self.talk, "view": self.view}
 
 
 class GameAdapter(Protocol):
@@ -188,7 +189,7 @@ class Session:
     # ------------------------------------------------------------------ playing
     def _talk(self, seat: int, talk: list[str], text: str = "") -> None:
         if text or talk:
-            self.events.append(Event(self.deal_no, seat, text, talk))
+            self.events.append(Event(self.deal_no, seat, text, talk, self.game.state(self.human)))
 
     @property
     def to_act(self) -> int:
