@@ -79,13 +79,19 @@ def page(inline: dict[str, Any] | None = None) -> str:
     css = (STATIC / "style.css").read_text(encoding="utf-8")
     js = (STATIC / "app.js").read_text(encoding="utf-8")
     data = json.dumps(inline).replace("</", "<\\/")
-    html = html.replace('<link rel="stylesheet" href="/static/style.css">', f"<style>\n{css}\n</style>")
-    return html.replace('<script src="/static/app.js"></script>',
-                        f"<script>window.KRYPENV_INLINE = {data};</script>\n<script>\n{js}\n</script>")
+    link, script = '<link rel="stylesheet" href="/static/style.css">', '<script src="/static/app.js"></script>'
+    if link not in html or script not in html or "</script" in js.lower():
+        raise ValueError(f"{STATIC}: index.html must link style.css and app.js as the server serves them, "
+                         "and app.js must not contain </script>, to be inlined")
+    html = html.replace(link, f"<style>\n{css}\n</style>")
+    return html.replace(script, f"<script>window.KRYPENV_INLINE = {data};</script>\n<script>\n{js}\n</script>")
 
 
 def write_html(paths: list[str], out: str | Path) -> tuple[int, list[str]]:
-    """Write the replay page of every legal record of ``paths`` to ``out``; (records written, error lines)."""
+    """Write the replay page of every legal record of ``paths`` to ``out``; (records written, error lines).
+
+    ValueError, writing nothing, when no record of ``paths`` is legal.
+    """
     deals, errors = [], []
     for p in paths:
         try:
@@ -96,6 +102,9 @@ def write_html(paths: list[str], out: str | Path) -> tuple[int, list[str]]:
         d, e = load_text(text, p)
         deals += d
         errors += e
+    if not deals:
+        raise ValueError(f"no legal game record in {', '.join(map(str, paths))}; {out} not written"
+                         + (f": {'; '.join(errors[:3])}" if errors else ""))
     inline = {"deals": [d.to_json(i) for i, d in enumerate(deals)], "frames": [frames(d) for d in deals]}
     Path(out).write_text(page(inline), encoding="utf-8")
     return len(deals), errors

@@ -228,3 +228,35 @@ def test_bad_hash_shows_a_clear_error(browser: Any, base: str) -> None:
     page.click("#nav-play")
     page.wait_for_selector("#setup:not([hidden])")
     page.close()
+
+
+def test_replay_html_file_opens_without_a_server(browser: Any, tmp_path: Path) -> None:
+    """``krypenv replay --html``'s page from file://: both deals, stepping, hidden hands, the URL's position."""
+    from krypenv.ui.replay import write_html
+    from tests.ui.test_replay_html import records_file
+
+    out = tmp_path / "share.html"
+    assert write_html([str(records_file(tmp_path))], out) == (2, [])
+    page = browser.new_page(viewport=LAPTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    requests: list[str] = []
+    page.on("request", lambda req: requests.append(req.url))
+    page.goto(out.as_uri())
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('0 /')")
+    assert page.locator("#r-deal option").count() == 2 and page.locator("#nav-play").is_hidden()
+    assert page.locator("#replay-board .seat .card.face").count() == 0
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#r-pos").startswith("2 /")
+    page.select_option("#r-deal", "1")
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('0 /')")
+    page.check("#r-show")
+    page.keyboard.press("End")
+    assert page.locator("#replay-board .seat .card.face").count() > 0 and "final money" in page.inner_text("#r-move")
+    shot(page, "replay-html-kungsholmskille")
+    page.goto(out.as_uri() + "#replay/inline/0/7")
+    page.reload()
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('7 /')")
+    assert errors == [] and all(u.startswith("file://") for u in requests), requests
+    page.close()
