@@ -27,6 +27,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 ARTIFACTS = Path(__file__).with_name("artifacts")
 LAPTOP = {"width": 1200, "height": 860}
 PHONE = {"width": 390, "height": 844}
+SCREENSHOTS = Path(os.environ["KRYPENV_SCREENSHOTS"]).resolve() if os.environ.get("KRYPENV_SCREENSHOTS") else None
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed "
                                "(pip install -e '.[ui]'); the browser tests need it")
@@ -40,10 +41,9 @@ def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
-    if os.environ.get("KRYPENV_SCREENSHOTS"):
-        out = Path(os.environ["KRYPENV_SCREENSHOTS"])
-        out.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, out / path.name)
+    if SCREENSHOTS is not None:  # resolved at import, before the server's fixture changes the directory
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, SCREENSHOTS / path.name)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def api_state(base: str, gid: str) -> dict[str, Any]:
         return json.loads(resp.read())["state"]
 
 
-def start(page: Any, base: str, game: str, players: int, seed: int) -> str:
+def start(page: Any, base: str, game: str, players: int, seed: int, view: str = "") -> str:
     """Fill the setup form and start a game against random agents; the game's id."""
     page.goto(f"{base}/#play")
     page.select_option("#f-game", game)
@@ -82,7 +82,7 @@ def start(page: Any, base: str, game: str, players: int, seed: int) -> str:
     page.fill("#f-agents", "random")
     page.fill("#f-seed", str(seed))
     page.select_option("#f-speed", "0")
-    shot(page, f"setup-{game}")
+    shot(page, f"{view}setup-{game}")
     page.click("#start")
     page.wait_for_function("document.body.dataset.events !== undefined")
     page.wait_for_function("location.hash.startsWith('#play/')")
@@ -204,7 +204,7 @@ def test_phone_sized_window_does_not_overflow(browser: Any, base: str) -> None:
     """At 390×844 the play and replay views fit the width (no sideways scrolling)."""
     page = browser.new_page(viewport=PHONE)
     for game, players in (("kungsholmskille", 4), ("krypkasino", 3)):
-        gid = start(page, base, game, players, 2)
+        gid = start(page, base, game, players, 2, view="phone-")
         wait_drawn(page, base, gid)
         shot(page, f"phone-play-{game}")
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
