@@ -1,9 +1,11 @@
 """The ``krypenv`` command.
 
     krypenv demo [--game G] [--players N] [--seed S]        one deal between random players, turn by turn
-    krypenv replay FILE... [--json] [--legal]               replay game records and check every move
+    krypenv replay FILE... [--json] [--legal] [--html OUT]  replay game records and check every move
     krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine, env and eval throughput
     krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
+    krypenv play [--game G] [--agents human,expert,...] [--seed S] [...]   play against agents in the terminal
+    krypenv serve [--host H] [--port P] [--open]           the local web app: play in the browser, watch replays
 
 ``krypenv CMD --help`` describes each sub-command; :mod:`krypenv.krypkasino.demo`, :mod:`krypenv.replay`,
 :mod:`krypenv.bench` and the ``eval`` package document them in full.  Every error a user can cause (a bad
@@ -66,9 +68,22 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    if args.html:
+        return _replay_html(args.files, args.html)
     from krypenv.replay import run
 
     return run(args.files, args.json, args.legal)
+
+
+def _replay_html(paths: list[str], out: str) -> int:
+    """``krypenv replay FILE... --html OUT.html``: the shareable replay page; 1 when a record is bad or none is legal."""
+    from krypenv.ui.replay import write_html
+
+    n, errors = write_html(paths, out)
+    for line in errors:
+        print(f"krypenv replay: error: {line}", file=sys.stderr)
+    print(f"wrote the replay of {n} deal(s) to {out}: open it in a web browser (no server needed)")
+    return 1 if errors else 0
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -88,6 +103,33 @@ def _eval(args: argparse.Namespace) -> int:
     from eval.command import run
 
     return run(args)
+
+
+def _play(args: argparse.Namespace) -> int:
+    from krypenv.ui.terminal import run
+
+    return run(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from krypenv.ui.server import run
+
+    return run(args)
+
+
+def _add_ui(sub: argparse._SubParsersAction) -> None:
+    """The ``play`` and ``serve`` sub-commands (documented in :mod:`krypenv.ui.terminal` and :mod:`krypenv.ui.server`)."""
+    from krypenv.ui.server import add_arguments as add_serve_arguments
+    from krypenv.ui.terminal import add_arguments as add_play_arguments
+
+    play = sub.add_parser("play", help="play against agents in the terminal (or from a script through a pipe)",
+                          description="Take a seat against agents; every deal is saved as a game record.")
+    add_play_arguments(play, GAMES)
+    play.set_defaults(func=_play)
+    serve = sub.add_parser("serve", help="the local web app: play in the browser and watch replays",
+                           description="Serve the play and replay pages and their JSON API.")
+    add_serve_arguments(serve)
+    serve.set_defaults(func=_serve)
 
 
 def _add_eval(sub: argparse._SubParsersAction) -> None:
@@ -128,7 +170,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``krypenv`` command."""
     parser = _Parser(prog="krypenv", description="Reinforcement-learning toolkit for the Swedish misère card games Krypkasino and Kungsholmskille")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval,play,serve}")
 
     demo = sub.add_parser("demo", help="play one deal between random players and print it turn by turn")
     demo.add_argument("--game", choices=GAMES, default="krypkasino",
@@ -151,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="engine batch sizes (default 1,256,4096)")
     bench.set_defaults(func=_bench)
     _add_eval(sub)
+    _add_ui(sub)
     return parser
 
 

@@ -60,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="a JSON record or a JSON Lines file of records")
     parser.add_argument("--json", action="store_true", help="print one JSON object per record")
     parser.add_argument("--legal", action="store_true", help="also list the legal moves before every move")
+    parser.add_argument("--html", metavar="OUT.html", default=None,
+                        help="instead, write one self-contained HTML page (no server, no network) with the replay "
+                             "view of every legal record, for sharing (the krypenv command only)")
 
 
 def _check(obj: Any, legal: bool) -> ReplayOutcome:
@@ -112,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG)
     add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.html:  # the page belongs to krypenv.ui, above this module: the CLI joins the two
+        parser.error("--html is written by the krypenv command: krypenv replay FILE... --html OUT.html")
     return run(args.files, args.json, args.legal)
 
 

@@ -92,7 +92,7 @@ def test_demo_default_is_three_players_and_reproducible() -> None:
         (["bench", "--seconds", "0"], "argument --seconds: expected a positive number of seconds, got '0'"),
         (["bench", "--batches", "1,x"], "argument --batches: expected comma-separated positive integers"),
         (["bench", "--batches", "0"], "argument --batches: expected comma-separated positive integers"),
-        (["play"], "invalid choice: 'play'"),
+        (["fly"], "invalid choice: 'fly'"),
     ],
 )
 def test_usage_errors_are_one_line(args: list[str], complaint: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -173,7 +173,18 @@ def test_bench_registered_benchmarks_add_keys(monkeypatch: pytest.MonkeyPatch) -
 def ci_commands() -> list[str]:
     """The commands of .ci/run: its lines other than blanks, comments, shell options and the cd to the root."""
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
-    return [ln for ln in lines if ln.strip() and not ln.startswith(("#", "set ", "cd "))]
+    return [ln for ln in lines if ln.strip() and not ln.startswith(("#", "set ", "cd ")) and not ln.endswith(BROWSER)]
+
+
+BROWSER = "# browser for the UI tests"  # .ci/run's lines that install Chromium for tests/ui/test_browser.py
+
+
+def test_ci_installs_the_browser_before_the_tests() -> None:
+    """.ci/run installs Chromium (as root, when missing, never fatally) before the README's test command."""
+    lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln.strip()]
+    browser = [k for k, ln in enumerate(lines) if ln.endswith(BROWSER)]
+    assert browser and max(browser) < lines.index(ci_commands()[-1])
+    assert all("apt-get install -y chromium" in lines[k] and "|| " in lines[k] for k in browser)
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("krypenv", "agents", "eval")
 TOP_LEVEL = ("krypenv", "agents", "eval", "train")  # the importable names of this repository
 MAX_LINES = 520
+UI = "krypenv.ui"  # the play-and-watch layer: beside the CLI at the top, not a game
 SHARED = ("krypenv.policy", "krypenv.records", "krypenv.replay", "krypenv.bench", "krypenv.rng", "agents.base")
 
 # The only dynamic loads allowed, each by a registry of names (they are not import statements,
@@ -122,7 +123,7 @@ def where(mod: Module, line: int) -> str:
 def game_packages() -> list[str]:
     """The game packages: krypenv's sub-packages."""
     return sorted(name for name, mod in HOUSE.items() if mod.is_package and name.count(".") == 1
-                  and name.startswith("krypenv."))
+                  and name.startswith("krypenv.") and name != UI)
 
 
 def test_every_internal_import_names_an_existing_module() -> None:
@@ -171,8 +172,8 @@ def test_krypenv_imports_agents_eval_or_train_only_in_the_cli() -> None:
             ups = [(t, line, top) for t, line, top in mod.imports if t.split(".")[0] in ("agents", "eval", "train")]
             if ups:
                 upward[name] = ups
-    assert set(upward) <= {"krypenv.cli"}, upward
-    assert not any(top for _, _, top in upward.get("krypenv.cli", [])), "the CLI loads eval inside its commands"
+    assert all(name == "krypenv.cli" or name.startswith(UI + ".") for name in upward), upward
+    assert not any(top for ups in upward.values() for _, _, top in ups), "the CLI and the UI load them lazily"
     below_eval = [f"{where(mod, line)} imports {t}" for name, mod in HOUSE.items() if name.split(".")[0] == "agents"
                   for t, line, _ in mod.imports if t.split(".")[0] in ("eval", "train")]
     assert not below_eval, below_eval
@@ -228,3 +229,16 @@ def test_numba_cache_hash_covers_nested_game_packages() -> None:
     sources = {p.relative_to(ROOT).as_posix() for p in krypenv.compiled_sources()}
     assert {"krypenv/krypkasino/engine/kernels.py", "krypenv/krypkasino/engine/captures.py",
             "krypenv/krypkasino/env_kernels.py", "krypenv/rng.py"} <= sources
+
+
+def test_ui_imports_each_game_only_in_its_adapter() -> None:
+    """The UI's shared modules import no game; each game is imported by its adapter and the adapter registry only."""
+    games = game_packages()
+    bad = []
+    for name, mod in HOUSE.items():
+        if not name.startswith(UI + ".") or name == f"{UI}.games":
+            continue
+        own = name.rsplit(".", 1)[1]
+        bad += [f"{where(mod, line)} imports {t}" for t, line, _ in mod.imports
+                if any(t == g or t.startswith(g + ".") for g in games if g != f"krypenv.{own}")]
+    assert not bad, bad

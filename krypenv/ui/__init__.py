@@ -1,0 +1,17 @@
+"""Play and watch: a person at the table, in the terminal (``krypenv play``) or the browser (``krypenv serve``).
+
+The package is the top layer of the house, beside the CLI: it drives the games' engines and
+loads agents by their spec strings, and nothing below imports it.
+
+| module              | what it holds                                                                 |
+|---------------------|-------------------------------------------------------------------------------|
+| ``session.py``      | :class:`~krypenv.ui.session.Session`: a match in progress over one engine     |
+|                     | deal, the human's seat, agents for the others, per-seat JSON states, records  |
+| ``games.py``        | the registry of game adapters (one per game, loaded by name)                  |
+| ``krypkasino.py``   | Krypkasino's adapter: legal (card, capture) moves listed once, table talk     |
+| ``kungsholmskille.py`` | Kungsholmskille's adapter: calls, exchanges and tricks, money and the pot  |
+| ``hints.py``        | what an agent would play and why: probabilities, or votes of repeated searches |
+| ``replay.py``       | replay frames of game records (every seat's cards at every move), HTML export |
+| ``terminal.py``     | ``krypenv play``: the terminal front end                                      |
+| ``server.py``       | ``krypenv serve``: the JSON API and the static page (``static/``)             |
+"""

@@ -1,0 +1,96 @@
+"""Hints: what an agent would play in the person's place, and why, with its top moves.
+
+``h`` in ``krypenv play`` and the hint button of ``krypenv serve`` ask :func:`hint`.  The
+agent is any spec the game knows; by default the strongest shipped one
+(:func:`default_hint_spec`: ``pimc``, then ``expert``, ``timid``, ``random``, whichever the
+game has).  Its top moves are measured in one of two ways:
+
+* a policy with ``logits`` (a ``ppo:PATH`` agent) gives each legal move its **probability**
+  (in Krypkasino the product over the card and capture-choice actions of the move);
+* any other agent is asked ``votes`` times on copies of the game, each time with fresh random
+  numbers, and each move's share of the **votes** is shown: a search such as ``pimc`` samples
+  different hidden hands each time, so the share says how clear its choice is; a
+  deterministic agent gives one move all the votes ("would play").
+
+Nothing in the game changes: the agent acts on copies.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from krypenv.ui.session import Choice, Session
+
+PREFERENCE = ("pimc", "expert", "timid", "random")  # strongest first
+TOP = 5
+
+
+def default_hint_spec(game: str) -> str:
+    """The strongest shipped agent of ``game`` by :data:`PREFERENCE`."""
+    import agents
+
+    known = agents.known(game)
+    return next((name for name in PREFERENCE if name in known), "random")
+
+
+@dataclass
+class Hint:
+    """An agent's advice: the move it would play, and its top moves with probabilities or vote shares."""
+
+    spec: str
+    summary: str
+    kind: str  # "probability" or "votes"
+    best: Choice
+    top: list[tuple[Choice, float]] = field(default_factory=list)
+    votes: int = 0
+
+    def lines(self) -> list[str]:
+        """The hint as text lines for the terminal."""
+        head = f"hint from {self.spec} ({self.summary}): play {self.best.label}  [{self.best.key}]"
+        if self.kind == "probability":
+            why = "its policy's probabilities:"
+        elif len(self.top) == 1:
+            why = f"it chose this move in all {self.votes} of {self.votes} tries"
+        else:
+            why = f"how often it chose each move in {self.votes} tries with fresh random numbers:"
+        out = [head, "  " + why]
+        if not (self.kind == "votes" and len(self.top) == 1):
+            out += [f"  {p:6.1%}  {c.label}" for c, p in self.top]
+        return out
+
+    def to_json(self, legal: list[Choice]) -> dict[str, Any]:
+        """The hint for the page, moves by their 1-based number in ``legal``."""
+        number = {c.key: i + 1 for i, c in enumerate(legal)}
+        return {"spec": self.spec, "summary": self.summary, "kind": self.kind, "votes": self.votes,
+                "best": {"n": number[self.best.key], "label": self.best.label},
+                "top": [{"n": number[c.key], "label": c.label, "p": p} for c, p in self.top],
+                "text": "\n".join(self.lines())}
+
+
+def hint(session: Session, spec: str | None = None, votes: int = 12) -> Hint:
+    """The advice of agent ``spec`` (default: :func:`default_hint_spec`) for the person's decision."""
+    import agents
+
+    legal = session.legal()
+    if not legal:
+        raise ValueError("a hint needs your turn: " + ("the match is over" if session.over else "you are not to act"))
+    game = session.game_name
+    spec = spec or default_hint_spec(game)
+    cache = session.__dict__.setdefault("_hint_agents", {})
+    if spec not in cache:
+        cache[spec] = agents.load(spec, game=game)
+    agent = cache[spec]
+    name = spec.split(":")[0]
+    summary = agents.known(game).get(name, "your agent")
+    probs = session.game.move_probabilities(agent)
+    if probs is not None:
+        ranked = sorted(zip(legal, probs), key=lambda cp: -cp[1])
+        return Hint(spec, summary, "probability", ranked[0][0], ranked[:TOP])
+    start = 1000 + 7919 * len(session.events)  # fresh streams per decision, the same for the same position
+    chosen = [session.game.agent_choice(agent, start + k) for k in range(votes)]
+    count = Counter(c.key for c in chosen)
+    by_key = {c.key: c for c in chosen}
+    ranked = [(by_key[k], n / votes) for k, n in count.most_common(TOP)]
+    return Hint(spec, summary, "votes", ranked[0][0], ranked, votes)

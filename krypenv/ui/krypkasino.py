@@ -1,0 +1,287 @@
+"""Krypkasino at the UI's table: moves listed once per (card, capture), table talk, seat states, replay frames.
+
+The adapter runs one deal at a time in a one-env :class:`krypenv.krypkasino.core.Core` whose
+seats are all external, so agents act through :meth:`Core.decisions` exactly as in the
+environments and in ``krypenv eval`` (a card with several captures is the same agent's
+capture choice in the ``Discrete(105)`` protocol).  The person never sees that protocol: the
+legal moves are the engine's own (card, capture) pairs (``Deals.legal_moves``), each listed
+once (``8H takes 6C 2D``, ``3D creeps``), and the chosen one is applied with the engine's move
+API (``Deals.step_checked``).  Deal k of a match is dealt by seat ``P − 1 + k`` (K5), from
+decks drawn from the session's seed.
+
+Typed short forms (case-insensitive): the card, then the table cards it takes, e.g. ``8h 6c
+2d``; a card alone when it has one legal move (``3d``); ``8h creeps``.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from krypenv.krypkasino.actions import ILLEGAL, MOVED, actions_for_move
+from krypenv.krypkasino.cards import N_CODES, POINTS, card_code, card_name, names_from_counts
+from krypenv.krypkasino.config import EXTERNAL, EnvConfig
+from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine.captures import hand_sweep_values
+from krypenv.krypkasino.records import describe_move, parse_record, record_from_deals
+from krypenv.krypkasino.render import announcement
+from krypenv.krypkasino.rules import Rules
+from krypenv.policy import check_actions
+from krypenv.rng import seed_state
+from krypenv.ui.moves import Choice, InputError, softmax_masked
+
+GAME = "krypkasino"
+RULE_OPTIONS = ("teams", "two_player_deal", "set_aside", "last_capture_point")
+HELP = """Krypkasino moves: type the number of a move, or the card you play and the table cards it takes:
+  8h 6c 2d      play 8H, taking 6C and 2D        3d       play 3D (when it has one legal move)
+  8h creeps     play 8H without taking anything  (a card that can take must take, K12)
+Cards are rank then suit: A 2 .. 10 J Q K and C D H S (10d, qs).  The lowest score wins; a sweep
+(tabbe, K13-K14) costs the player before the sweeper 5 and gives the sweeper 5."""
+
+
+def _names(counts: np.ndarray) -> list[str]:
+    return names_from_counts(counts)
+
+
+class Adapter:
+    """One Krypkasino deal at a time for a :class:`krypenv.ui.session.Session` (see the module docstring)."""
+
+    name = GAME
+
+    def __init__(self, players: int, seed: int | None, options: dict[str, Any]) -> None:
+        """A match's adapter: rules from ``players`` and ``options`` (record rules keys), streams from ``seed``."""
+        unknown = sorted(set(options) - set(RULE_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown Krypkasino rules option(s) {unknown}; options are {', '.join(RULE_OPTIONS)}")
+        self.rules = Rules(players=players, **{k: v for k, v in options.items() if v is not None})
+        self.players = players
+        r = self.rules
+        cfg = EnvConfig(players=players, teams=r.teams, two_player_deal=r.two_player_deal, set_aside=r.set_aside,
+                        last_capture_point=r.last_capture_point, deals=1)
+        self.core = Core(cfg, 1, seat=0, kinds=[EXTERNAL] * players)
+        decks, streams = np.random.SeedSequence(seed).spawn(2)
+        self.deck_rng = np.random.default_rng(decks)
+        self.core.seed([int(streams.generate_state(1)[0])])
+        self._totals = np.zeros(players, np.int64)
+
+    @property
+    def deals(self) -> Deals:
+        """The engine's view of the one deal."""
+        return self.core.deals
+
+    # ------------------------------------------------------------------ dealing and turns
+    def start_deal(self, k: int) -> list[str]:
+        """Deal deal ``k`` of the match, dealt by seat P−1+k (K5)."""
+        d = Deals(self.rules, 1)
+        d.reset(rng=self.deck_rng, dealers=(self.players - 1 + k) % self.players)
+        self.core.load(d)
+        talk = [f"deal {k + 1}: seat {int(d.dealer[0])} deals; table {' '.join(_names(d.table[0])) or '-'}"]
+        call = announcement(d.table[0])
+        return talk + ([call] if call else [])
+
+    @property
+    def done(self) -> bool:
+        """The deal is finished."""
+        return bool(self.deals.done[0])
+
+    @property
+    def to_act(self) -> int:
+        """The seat to play, −1 when the deal is finished."""
+        return -1 if self.done else int(self.deals.turn[0])
+
+    # ------------------------------------------------------------------ moves
+    def legal(self) -> list[Choice]:
+        """Every legal (card, capture) move of the seat to play, once each, cards in code order."""
+        table = self.deals.table[0]
+        out = []
+        for card, cap in self.deals.legal_moves(0):
+            label = describe_move(card, cap)
+            if cap.any() and np.array_equal(cap, table):
+                label += " (sweeps the table: TABBE)"
+            taken = _names(cap)
+            out.append(Choice(label, " ".join([card_name(card)] + taken).lower(), (card, cap), card_name(card), taken))
+        return out
+
+    def parse(self, text: str, legal: list[Choice]) -> Choice:
+        """A typed short form (``8h 6c 2d``, ``3d``, ``8h creeps``) as one of ``legal``; InputError otherwise."""
+        words = text.replace(",", " ").split()
+        if not words:
+            raise InputError("type a move's number or its card and captures, e.g. 8h 6c 2d (? for help)")
+        try:
+            codes = [card_code(w) for w in words if w.lower() not in ("creeps", "creep", "-")]
+        except ValueError as exc:
+            raise InputError(f"{exc} (? for help)") from None
+        creeps = len(codes) < len(words)
+        if not codes:
+            raise InputError("name the card you play first, e.g. 8h creeps")
+        card, cap = codes[0], np.bincount(np.array(codes[1:], np.int64), minlength=N_CODES)
+        mine = [c for c in legal if c.move[0] == card]
+        if not mine:
+            hand = self.deals.hands[0, self.to_act]
+            if not hand[card]:
+                raise InputError(f"{card_name(card)} is not in your hand; you hold {' '.join(_names(hand))}")
+            raise InputError(f"{card_name(card)} may not be played: a sweep is forced (K13); "
+                             f"legal: {' | '.join(c.label for c in legal)}")
+        if len(codes) == 1 and not creeps:
+            if len(mine) == 1:
+                return mine[0]
+            raise InputError(f"{card_name(card)} can take in {len(mine)} ways; type one of: "
+                             f"{' | '.join(c.key for c in mine)}")
+        for c in mine:
+            if np.array_equal(c.move[1].astype(np.int64), cap):
+                return c
+        wanted = f"take {' '.join(card_name(x) for x in codes[1:])}" if codes[1:] else "creep"
+        raise InputError(f"{card_name(card)} cannot {wanted} here; its legal moves: "
+                         f"{' | '.join(c.label for c in mine)}")
+
+    def play(self, choice: Choice) -> tuple[str, list[str]]:
+        """Apply a (card, capture) move of the seat to play with the engine's move API."""
+        seat, before = self.to_act, self._before()
+        card, cap = choice.move
+        self.deals.step_checked(np.array([card]), np.asarray(cap, np.int8)[None, :])
+        return self._after(seat, before)
+
+    def _agent_move(self, core: Core, agent: Any) -> None:
+        """Let ``agent`` play one whole move in ``core`` (a card, then its capture choice if it has several)."""
+        seat = int(core.deals.turn[0])
+        while True:
+            batch = core.decisions(np.zeros(1, np.int64), np.array([seat], np.int64))
+            action = int(check_actions(agent.name, batch, agent.act(batch))[0])
+            status = core.act(0, action)
+            if status == ILLEGAL:  # check_actions passed, so the engine disagrees with the mask: a bug
+                raise ValueError(f"agent {agent.name!r}: action {action} was refused by the engine")
+            if status == MOVED:
+                return
+
+    def agent_play(self, agent: Any) -> tuple[str, list[str]]:
+        """Let ``agent`` make the move of the seat to play."""
+        seat, before = self.to_act, self._before()
+        self._agent_move(self.core, agent)
+        return self._after(seat, before)
+
+    def agent_choice(self, agent: Any, stream: int) -> Choice:
+        """The move ``agent`` would make now, found on a copy of the game with uniforms from ``stream``."""
+        twin = copy.deepcopy(self.core)
+        twin.seed([int(seed_state(stream))])
+        n = int(twin.deals.n_moves[0])
+        self._agent_move(twin, agent)
+        card, cap = int(twin.deals.hist_card[0, n]), twin.deals.move_capture(0, n)
+        return next(c for c in self.legal() if c.move[0] == card and np.array_equal(c.move[1], cap))
+
+    def move_probabilities(self, agent: Any) -> list[float] | None:
+        """Each legal move's probability under a policy with ``logits`` (the product over its actions), else None."""
+        if not hasattr(agent, "logits"):
+            return None
+        seat = self.to_act
+        forced = bool(hand_sweep_values(self.deals.hands[0, seat], self.deals.table[0]))
+        out = []
+        for c in self.legal():
+            twin, p = copy.deepcopy(self.core), 1.0
+            for a in actions_for_move(self.deals.table[0], c.move[0], c.move[1], forced):
+                batch = twin.decisions(np.zeros(1, np.int64), np.array([seat], np.int64))
+                x = batch.obs
+                if getattr(agent, "features", None) is not None:
+                    from agents.krypkasino.move_features import action_features
+                    from agents.krypkasino.move_policy import with_features
+
+                    x = with_features(batch.obs, action_features(batch.core, batch.envs))
+                p *= float(softmax_masked(agent.logits(x, batch.mask)[0])[a])
+                twin.act(0, a)
+            out.append(p)
+        return out
+
+    def _before(self) -> tuple[np.ndarray, int]:
+        return self.deals.tabbes[0].astype(np.int64).copy(), int(self.deals.round[0])
+
+    def _after(self, seat: int, before: tuple[np.ndarray, int]) -> tuple[str, list[str]]:
+        """The move just played by ``seat`` in words, and the table talk after it (K7, K13–K15)."""
+        d, P = self.deals, self.players
+        m = int(d.n_moves[0]) - 1
+        text = describe_move(int(d.hist_card[0, m]), d.move_capture(0, m))
+        talk = []
+        gained = int(d.tabbes[0, seat]) - int(before[0][seat])
+        if gained > 0:
+            call = "DUBBELTABBE" if gained == 2 else "TABBE"
+            talk.append(f"{call}! +{5 * gained} for seat {seat}, −{5 * gained} for seat {(seat - 1) % P}")
+        if d.done[0]:
+            talk.append(f"seat {int(d.taker[0])} took last and takes the rest of the table and the set-aside pile "
+                        f"(K15)")
+        else:
+            if int(d.round[0]) != before[1]:
+                talk.append(f"round {int(d.round[0]) + 1}" + (": sistan!" if d.pos[0] >= 104 else ""))
+            call = announcement(d.table[0])
+            if call:
+                talk.append(call)
+        return text, talk
+
+    # ------------------------------------------------------------------ what a seat sees
+    def state(self, seat: int | None) -> dict[str, Any]:
+        """The deal as ``seat`` sees it (its own hand only), or every hand for ``seat=None`` (replays)."""
+        d, P = self.deals, self.players
+        hands = [_names(d.hands[0, s]) for s in range(P)]
+        out: dict[str, Any] = {
+            "table": _names(d.table[0]), "aside": _names(d.aside[0]),
+            "hand": hands[seat] if seat is not None else None,
+            "hands": hands if seat is None else None,
+            "hand_sizes": [int(x) for x in d.hands[0].sum(axis=1)],
+            "pile_sizes": [int(x) for x in d.piles[0].sum(axis=1)],
+            "scores": [int(x) for x in d.scores_of(0)], "card_points": [int(x) for x in d.piles[0].astype(np.int64) @ POINTS],
+            "tabbes": [int(x) for x in d.tabbes[0]], "dealer": int(d.dealer[0]), "turn": self.to_act,
+            "round": int(d.round[0]) + 1, "rounds": self.rules.rounds, "deck_left": 104 - int(d.pos[0]),
+            "sistan": bool(d.pos[0] >= 104), "call": None if self.done else announcement(d.table[0]),
+            "done": self.done, "rules": self.rules.to_dict(), "score_name": "score",
+        }
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The deal's game record (partial while it is unfinished)."""
+        return record_from_deals(self.deals, 0)
+
+    def deal_scores(self) -> list[int]:
+        """Each seat's deal score (K16, K17)."""
+        return [int(x) for x in self.deals.scores_of(0)]
+
+    def finish_deal(self) -> list[str]:
+        """Add the deal's scores to the match totals; the talk of the deal's end."""
+        scores = self.deal_scores()
+        self._totals += scores
+        return ["end of the deal: scores " + ", ".join(f"seat {s} {v}" for s, v in enumerate(scores))
+                + " (the lowest wins)"]
+
+    def totals(self) -> list[int]:
+        """Match scores per seat so far (finished deals)."""
+        return [int(x) for x in self._totals]
+
+    def help_text(self) -> str:
+        """How Krypkasino moves are typed."""
+        return HELP
+
+    @classmethod
+    def from_record(cls, obj: dict[str, Any]) -> Adapter:
+        """An adapter dealt from a record's deck and dealer, before its first move."""
+        parsed = parse_record(obj)
+        r = parsed.rules
+        self = cls(r.players, 0, {k: getattr(r, k) for k in RULE_OPTIONS})
+        d = Deals(r, 1)
+        d.reset(decks=parsed.deck[None, :], dealers=parsed.dealer)
+        self.core.load(d)
+        self._parsed = parsed
+        return self
+
+
+def replay_frames(obj: dict[str, Any]) -> dict[str, Any]:
+    """Every position of a legal record, every hand visible, and each move with its table talk."""
+    game = Adapter.from_record(obj)
+    frames, moves = [game.state(None)], []
+    for card, cap in game._parsed.moves:
+        seat = game.to_act
+        choice = Choice(describe_move(card, cap), "", (card, cap), card_name(card), _names(cap))
+        text, talk = game.play(choice)
+        moves.append({"seat": seat, "text": text, "talk": talk, "card": choice.card, "capture": choice.capture})
+        frames.append(game.state(None))
+    return {"game": GAME, "players": game.players, "frames": frames, "moves": moves,
+            "result": obj.get("result"), "final": game.deal_scores() if game.done else None}
+

@@ -1,0 +1,262 @@
+"""``krypenv serve``'s page in a real headless Chromium: whole deals played by clicking, replays, hidden hands.
+
+Needs the ``playwright`` package (``pip install -e ".[ui]"``) and a Chromium at ``/usr/bin/chromium``
+(``$KRYPENV_CHROMIUM`` overrides; ``.ci/run`` installs Debian's); the tests skip saying which is
+missing.  Screenshots of every view go to ``tests/ui/artifacts/`` (ignored by git) and, when
+``KRYPENV_SCREENSHOTS`` names a folder (``docs/img``), there too, for the README.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from krypenv.ui.server import make_server
+
+CHROMIUM = os.environ.get("KRYPENV_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).with_name("artifacts")
+LAPTOP = {"width": 1200, "height": 860}
+PHONE = {"width": 390, "height": 844}
+SCREENSHOTS = Path(os.environ["KRYPENV_SCREENSHOTS"]).resolve() if os.environ.get("KRYPENV_SCREENSHOTS") else None
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed "
+                               "(pip install -e '.[ui]'); the browser tests need it")
+if not Path(CHROMIUM).is_file():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set KRYPENV_CHROMIUM); "
+                "the browser tests need one", allow_module_level=True)
+
+
+def shot(page: Any, name: str) -> None:
+    """Save a screenshot as a test artifact, and for the README where KRYPENV_SCREENSHOTS names a folder."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    if SCREENSHOTS is not None:  # resolved at import, before the server's fixture changes the directory
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, SCREENSHOTS / path.name)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app on a free localhost port, its records written under a temporary folder."""
+    old = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("browser"))
+    server = make_server("127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    os.chdir(old)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (the system's, never a download)."""
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def api_state(base: str, gid: str) -> dict[str, Any]:
+    """The server's state of a game, as the person's seat sees it."""
+    with urllib.request.urlopen(f"{base}/api/games/{gid}", timeout=60) as resp:
+        return json.loads(resp.read())["state"]
+
+
+def start(page: Any, base: str, game: str, players: int, seed: int, view: str = "") -> str:
+    """Fill the setup form and start a game against random agents; the game's id."""
+    page.goto(f"{base}/#play")
+    page.select_option("#f-game", game)
+    page.fill("#f-players", str(players))
+    page.fill("#f-agents", "random")
+    page.fill("#f-seed", str(seed))
+    page.select_option("#f-speed", "0")
+    shot(page, f"{view}setup-{game}")
+    page.click("#start")
+    page.wait_for_function("document.body.dataset.events !== undefined")
+    page.wait_for_function("location.hash.startsWith('#play/')")
+    return page.evaluate("location.hash").split("/")[1]
+
+
+def wait_drawn(page: Any, base: str, gid: str) -> dict[str, Any]:
+    """Wait until the page has drawn the server's latest state; that state."""
+    st = api_state(base, gid)
+    page.wait_for_function(f"document.body.dataset.events === '{st['n_events']}'")
+    return st
+
+
+def click_move(page: Any, game: str, move: dict[str, Any]) -> None:
+    """Make ``move`` (from the server's legal list) by clicking cards where the page offers that."""
+    if game == "krypkasino":
+        page.locator(f"#play-hand .card[data-card='{move['card']}']").first.click()
+        if not move["capture"]:  # a creep is played by its card alone
+            return
+        for card in move["capture"]:
+            page.locator(f"#play-table .card[data-card='{card}']:not(.selected)").first.click()
+        page.click("#play-selected")
+    elif move["card"]:
+        page.locator(f"#play-hand .card[data-card='{move['card']}']").first.click()
+    elif move["capture"]:
+        for card in move["capture"]:
+            page.locator(f"#play-hand .card[data-card='{card}']:not(.selected)").first.click()
+        page.click("#play-selected")
+    else:
+        page.click(f"#legal .move[data-n='{move['n']}']")
+
+
+def pick(legal: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    """A legal move that keeps the person in the deal and exercises the clicks: exchanges, calls that stay in."""
+    stay = [m for m in legal if m["capture"]] or [m for m in legal if m["key"] in ("bud", "stay", "show")]
+    return (stay or legal)[k % len(stay or legal)]
+
+
+def illegal_click_changes_nothing(page: Any, base: str, gid: str, game: str) -> bool:
+    """Click something the server's legal list rules out; True when the page offered such a thing to click."""
+    before = api_state(base, gid)
+    if game == "krypkasino":
+        targets = page.locator("#play-table .card.disabled")  # a table card with no hand card chosen
+    else:
+        targets = page.locator("#play-hand .card.disabled")  # a card during the calls
+    if targets.count() == 0:
+        return False
+    targets.first.click(force=True)
+    page.wait_for_timeout(300)
+    assert api_state(base, gid) == before
+    assert page.locator("#play-status").inner_text() == "Your move."
+    return True
+
+
+def check_replay(page: Any, game: str, players: int) -> None:
+    """Open the replay of the game just played; hidden hands stay hidden until "show hands"; step through it."""
+    page.click("#replay-link")
+    page.wait_for_selector("#r-pos")
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('0 /')")
+    total = int(page.inner_text("#r-pos").split("/")[1])
+    assert total > 0
+    seats = page.locator("#replay-board .seat")
+    assert seats.count() == players
+    assert page.locator("#replay-board .seat .card.face").count() == 0  # hidden
+    assert page.locator("#replay-board .seat .card.back").count() > 0
+    shot(page, f"replay-{game}-hidden")
+    page.check("#r-show")
+    assert page.locator("#replay-board .seat .card.face").count() > 0
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert page.inner_text("#r-pos").startswith("3 /") and page.evaluate("location.hash").endswith("/0/3")
+    page.click("#r-prev")
+    assert page.inner_text("#r-pos").startswith("2 /")
+    page.fill("#r-slider", str(total // 2))
+    page.dispatch_event("#r-slider", "input")
+    assert page.inner_text("#r-pos").startswith(f"{total // 2} /")
+    shot(page, f"replay-{game}")
+    page.keyboard.press("End")
+    assert page.inner_text("#r-pos") == f"{total} / {total}" and "final" in page.inner_text("#r-move")
+    url = page.url.split("#")[0] + f"#replay/{page.evaluate('location.hash').split('/')[1]}/0/5"
+    page.goto("about:blank")
+    page.goto(url)  # the URL restores the deal and the move
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('5 /')")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,players,seed", [("krypkasino", 2, 11), ("kungsholmskille", 3, 9)])
+def test_play_a_whole_deal_by_clicking_then_replay(browser: Any, base: str, game: str, players: int, seed: int) -> None:
+    """Start from the form, play every move by clicking, an illegal click changes nothing, then watch the replay."""
+    page = browser.new_page(viewport=LAPTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    gid = start(page, base, game, players, seed)
+    tried_illegal, moves = False, 0
+    while True:
+        st = wait_drawn(page, base, gid)
+        if st["over"]:
+            break
+        assert st["your_turn"] and page.locator("#play-hand .card.face").count() == len(st["hand"])
+        assert page.locator(".seat .card.face").count() == 0  # no other seat's cards on the page
+        if not tried_illegal:
+            tried_illegal = illegal_click_changes_nothing(page, base, gid, game)
+        if moves == 1:
+            shot(page, f"play-{game}")
+        move = pick(st["legal"], moves)
+        click_move(page, game, move)
+        page.wait_for_function(f"document.body.dataset.events !== '{st['n_events']}'")
+        moves += 1
+    assert tried_illegal and moves > 2, (tried_illegal, moves)
+    page.wait_for_selector("#end:not([hidden])")
+    assert page.locator("#end table.scores tr").count() == players + 1
+    shot(page, f"end-{game}")
+    check_replay(page, game, players)
+    assert errors == []
+    page.close()
+
+
+def test_phone_sized_window_does_not_overflow(browser: Any, base: str) -> None:
+    """At 390×844 the play and replay views fit the width (no sideways scrolling)."""
+    page = browser.new_page(viewport=PHONE)
+    for game, players in (("kungsholmskille", 4), ("krypkasino", 3)):
+        gid = start(page, base, game, players, 2, view="phone-")
+        wait_drawn(page, base, gid)
+        shot(page, f"phone-play-{game}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    while not api_state(base, gid)["over"]:  # finish the deal through the API, then watch it
+        req = urllib.request.Request(f"{base}/api/games/{gid}/move", data=b'{"n": 1}', method="POST")
+        urllib.request.urlopen(req, timeout=60).close()
+    page.goto(f"{base}/#replay/game-{gid}/0/4")
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('4 /')")
+    page.check("#r-show")
+    shot(page, "phone-replay-krypkasino")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.close()
+
+
+def test_bad_hash_shows_a_clear_error(browser: Any, base: str) -> None:
+    """An unknown replay id in the URL shows the server's error on the page; the page keeps working."""
+    page = browser.new_page(viewport=LAPTOP)
+    page.goto(f"{base}/#replay/nope/0/0")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "unknown replay id" in page.inner_text("#error")
+    page.click("#nav-play")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.close()
+
+
+def test_replay_html_file_opens_without_a_server(browser: Any, tmp_path: Path) -> None:
+    """``krypenv replay --html``'s page from file://: both deals, stepping, hidden hands, the URL's position."""
+    from krypenv.ui.replay import write_html
+    from tests.ui.test_replay_html import records_file
+
+    out = tmp_path / "share.html"
+    assert write_html([str(records_file(tmp_path))], out) == (2, [])
+    page = browser.new_page(viewport=LAPTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    requests: list[str] = []
+    page.on("request", lambda req: requests.append(req.url))
+    page.goto(out.as_uri())
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('0 /')")
+    assert page.locator("#r-deal option").count() == 2 and page.locator("#nav-play").is_hidden()
+    assert page.locator("#replay-board .seat .card.face").count() == 0
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#r-pos").startswith("2 /")
+    page.select_option("#r-deal", "1")
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('0 /')")
+    page.check("#r-show")
+    page.keyboard.press("End")
+    assert page.locator("#replay-board .seat .card.face").count() > 0 and "final money" in page.inner_text("#r-move")
+    shot(page, "replay-html-kungsholmskille")
+    page.goto(out.as_uri() + "#replay/inline/0/7")
+    page.reload()
+    page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('7 /')")
+    assert errors == [] and all(u.startswith("file://") for u in requests), requests
+    page.close()

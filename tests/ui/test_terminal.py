@@ -1,0 +1,119 @@
+"""``krypenv play``: parsing typed moves, rendering, and whole deals driven through a pipe and a pseudo-terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from krypenv.records import check_record
+from krypenv.ui.moves import InputError
+from krypenv.ui.session import Session, parse_specs
+from krypenv.ui.terminal import Style, play, render_state
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_parse_specs_forms_and_errors() -> None:
+    """One spec per seat with one human, opponents only, or one spec for all; clear errors otherwise."""
+    assert parse_specs(["human", "expert", "greedy"], 3, None) == (["human", "expert", "greedy"], 0)
+    assert parse_specs(["expert"], 3, 2) == (["expert", "expert", "human"], 2)
+    assert parse_specs(["greedy", "expert"], 3, 1) == (["greedy", "human", "expert"], 1)
+    for specs, seat, words in ((["human", "human"], None, "2 humans"), (["a", "b", "c"], None, "3 opponents"),
+                               (["human", "expert"], None, "2 seats"), (["expert"], 5, "--seat")):
+        with pytest.raises(ValueError, match=words):
+            parse_specs(specs, 3, seat)
+
+
+def test_krypkasino_typed_moves(tmp_path: Path) -> None:
+    """Numbers and short forms pick legal moves; every bad input says why."""
+    s = Session("krypkasino", 3, ["human", "expert", "greedy"], seed=1, record=tmp_path / "r.jsonl")
+    legal = s.legal()  # hand 9C 9D 3H 6H 9S on table 3C 6C 5H 9H (seed 1)
+    assert [c.label for c in legal][:3] == ["9C takes 3C 6C 9H", "9D takes 3C 6C 9H", "3H takes 3C"]
+    keys = [c.key for c in legal]
+    assert s.parse("2").key == keys[1] and s.parse("3h 3c").key == keys[2] and s.parse("3H").key == keys[2]
+    assert s.parse(" 9c,3c,6c,9h ").key == keys[0]
+    for text, words in (("0", "no move 0"), ("6", "choose 1 to 5"), ("kh", "not in your hand"),
+                        ("zz", "unknown card"), ("3h creeps", "cannot creep"), ("3h 6c", "cannot take 6C"),
+                        ("", "type a move")):
+        with pytest.raises(InputError, match=words):
+            s.parse(text)
+
+
+def test_kille_typed_moves(tmp_path: Path) -> None:
+    """L17 strings, words and bare ranks; the rule is named when a move is illegal."""
+    s = Session("kungsholmskille", 4, ["random"], seed=2, record=tmp_path / "r.jsonl")
+    assert [c.key for c in s.legal()] == ["bud", "knacka"]
+    assert s.parse("knock").key == "knacka" and s.parse("BUD").key == "bud" and s.parse("2").key == "knacka"
+    with pytest.raises(InputError, match="unknown word or rank 'zz'"):
+        s.parse("zz")
+    with pytest.raises(InputError, match="not legal now: a move of the wrong kind"):
+        s.parse("stand")
+
+
+def test_render_state_plain_and_coloured(tmp_path: Path) -> None:
+    """Plain text has no escape codes; on a terminal hearts and diamonds are red."""
+    s = Session("krypkasino", 3, ["expert"], seed=1, record=tmp_path / "r.jsonl")
+    plain = "\n".join(render_state(s.state(), Style(False)))
+    assert "\x1b" not in plain and "your hand:  9C 9D 3H 6H 9S" in plain and "tabbe på 5" not in plain
+    assert "table:      3C 6C 5H 9H" in plain
+    coloured = "\n".join(render_state(s.state(), Style(True)))
+    assert "\x1b[31m9D\x1b[0m" in coloured and "\x1b[31m9C" not in coloured
+
+
+def test_play_loop_help_hint_reask_and_eof(tmp_path: Path) -> None:
+    """? and h answer without moving, bad input is asked again, end of input saves the partial record."""
+    s = Session("krypkasino", 2, ["greedy"], seed=4, record=tmp_path / "r.jsonl")
+    out = io.StringIO()
+    assert play(s, io.StringIO("?\nnonsense\nh\n1\n"), out, colour=False, hint_spec="expert") == 0
+    text = out.getvalue()
+    assert "Krypkasino moves: type the number" in text and "unknown card name 'nonsense'" in text
+    assert "hint from expert" in text and "end of input" in text
+    (rec,) = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert len(rec["moves"]) == 2 and "result" not in rec and check_record(rec).ok
+
+
+def _play_piped(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    record = tmp_path / "game.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "krypenv.cli", "play", *args, "--record", str(record)],
+                          input="1\n" * 400, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    return proc, [json.loads(line) for line in record.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("game,args,final", [
+    ("krypkasino", ["--players", "2", "--agents", "expert", "--seed", "3"], "winner:"),
+    ("kungsholmskille", ["--players", "3", "--deals", "2", "--seed", "3"], "net money:"),
+])
+def test_piped_play_to_the_end(tmp_path: Path, game: str, args: list[str], final: str) -> None:
+    """Always answering 1 through a pipe finishes the match: final scores, exit 0, legal records, no colour."""
+    proc, records = _play_piped(tmp_path, "--game", game, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert "Match over" in proc.stdout and final in proc.stdout and "\x1b" not in proc.stdout
+    assert records and all("result" in r and check_record(r).ok for r in records)
+
+
+def test_pseudo_terminal_session(tmp_path: Path) -> None:
+    """On a pseudo-terminal the cards are in colour, q quits and saves the partial record."""
+    pexpect = pytest.importorskip("pexpect")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NO_COLOR", None)
+    child = pexpect.spawn(sys.executable, ["-m", "krypenv.cli", "play", "--players", "2", "--seed", "1",
+                                           "--record", str(tmp_path / "t.jsonl")],
+                          env=env, cwd=str(tmp_path), encoding="utf-8", timeout=120)
+    child.expect("your move")
+    assert "\x1b[" in child.before
+    child.sendline("1")
+    child.expect("your move")
+    child.sendline("q")
+    child.expect("quit: record saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    (rec,) = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert len(rec["moves"]) >= 1 and check_record(rec).ok
