@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from tests.ray.helpers import NO_RAY, death_marker
@@ -74,3 +77,9 @@ def test_bad_address_is_one_line(address: str, message: str, capsys: pytest.Capt
     err = capsys.readouterr().err
     assert code != 0 and message in err and err.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_core_imports_no_ray() -> None:
+    code = ("import sys, krypenv, agents, eval, eval.command, eval.play, krypenv.cli, krypenv.krypkasino_v0, "
+            "krypenv.kungsholmskille_v0; agents.load('random'); assert 'ray' not in sys.modules, 'ray imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))
