@@ -277,7 +277,8 @@ def imitate(model: Any, env: Any, teacher: Any, args: Args) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the training callback
-def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], start: float) -> Any:
+def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], start: float,
+                  report: Any = None) -> Any:
     """The SB3 callback: per-opponent training scores, snapshots, periodic evaluations, checkpoints, time limit."""
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -361,6 +362,8 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
             if (-d.mean if kille else d.mean) < self.best:
                 self.best = -d.mean if kille else d.mean
                 shutil.copyfile(run_dir / "checkpoints" / "latest.zip", run_dir / "checkpoints" / "best.zip")
+            if report is not None:  # e.g. Ray Tune's report (examples/tune_sweep.py)
+                report(row)
             what = "learner's money among experts" if kille else "learner - expert"
             print(f"[{row['wall_min']:5.1f} min] {row['env_steps']:>10,} steps  {what} "
                   f"{d.mean:+6.2f} [{d.low:+.2f}, {d.high:+.2f}] per {'episode' if kille else 'deal'}  "
@@ -370,8 +373,8 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
 
 
 # --------------------------------------------------------------------------- main
-def main(args: Args) -> dict[str, Any]:
-    """Train, evaluate and save; returns a summary (paths and the final numbers)."""
+def main(args: Args, report: Any = None) -> dict[str, Any]:
+    """Train, evaluate and save; returns a summary (paths and the final numbers); ``report(row)`` sees every evaluation."""
     args = resolve(args)  # the game's defaults for --players, --league and --policy
     check_args(args)
     start = time.time()
@@ -460,7 +463,7 @@ def main(args: Args) -> dict[str, Any]:
     print(f"{args.game}, {args.players} players, league {league.probabilities()}, {params:,} parameters, "
           f"{args.total_timesteps:,} env steps", flush=True)
 
-    callback = make_callback(args, run_dir, league, meta, start)
+    callback = make_callback(args, run_dir, league, meta, start, report)
     if teacher is not None:
         callback.deals_done = imitate(model, env, teacher, args)
         print(f"[{(time.time() - start) / 60:5.1f} min] behaviour cloning done", flush=True)

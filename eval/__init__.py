@@ -2,7 +2,7 @@
 
     krypenv eval --agents expert,greedy[,...] [--players N] [--deals D] [--seed S] [--teams T]
                  [--seatings rotations|permutations] [--independent] [--workers W] [--batch B]
-                 [--out DIR] [--no-records] [--no-progress]
+                 [--ray [ADDRESS]] [--out DIR] [--no-records] [--no-progress]
                  [--two-player-deal 6+4|5+6] [--set-aside court|spades] [--last-capture-point]
 
 ``--agents`` takes agent spec strings (``agents.load``) separated by commas; a ``k=v`` piece
@@ -44,6 +44,9 @@ Each deal's deck and the agents' random numbers (``batch.uniforms``) come from s
 by (seed, deck, table), so the same seed gives the same results and records whatever W and B
 are, as long as the agents draw their randomness from ``batch.uniforms`` and act on each
 decision independently of the others in the batch.
+
+``--ray [ADDRESS]`` plays the same chunks as Ray tasks on a cluster instead (:mod:`eval.ray_pool`;
+the ``ray`` extra), with the same results.
 
 Python: ``eval.duplicate.evaluate(EvalConfig(agents=("random", "random"), deals=50))``
 returns :class:`eval.duplicate.Results`; :func:`eval.bench.bench_eval` measures deals/s.

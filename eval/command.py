@@ -43,7 +43,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
                       teams=parse_teams(args.teams, args.players), two_player_deal=args.two_player_deal,
                       set_aside=args.set_aside, last_capture_point=args.last_capture_point, seatings=args.seatings,
                       independent=args.independent, workers=args.workers or cores(), batch=args.batch,
-                      records=not args.no_records)
+                      records=not args.no_records, ray=getattr(args, "ray", None))
 
 
 def command_line(config: EvalConfig, out: Path) -> str:
@@ -56,7 +56,8 @@ def command_line(config: EvalConfig, out: Path) -> str:
              "--out", str(out), "--two-player-deal", r.two_player_deal, "--set-aside", r.set_aside]
     flags = {"--independent": config.independent, "--no-records": not config.records,
              "--last-capture-point": r.last_capture_point}
-    return shlex.join(words + [flag for flag, on in flags.items() if on])
+    ray = [] if config.ray is None else ["--ray", config.ray] if config.ray else ["--ray"]
+    return shlex.join(words + [flag for flag, on in flags.items() if on] + ray)
 
 
 def prepare_out(out: Path) -> None:
@@ -116,7 +117,7 @@ def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: l
 
     return {"command": command_line(config, out),
             "config": config.games_dict() | {"workers": config.workers, "batch": config.batch,
-                                             "records": config.records},
+                                             "records": config.records, "ray": config.ray},
             "games": games, "elapsed_s": elapsed, "deals_per_s": games / elapsed if elapsed > 0 else None,
             "numba_threads": numba.get_num_threads(), "machine": machine(), "files": files}
 
@@ -124,5 +125,9 @@ def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: l
 def run(args: argparse.Namespace) -> int:
     """The ``krypenv eval`` handler: ValueError/OSError for the command's one-line errors."""
     config = config_from_args(args)
+    if config.ray is not None:  # a bad address fails before any file is written
+        from eval.ray_pool import connect
+
+        connect(config.ray)
     run_eval(config, Path(args.out) if args.out else default_out(config), progress=not args.no_progress)
     return 0

@@ -39,6 +39,7 @@ class EvalConfig:
     workers: int = 1
     batch: int = 256
     records: bool = True
+    ray: str | None = None  # Ray cluster address ('' for RAY_ADDRESS or a local Ray); None: local processes
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple(s.strip() for s in self.agents))
@@ -208,7 +209,7 @@ def evaluate(config: EvalConfig, agents: list[Agent] | None = None, progress: Ca
                 progress(len(part.games))
 
         return play(schedule, list(config.agents), agent_objs, independent=independent, workers=config.workers,
-                    batch=config.batch, records=config.records, done=done)
+                    batch=config.batch, records=config.records, done=done, ray=config.ray)
 
     played = run(False)
     return summarise(config, played, run(True) if config.independent else None)

@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -123,15 +124,24 @@ def cores() -> int:
 
 def play(schedule: Schedule, specs: list[str], agents: list[Agent], *, independent: bool = False,
          workers: int = 1, batch: int = 256, records: bool = True,
-         done: Callable[[Played], None] | None = None) -> Played:
-    """Play every game of the schedule; ``done`` sees each chunk's outcome as it arrives, in game order."""
+         done: Callable[[Played], None] | None = None, ray: str | None = None) -> Played:
+    """Play every game of the schedule; ``done`` sees each chunk's outcome as it arrives, in game order.
+
+    ``ray``: a Ray cluster address ('' for ``RAY_ADDRESS`` or a local Ray) to play the chunks on
+    instead of local processes (:mod:`eval.ray_pool`); None: local processes.
+    """
     parts: list[Played] = []
     todo = chunks(schedule, batch, independent)
     n_chunks = -(-schedule.n_games // batch)
     workers = min(workers, n_chunks)
-    if workers <= 1:
-        results: Iterator[Played] = (play_chunk(c, schedule.rules, agents, records) for c in todo)
-        pool = None
+    pool: Any = None
+    if ray is not None:
+        from eval.ray_pool import RayPool
+
+        pool = RayPool(ray, _init_worker, (specs, schedule.rules, records, 1))
+        results: Iterator[Played] = pool.imap(_work, todo)
+    elif workers <= 1:
+        results = (play_chunk(c, schedule.rules, agents, records) for c in todo)
     else:
         pool = multiprocessing.get_context("spawn").Pool(
             workers, _init_worker, (specs, schedule.rules, records, max(1, cores() // workers)))

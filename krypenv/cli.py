@@ -157,6 +157,9 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                     help="worker processes (default: all cores); results do not depend on it")
     ev.add_argument("--batch", type=_number(int, 1, "a positive integer"), default=256, metavar="B",
                     help="deals per batch handed to a worker (default 256)")
+    ev.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                    help="play on a Ray cluster: ADDRESS, else RAY_ADDRESS, else a local Ray (needs krypenv[ray]); "
+                         "results do not depend on it")
     ev.add_argument("--out", default=None, metavar="DIR",
                     help="output folder (default evals/<agents>-<P>p-<D>d-s<seed>)")
     ev.add_argument("--no-records", action="store_true", help="do not write records.jsonl (faster)")

@@ -70,6 +70,7 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     from agents import base
 
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    base._REGISTRY.pop("rllib")  # rllib:PATH plays both games (tests/ray/test_rllib.py)
     base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
     assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo"}
     kille = agents.known("kungsholmskille")
