@@ -124,10 +124,36 @@ def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: l
 
 def run(args: argparse.Namespace) -> int:
     """The ``krypenv eval`` handler: ValueError/OSError for the command's one-line errors."""
+    if getattr(args, "game", "krypkasino") == "kungsholmskille":
+        return run_kille(args)
+    if getattr(args, "max_deals", None) is not None:
+        raise ValueError("--max-deals is a kungsholmskille option (L16); Krypkasino plays one deal per game")
     config = config_from_args(args)
     if config.ray is not None:  # a bad address fails before any file is written
         from eval.ray_pool import connect
 
         connect(config.ray)
     run_eval(config, Path(args.out) if args.out else default_out(config), progress=not args.no_progress)
+    return 0
+
+
+def run_kille(args: argparse.Namespace) -> int:
+    """``krypenv eval --game kungsholmskille`` (:mod:`eval.kille`); Krypkasino-only options are one-line errors."""
+    from eval.kille import KilleConfig, default_out as kille_out, run_eval as kille_eval
+
+    wrong = [flag for flag, on in (("--teams", args.teams not in (None, "none")), ("--independent", args.independent),
+                                   ("--two-player-deal", args.two_player_deal != "6+4"),
+                                   ("--set-aside", args.set_aside != "court"),
+                                   ("--last-capture-point", args.last_capture_point)) if on]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)}: Krypkasino option(s), not for --game kungsholmskille")
+    config = KilleConfig(agents=tuple(split_specs(args.agents)), players=args.players, deals=args.deals,
+                         seed=args.seed, max_deals=50 if args.max_deals is None else args.max_deals,
+                         seatings=args.seatings, workers=args.workers or cores(), batch=args.batch,
+                         records=not args.no_records, ray=getattr(args, "ray", None))
+    if config.ray is not None:
+        from eval.ray_pool import connect
+
+        connect(config.ray)
+    kille_eval(config, Path(args.out) if args.out else kille_out(config), progress=not args.no_progress)
     return 0

@@ -138,6 +138,10 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                         description="Play every deck once per seating of every lineup of the agents (duplicate "
                                     "format) and report mean scores with 95% CIs, head-to-head differences, "
                                     "deals won, tabbes, openskill ratings; write a results folder.")
+    ev.add_argument("--game", choices=("krypkasino", "kungsholmskille"), default="krypkasino",
+                    help="the game (default krypkasino); kungsholmskille plays whole pots (eval.kille)")
+    ev.add_argument("--max-deals", type=_number(int, 1, "a positive integer"), default=None, metavar="M",
+                    help="kungsholmskille: deals after which an episode's pot is truncated (L16, default 50)")
     ev.add_argument("--agents", required=True, metavar="SPECS",
                     help="comma-separated agent specs, e.g. expert,greedy or pimc:samples=32,rollouts=4,random "
                          "(a k=v piece continues the previous spec)")
