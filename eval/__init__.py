@@ -1,9 +1,10 @@
-"""Duplicate evaluation of Krypkasino agents: ``krypenv eval``.
+"""Duplicate evaluation of Krypkasino and Kungsholmskille agents: ``krypenv eval``.
 
     krypenv eval --agents expert,greedy[,...] [--players N] [--deals D] [--seed S] [--teams T]
                  [--seatings rotations|permutations] [--independent] [--workers W] [--batch B]
                  [--ray [ADDRESS]] [--out DIR] [--no-records] [--no-progress]
                  [--two-player-deal 6+4|5+6] [--set-aside court|spades] [--last-capture-point]
+    krypenv eval --game kungsholmskille --agents expert,timid,random --players 4 --deals D [--max-deals M] [...]
 
 ``--agents`` takes agent spec strings (``agents.load``) separated by commas; a ``k=v`` piece
 continues the previous spec's options (``pimc:samples=32,rollouts=4,greedy`` is two agents).
@@ -47,6 +48,21 @@ decision independently of the others in the batch.
 
 ``--ray [ADDRESS]`` plays the same chunks as Ray tasks on a cluster instead (:mod:`eval.ray_pool`;
 the ``ray`` extra), with the same results.
+
+**Kungsholmskille** (``--game kungsholmskille [--max-deals M]``, :mod:`eval.kille`): the unit
+is an *episode*, one pot carried over deals until it goes out (walkover or showdown) or
+``--max-deals`` deals (default 50, L16: truncated, the pot belongs to nobody).  ``--deals D``
+counts *deck sets*: deck set ``d`` is its own seeded stream of decks (``SeedSequence([seed, 0,
+d])``), deal ``k`` of the episode taking its ``k``-th deck; only dealing draws from it, so the
+decks never depend on the agents' choices or random numbers (their uniforms come from a
+stream per (seed, deck set, table)).  Every table (lineups × seatings, as above; seat 0 is
+forehand of the first deal) plays every deck set, so seatings differ only by the players'
+choices.  Reported per agent: money per episode (higher is better) with a 95% t-interval over
+deck sets (tables averaged within a deck set first), money per deal, deals per episode, share
+of pots won, openskill ratings; head to head paired by deck set.  The folder holds
+``results.csv``/``.json``, ``head_to_head.csv``, ``games.csv`` (one row per episode),
+``records.jsonl`` (every deal an L18 record), ``money.png`` and ``run.json``.  The Krypkasino
+options (``--teams``, ``--independent``, the K variants) are one-line errors there.
 
 Python: ``eval.duplicate.evaluate(EvalConfig(agents=("random", "random"), deals=50))``
 returns :class:`eval.duplicate.Results`; :func:`eval.bench.bench_eval` measures deals/s.
