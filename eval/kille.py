@@ -51,7 +51,7 @@ import numpy as np
 
 from eval.play import cores
 from eval.schedule import AGENTS, DUPLICATE, SEATINGS, lineups, seatings, seed_int
-from eval.stats import Interval, agent_interval, mean_ci, pair_interval, ratings, unit_means
+from eval.stats import Interval, agent_interval, pair_interval, ratings, unit_means
 
 GAME = "kungsholmskille"
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "records.jsonl", "money.png", "run.json")
@@ -148,7 +148,7 @@ class KPlayed:
 
     @staticmethod
     def concat(parts: list[KPlayed]) -> KPlayed:
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
+        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])
         return KPlayed(cat("episodes"), cat("money"), cat("deals"), cat("over"), cat("pot_left"), cat("winner"),
                        [d for p in parts for d in p.first_decks])
 
@@ -175,7 +175,7 @@ def _duplicate_core(cfg: Any, n: int) -> Any:
 def play_chunk(chunk: KChunk, config: KilleConfig, agents: list[Any]) -> KPlayed:
     """Play a chunk of episodes to their end; every deal's record if ``config.records``."""
     from krypenv.kungsholmskille.cards import deck_names
-    from krypenv.kungsholmskille.config import EnvConfig, POT_OUT, RUNNING
+    from krypenv.kungsholmskille.config import POT_OUT, RUNNING, EnvConfig
     from krypenv.kungsholmskille.engine import Deals
     from krypenv.kungsholmskille.env_kernels import k_act_external
     from krypenv.kungsholmskille.records import record_from_deals
@@ -206,7 +206,7 @@ def play_chunk(chunk: KChunk, config: KilleConfig, agents: list[Any]) -> KPlayed
                 actions = check_actions(getattr(agent, "name", repr(agent)), batch, agent.act(batch))
             except ValueError:
                 raise
-            except Exception as exc:  # a broken agent: one line naming it
+            except Exception as exc:  # noqa: BLE001  (a broken agent: one line naming it)
                 raise ValueError(f"agent {getattr(agent, 'name', agent)!r} failed: {type(exc).__name__}: {exc}") from None
             before = core.deal_no[sel].copy()
             k_act_external(*core._args(), sel, actions, status[:sel.size])
