@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -189,17 +188,17 @@ def test_pimc_worlds_keep_public_information_and_do_not_leak() -> None:
     assert np.array_equal(va, vb)
 
 
-def test_pimc_speed_and_defaults() -> None:
+def test_pimc_defaults_and_one_rollout_per_world_and_move() -> None:
+    """pimc's defaults (32 worlds, expert rollouts); its values hold one rollout per (world, legal move).
+
+    Speed is measured by benchmarks, never by a timed test.
+    """
     pimc = agents.load("pimc", game=GAME)
     assert pimc.worlds == 32 and pimc.rollout == "expert"
     core = _core({0: LOW}, ["bud", "knacka", "stay", "stay", "stay"])
     mask = core.observe(0, 0)[1]
-    pimc.values(core, 0, 0, mask, np.random.default_rng(0))  # compile
-    start = time.perf_counter()
     legal, vals = pimc.values(core, 0, 0, mask, np.random.default_rng(0))
-    rate = vals.size / (time.perf_counter() - start)
-    print(f"pimc rollouts: {rate:,.0f} deals/s")
-    assert rate > 2000
+    assert vals.size == pimc.worlds * len(legal)
 
 
 def test_specs_of_the_wrong_game_are_refused() -> None:
@@ -207,7 +206,7 @@ def test_specs_of_the_wrong_game_are_refused() -> None:
     assert isinstance(agents.load("pimc", game=GAME), PimcAgent)
     with pytest.raises(ValueError, match="agent 'greedy' plays krypkasino, not kungsholmskille"):
         agents.load("greedy", game=GAME)
-    with pytest.raises(ValueError, match="agent 'ppo' plays krypkasino, not kungsholmskille"):
+    with pytest.raises(ValueError, match="ppo-2p.zip: trained for krypkasino, not kungsholmskille"):
         agents.load("ppo:checkpoints/ppo-2p.zip", game=GAME)
     with pytest.raises(ValueError, match="'expert' was built for krypkasino, not kungsholmskille"):
         KungsholmskilleEnv(opponents=agents.load("expert"))
@@ -215,5 +214,5 @@ def test_specs_of_the_wrong_game_are_refused() -> None:
         agents.load("timid:knock_max=25", game=GAME)
     with pytest.raises(ValueError, match="pimc: rollout"):
         agents.load("pimc:rollout=greedy", game=GAME)
-    assert set(agents.known(GAME)) == {"expert", "pimc", "random", "timid"}
+    assert set(agents.known(GAME)) == {"expert", "pimc", "ppo", "random", "rllib", "timid"}
     assert EXPERT_PARAMS.shape == (7,) and SHOW == 5 and FOLD == 2 and STAY == 3
