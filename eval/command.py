@@ -140,8 +140,8 @@ def run(args: argparse.Namespace) -> int:
 def run_kille(args: argparse.Namespace) -> int:
     """``krypenv eval --game kungsholmskille`` (:mod:`eval.kille`); Krypkasino-only options are one-line errors."""
     from eval.kille import KilleConfig
-    from eval.kille import default_out as kille_out
-    from eval.kille import run_eval as kille_eval
+    from eval.kille_report import default_out as kille_out
+    from eval.kille_report import run_eval as kille_eval
 
     wrong = [flag for flag, on in (("--teams", args.teams not in (None, "none")), ("--independent", args.independent),
                                    ("--two-player-deal", args.two_player_deal != "6+4"),

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from eval.kille import KilleConfig, chunks, evaluate, load_agents, play_chunk, run_eval
+from eval.kille import KilleConfig, chunks, evaluate, load_agents, play_chunk
+from eval.kille_report import run_eval
 from krypenv.cli import main
 from krypenv.kungsholmskille.config import POT_OUT, TRUNCATED
 from krypenv.kungsholmskille.records import check_record
