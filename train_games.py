@@ -10,7 +10,7 @@ a function with a branch per game:
 | episode | one deal; reward minus its score change | one pot, dealt on until it goes out (L16: at most ``--max-deals``); reward the money change |
 | env | ``KrypkasinoVecEnv`` | ``KungsholmskilleVecEnv(skip_forced=True)``: a forced play (L10) is not a learner decision |
 | network | move scorer or MLP (``agents.krypkasino.ppo``) | MLP on :class:`agents.kungsholmskille.ppo.KilleInput` |
-| periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | the learner at a table of ``expert``s in the VecEnv, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
+| periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | duplicate deck sets (``eval.kille``): the learner in every seat of a table of ``expert``s, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
 | final table | duplicate deals against every baseline | the same table against each baseline in turn |
 """
 
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any
-
-import numpy as np
 
 GAMES = ("krypkasino", "kungsholmskille")
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -112,40 +110,30 @@ def margin(results: Any, opponent: str = "expert") -> Any:
 
 # --------------------------------------------------------------------------- Kungsholmskille evaluation
 def kille_money(agent: Any, opponent: str, args: Any, episodes: int, seed: int) -> tuple[float, float, float, int]:
-    """The learner's money per episode (mean, 95% CI low, high, episodes) in a random seat among ``opponent``s.
+    """The learner's money per episode (mean, 95% CI low, high, episodes) among ``players − 1`` copies of ``opponent``.
 
-    The same ``seed`` gives the same decks and seats at every call (games ``seed + i``), so
-    points of a learning curve differ by the policy only.  An episode cut at ``--max-deals``
-    counts with the money moved so far (L16).
+    Duplicate (:mod:`eval.kille`): ``episodes // players`` deck sets (at least 2), each played
+    with the learner in every seat (the rotations of learner, opponent, opponent, …), the
+    interval over deck sets.  The same ``seed`` gives the same decks at every call, so points
+    of a learning curve differ by the policy only.  An episode cut at ``--max-deals`` counts with
+    the money moved so far (L16).
     """
     import agents
-    from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
+    from eval.kille import KilleConfig, evaluate
 
-    n = min(episodes, 256)
-    env = KungsholmskilleVecEnv(n, seat="random", opponents=agents.load(opponent, game="kungsholmskille"),
-                                seed=seed, players=args.players, max_deals=args.max_deals, skip_forced=True)
-    obs, money = env.reset(), []
-    started = np.ones(n, bool)  # each game counts its first episodes until ``episodes`` are done in all
-    per_game = -(-episodes // n)
-    done_count = np.zeros(n, np.int64)
-    while (done_count < per_game).any():
-        batch = env.core.decisions(np.arange(n), env.core.seat)
-        obs, _, dones, infos = env.step(agent.act(batch))
-        for i in np.flatnonzero(dones & started):
-            money.append(infos[i]["money"])
-            done_count[i] += 1
-            started[i] = done_count[i] < per_game
-    m = np.asarray(money[:episodes], np.float64)
-    from scipy import stats
-
-    half = float(stats.t.ppf(0.975, len(m) - 1) * m.std(ddof=1) / np.sqrt(len(m))) if len(m) > 1 else float("nan")
-    return float(m.mean()), float(m.mean() - half), float(m.mean() + half), len(m)
+    P = args.players
+    opp = agents.load(opponent, game="kungsholmskille")
+    config = KilleConfig(agents=("learner",) + (opponent,) * (P - 1), players=P, deals=max(2, episodes // P),
+                         seed=seed, max_deals=args.max_deals, workers=1, batch=256, records=False)
+    res = evaluate(config, agents=[agent] + [opp] * (P - 1))
+    row = next(r for r in res.rows if r.agent == "learner")
+    return row.money.mean, row.money.low, row.money.high, row.episodes
 
 
 def kille_report(rows: dict[str, tuple[float, float, float, int]], seconds: float) -> str:
     """The final table as text: per baseline, the learner's money per episode at a table of it."""
     lines = ["learner's money per episode (kronor; positive: it takes money from the table), "
-             f"in a random seat among copies of each baseline ({seconds:.0f} s)",
+             f"among copies of each baseline, duplicate deck sets, the learner in every seat ({seconds:.0f} s)",
              f"{'opponents':<12} {'episodes':>8} {'money':>8}  95% CI"]
     for name, (mean, low, high, n) in rows.items():
         lines.append(f"{name:<12} {n:>8} {mean:>+8.3f}  [{low:+.3f}, {high:+.3f}]")
