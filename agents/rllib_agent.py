@@ -94,5 +94,5 @@ class RLlibAgent:
         return logits.argmax(axis=1).astype(np.int64)
 
 
-register("rllib", RLlibAgent.load, "a policy trained with RLlib: rllib:PATH (examples/rllib_ppo.py; needs krypenv[ray])",
+register("rllib", RLlibAgent.load, "a policy trained with RLlib (examples/rllib_ppo.py; needs krypenv[ray])",
          takes_path=True, games=GAMES)

@@ -7,7 +7,7 @@ Only with the ``ray`` extra (``pip install "krypenv[ray]"``); nothing else in kr
 
 **Where.**  ``ADDRESS`` is a cluster's GCS address (``host:port``, what ``ray start --head``
 prints), ``auto`` or a Ray Client address (``ray://host:10001``).  ``--ray`` alone takes
-``RAY_ADDRESS`` from the environment, and when that is unset starts a Ray on this machine for
+``RAY_ADDRESS`` from the environment, and when that is unset starts a new Ray on this machine for
 the run (``num_cpus`` = the cores this process may use), stopped when the command ends.  An
 unreachable or malformed address is a one-line error before any game is played.
 
@@ -89,15 +89,15 @@ def _check_reachable(address: str) -> None:
 
 
 def connect(address: str | None = "") -> str:
-    """Connect this process to Ray once: ``address``, else ``RAY_ADDRESS``, else a new local Ray; returns what it joined."""
+    """Connect to Ray once: ``address``, else ``RAY_ADDRESS``, else a new local Ray; returns what it joined."""
     ray = _import_ray()
     if ray.is_initialized():
         return "connected"
     address = (address or "").strip() or os.environ.get("RAY_ADDRESS", "").strip()
     common = {"log_to_driver": False, "configure_logging": True, "logging_level": "warning"}
     if not address:
-        ray.init(num_cpus=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-                 include_dashboard=False, **common)
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, **common)  # never a cluster running here
         return "a local Ray"
     if address != "auto":
         _check_reachable(address)

@@ -1,4 +1,4 @@
-"""PPO with action masking in self-play on RLlib (new API stack), for either game; saves a checkpoint ``rllib:PATH`` plays.
+"""PPO with action masking in self-play on RLlib (new API stack), either game; its checkpoint plays as ``rllib:PATH``.
 
     python examples/rllib_ppo.py --out checkpoints/rllib-2p --timesteps 200000
     krypenv eval --agents rllib:checkpoints/rllib-2p,expert --players 2 --deals 200
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import zlib
@@ -97,9 +98,10 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 
     from krypenv.rllib import KrypenvMultiAgentEnv
 
-    if not ray.is_initialized():
-        ray.init(num_cpus=max(1, args.env_runners + 1), include_dashboard=False, log_to_driver=False,
-                 logging_level="warning")
+    if not ray.is_initialized():  # the cluster in RAY_ADDRESS, else a local Ray with the CPUs the runners need
+        local = {} if os.environ.get("RAY_ADDRESS") else {"address": "local", "include_dashboard": False,
+                                                          "num_cpus": max(1, args.env_runners + 1)}
+        ray.init(log_to_driver=False, logging_level="warning", **local)
     algo = build_config(args).build_algo()
     start, steps, it = time.perf_counter(), 0, 0
     while steps < args.timesteps:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         if name not in fields or not _:
             p.error(f"--set {item!r}: give NAME=VALUE with a train.py option (python train.py --help)")
         kind = {"int": int, "float": float, "str": str, "bool": lambda v: v.lower() in ("1", "true", "yes")}
-        fixed[name] = kind[fields[name].type if isinstance(fields[name].type, str) else fields[name].type.__name__](value)
+        type_name = fields[name].type if isinstance(fields[name].type, str) else fields[name].type.__name__
+        fixed[name] = kind[type_name](value)
     args.fixed = fixed
     return args
 
@@ -96,8 +98,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     from ray.tune.schedulers import ASHAScheduler
 
     trial_args({}, args, "check")  # a bad --set fails here, before any trial starts
-    if not ray.is_initialized():
-        ray.init(include_dashboard=False, log_to_driver=False, logging_level="warning")
+    if not ray.is_initialized():  # the cluster in RAY_ADDRESS, else a new local Ray
+        ray.init(address=os.environ.get("RAY_ADDRESS") or "local", log_to_driver=False, logging_level="warning")
     evaluations = max(1, args.total_timesteps // args.eval_every)
     scheduler = ASHAScheduler(max_t=evaluations, grace_period=min(args.grace, evaluations), reduction_factor=2)
     space = search_space()
@@ -112,7 +114,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     results = tuner.fit()
     best = results.get_best_result(metric="diff", mode="min", scope="last")
     chosen = {k: best.config[k] for k in space}
-    summary = {"best_config": chosen, "diff": best.metrics["diff"], "ci": [best.metrics["ci_low"], best.metrics["ci_high"]],
+    m = best.metrics
+    summary = {"best_config": chosen, "diff": m["diff"], "ci": [m["ci_low"], m["ci_high"]],
                "env_steps": best.metrics["env_steps"], "trials": len(results), "errors": len(results.errors)}
     print(f"best of {len(results)} trials: {chosen}  learner - expert {summary['diff']:+.2f} "
           f"[{summary['ci'][0]:+.2f}, {summary['ci'][1]:+.2f}] per deal after {summary['env_steps']:,} env steps",

@@ -1,4 +1,4 @@
-"""RLlib adapter: either game's PettingZoo AEC env as an RLlib ``MultiAgentEnv`` (new API stack), with a masked random policy.
+"""RLlib adapter: either game's AEC env as an RLlib ``MultiAgentEnv`` (new API stack); a masked random policy.
 
 Only with the ``ray`` extra (``pip install "krypenv[ray]"``, Ray 2.60); nothing else in krypenv
 imports this module or Ray.

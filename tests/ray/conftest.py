@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -12,9 +13,10 @@ def local_ray() -> Iterator[None]:
     import ray
 
     ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
     yield
     ray.shutdown()
+    os.environ.pop("RAY_ADDRESS", None)  # ray.init leaves the address behind for later ray.init() calls
 
 
 @pytest.fixture(scope="module")
@@ -31,3 +33,4 @@ def two_nodes() -> Iterator[str]:
     yield cluster.address
     ray.shutdown()
     cluster.shutdown()
+    os.environ.pop("RAY_ADDRESS", None)

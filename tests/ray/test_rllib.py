@@ -89,7 +89,8 @@ def test_masked_random_module_plays_only_legal_actions_uniformly() -> None:
 
 
 @pytest.mark.slow
-def test_rllib_ppo_example_checkpoint_plays_as_an_agent(tmp_path: Path) -> None:
+def test_rllib_ppo_example_checkpoint_plays_as_an_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)  # a local Ray of its own
     spec = importlib.util.spec_from_file_location("rllib_ppo", ROOT / "examples" / "rllib_ppo.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)  # type: ignore[union-attr]

@@ -26,7 +26,8 @@ def load_example():
 
 
 @pytest.mark.slow
-def test_two_tiny_trials(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_tiny_trials(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)  # a local Ray of its own
     sweep = load_example()
     ray.shutdown()
     try:
