@@ -13,7 +13,24 @@ ray = pytest.importorskip("ray", reason=NO_RAY)
 
 from eval import ray_pool  # noqa: E402
 from eval.duplicate import EvalConfig, Results, evaluate  # noqa: E402
+from eval.kille import KilleConfig, KResults  # noqa: E402
+from eval.kille import evaluate as evaluate_kille  # noqa: E402
 from krypenv.cli import main  # noqa: E402
+
+
+def run_kille(config: KilleConfig) -> tuple[KResults, list[str]]:
+    """Evaluate Kungsholmskille episodes and keep every record line in game order."""
+    lines: list[str] = []
+    res = evaluate_kille(config, on_chunk=lambda part: lines.extend(part.records or []))
+    return res, lines
+
+
+def assert_same_kille(a: tuple[KResults, list[str]], b: tuple[KResults, list[str]]) -> None:
+    """Identical tables, episodes, money and records."""
+    assert a[0].to_dict() == b[0].to_dict()
+    for field in ("episodes", "money", "deals", "over", "pot_left", "winner"):
+        assert (getattr(a[0].played, field) == getattr(b[0].played, field)).all(), field
+    assert a[1] == b[1] and len(a[1]) == int(a[0].played.deals.sum())
 
 
 def run(config: EvalConfig) -> tuple[Results, list[str]]:
@@ -41,6 +58,12 @@ def test_local_ray_gives_identical_numbers(local_ray: None) -> None:
     assert sum(ray_pool.LAST_NODES.values()) == -(-len(local[0].played.games) // 4)
 
 
+def test_local_ray_gives_identical_numbers_kungsholmskille(local_ray: None) -> None:
+    """The same for a Kungsholmskille tournament: episodes of carried pots, money and records identical."""
+    config = KilleConfig(agents=("expert", "timid", "random"), players=3, deals=4, seed=7, batch=3)
+    assert_same_kille(run_kille(config), run_kille(KilleConfig(**{**config.__dict__, "ray": ""})))
+
+
 def test_dead_worker_is_retried_and_numbers_stay(local_ray: None) -> None:
     spec = "tests.ray.helpers:DieOnce"
     config = EvalConfig(agents=(spec, "greedy"), deals=6, seed=3, batch=3)
@@ -65,6 +88,10 @@ def test_two_node_cluster_tournament(two_nodes: str) -> None:
     assert len(ray.nodes()) == 2
     assert len(ray_pool.LAST_NODES) == 2, f"chunks ran on {dict(ray_pool.LAST_NODES)}, not on both nodes"
     assert_same(run(config), on_cluster)
+    kille = KilleConfig(agents=("expert", "random"), players=4, deals=4, seed=11, batch=2)
+    on_cluster_kille = run_kille(KilleConfig(**{**kille.__dict__, "ray": two_nodes}))
+    assert len(ray_pool.LAST_NODES) == 2, f"kille chunks ran on {dict(ray_pool.LAST_NODES)}, not on both nodes"
+    assert_same_kille(run_kille(kille), on_cluster_kille)
 
 
 @pytest.mark.parametrize("address, message", [
