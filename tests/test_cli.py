@@ -173,10 +173,21 @@ def test_bench_registered_benchmarks_add_keys(monkeypatch: pytest.MonkeyPatch) -
 def ci_commands() -> list[str]:
     """The commands of .ci/run: its lines other than blanks, comments, shell options and the cd to the root."""
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
-    return [ln for ln in lines if ln.strip() and not ln.startswith(("#", "set ", "cd ")) and not ln.endswith(BROWSER)]
+    return [ln for ln in lines if ln.strip() and not ln.startswith(("#", "set ", "cd "))
+            and not ln.endswith((BROWSER, RAY))]
 
 
 BROWSER = "# browser for the UI tests"  # .ci/run's lines that install Chromium for tests/ui/test_browser.py
+RAY = "# Ray's tests in their own environment"  # .ci/run's line that installs the ray extra and runs tests/ray
+
+
+def test_ci_runs_the_ray_tests_in_their_own_environment() -> None:
+    """After the README's test command, .ci/run installs the ray extra into a venv and runs tests/ray there."""
+    lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln.strip()]
+    ray_lines = [k for k, ln in enumerate(lines) if ln.endswith(RAY)]
+    assert len(ray_lines) == 1 and ray_lines[0] > lines.index(ci_commands()[-1])
+    line = lines[ray_lines[0]]
+    assert '.venv-ray/bin/pip install -e ".[all,ray]"' in line and ".venv-ray/bin/python -m pytest -n 2 tests/ray" in line
 
 
 def test_ci_installs_the_browser_before_the_tests() -> None:
