@@ -74,7 +74,7 @@ def trial_args(config: dict[str, Any], args: argparse.Namespace, name: str) -> t
     """The ``train.Args`` of one trial: the sampled values over the sweep's fixed ones."""
     fixed = {"total_timesteps": args.total_timesteps, "eval_every": args.eval_every, "eval_deals": args.eval_deals,
              "final_deals": 0, "torch_threads": 1, "seed": args.seed, "out_dir": args.out_dir, "run_name": name}
-    chosen = train.Args(**(fixed | args.fixed | config))
+    chosen = train.resolve(train.Args(**(fixed | args.fixed | config)))  # the game's defaults (players, league)
     train.check_args(chosen)
     return chosen
 
