@@ -26,13 +26,13 @@ ValueError naming the game, the action and the legal ones before any game moves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
+from krypenv.vec_shell import BatchedVecEnv
 from krypenv.krypkasino.actions import N_ACTIONS, action_name
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.core import Core
@@ -51,7 +51,7 @@ from krypenv.krypkasino.single import opponent_kinds
 __all__ = ["KrypkasinoVecEnv"]
 
 
-class KrypkasinoVecEnv(VecEnv):
+class KrypkasinoVecEnv(BatchedVecEnv):
     """N learner seats of N Krypkasino games, stepped together (see the module docstring)."""
 
     def __init__(self, num_envs: int, seat: int | str = 0, opponents: Any = "random", seed: int | None = None,
@@ -148,41 +148,3 @@ class KrypkasinoVecEnv(VecEnv):
             legal = ", ".join(f"{a} ({action_name(a, pending)})" for a in np.flatnonzero(self._masks[i]))
             raise ValueError(f"game {i}: illegal action {int(acts[i])} ({action_name(int(acts[i]), pending)}); "
                              f"legal actions: {legal}")
-
-    def action_masks(self) -> np.ndarray:
-        """(N, 105) bool: every game's legal actions for the learner now."""
-        return self._masks.astype(bool)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """The attribute of this VecEnv, once per selected game (the games share one object)."""
-        return [getattr(self, attr_name)] * len(self._indices(indices))
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Not supported: the games are not separate objects."""
-        raise AttributeError(f"cannot set {attr_name!r} per game on the batched VecEnv")
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
-        """``action_masks`` (one (105,) bool row per selected game); other methods are not per game."""
-        idx = self._indices(indices)
-        if method_name == "action_masks":
-            return list(self.action_masks()[idx])
-        raise AttributeError(f"the batched VecEnv has no per-game method {method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        """No game is wrapped."""
-        return [False] * len(self._indices(indices))
-
-    def has_attr(self, attr_name: str) -> bool:
-        """True for attributes of the VecEnv (``action_masks`` included)."""
-        return hasattr(self, attr_name)
-
-    def _indices(self, indices: VecEnvIndices) -> Sequence[int]:
-        if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return list(indices) if isinstance(indices, Iterable) else [indices]

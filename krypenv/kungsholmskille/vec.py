@@ -30,13 +30,13 @@ other interfaces.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
+from krypenv.vec_shell import BatchedVecEnv
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import RUNNING, TRUNCATED, EnvConfig
@@ -57,7 +57,7 @@ from krypenv.kungsholmskille.single import opponent_kinds
 __all__ = ["KungsholmskilleVecEnv"]
 
 
-class KungsholmskilleVecEnv(VecEnv):
+class KungsholmskilleVecEnv(BatchedVecEnv):
     """N learner seats of N Kungsholmskille games, stepped together (see the module docstring)."""
 
     def __init__(self, num_envs: int, seat: int | str = 0, opponents: Any = "random", seed: int | None = None,
@@ -152,41 +152,3 @@ class KungsholmskilleVecEnv(VecEnv):
             i = int(np.flatnonzero(~ok)[0])
             legal = [action_name(int(a)) for a in np.flatnonzero(self._masks[i])]
             raise ValueError(f"game {i}: {illegal_message(f'player_{int(self.core.seat[i])}', int(acts[i]), legal)}")
-
-    def action_masks(self) -> np.ndarray:
-        """(N, 279) bool: every game's legal actions for the learner now."""
-        return self._masks.astype(bool)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """The attribute of this VecEnv, once per selected game (the games share one object)."""
-        return [getattr(self, attr_name)] * len(self._indices(indices))
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Not supported: the games are not separate objects."""
-        raise AttributeError(f"cannot set {attr_name!r} per game on the batched VecEnv")
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
-        """``action_masks`` (one (279,) bool row per selected game); other methods are not per game."""
-        idx = self._indices(indices)
-        if method_name == "action_masks":
-            return list(self.action_masks()[list(idx)])
-        raise AttributeError(f"the batched VecEnv has no per-game method {method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        """No game is wrapped."""
-        return [False] * len(self._indices(indices))
-
-    def has_attr(self, attr_name: str) -> bool:
-        """True for attributes of the VecEnv (``action_masks`` included)."""
-        return hasattr(self, attr_name)
-
-    def _indices(self, indices: VecEnvIndices) -> Sequence[int]:
-        if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return list(indices) if isinstance(indices, Iterable) else [indices]

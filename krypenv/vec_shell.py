@@ -1,0 +1,65 @@
+"""The part of a batched SB3 ``VecEnv`` that is the same for every game: N games as one object.
+
+A game's batched VecEnv (:class:`krypenv.krypkasino.vec.KrypkasinoVecEnv`,
+:class:`krypenv.kungsholmskille.vec.KungsholmskilleVecEnv`) subclasses :class:`BatchedVecEnv`
+and keeps its learner's masks in ``self._masks`` ((N, n_actions) int8, refreshed by its own
+``step``/``reset``).  This class answers SB3's per-env questions for the whole batch at once:
+``action_masks()`` is one (N, n_actions) bool array (never one env at a time through
+``env_method``, sb3-contrib#49); the games are not separate objects, so attributes are the
+VecEnv's own and cannot be set per game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
+
+__all__ = ["BatchedVecEnv"]
+
+
+class BatchedVecEnv(VecEnv):
+    """SB3 ``VecEnv`` plumbing for N games held in one compiled batch (subclasses set ``_masks``)."""
+
+    _masks: np.ndarray  # (N, n_actions) int8: the learner's legal actions in every game now
+
+    def action_masks(self) -> np.ndarray:
+        """(N, n_actions) bool: every game's legal actions for the learner now."""
+        return self._masks.astype(bool)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The attribute of this VecEnv, once per selected game (the games share one object)."""
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Not supported: the games are not separate objects."""
+        raise AttributeError(f"cannot set {attr_name!r} per game on the batched VecEnv")
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
+        """``action_masks`` (one bool row per selected game); other methods are not per game."""
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            return list(self.action_masks()[list(idx)])
+        raise AttributeError(f"the batched VecEnv has no per-game method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        """No game is wrapped."""
+        return [False] * len(self._indices(indices))
+
+    def has_attr(self, attr_name: str) -> bool:
+        """True for attributes of the VecEnv (``action_masks`` included)."""
+        return hasattr(self, attr_name)
+
+    def _indices(self, indices: VecEnvIndices) -> Sequence[int]:
+        """The selected game indices: all, one, or the given ones."""
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return list(indices) if isinstance(indices, Iterable) else [indices]
