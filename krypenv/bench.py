@@ -36,6 +36,7 @@ import json
 import os
 import platform
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -43,8 +44,8 @@ from typing import Any, TextIO
 import numba
 import numpy as np
 
-__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_BENCHMARKS", "BatchBenchmark", "load_games", "machine",
-           "register", "register_batched", "run"]
+__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_BENCHMARKS", "BatchBenchmark", "aec_steps_per_s", "load_games",
+           "machine", "register", "register_batched", "run", "vec_steps_per_s"]
 
 Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
 BatchRow = Callable[[int, float], dict[str, Any]]  # (batch size, seconds) -> one row
@@ -90,6 +91,63 @@ def load_games() -> None:
     """Import every game's benchmark module, which registers its benchmarks (once: imports are cached)."""
     for module in GAME_BENCHMARKS.values():
         importlib.import_module(module)  # the registry's lazy load: no game at import time
+
+
+
+def aec_steps_per_s(env: Any, seconds: float, seed: int = 0) -> float:
+    """Steps/s of a PettingZoo AEC env under uniform random legal play, after one untimed warm-up episode.
+
+    Every step picks from the observation's ``action_mask`` with ``env.last()`` as a user loop
+    does; episodes follow one another (the first seeded from ``seed``) until ``seconds`` have passed.
+    """
+    from krypenv.rng import k_pick_legal
+
+    rng = np.random.default_rng(seed)
+    pick = np.zeros(1, np.int64)
+
+    def play(limit: float) -> int:
+        env.reset(seed=int(rng.integers(2**31)))
+        steps = 0
+        start = time.perf_counter()
+        while True:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    if time.perf_counter() - start >= limit:
+                        return steps
+                    env.reset()
+                continue
+            k_pick_legal(obs["action_mask"][None, :], rng.random(1), pick)
+            env.step(int(pick[0]))
+            steps += 1
+
+    play(0.0)  # warm-up: one episode
+    start = time.perf_counter()
+    steps = play(seconds)
+    return steps / (time.perf_counter() - start)
+
+
+def vec_steps_per_s(env: Any, seconds: float, seed: int = 0) -> float:
+    """Steps/s of a batched VecEnv (one step = one learner decision in one game), random legal actions
+    picked from ``action_masks()``, after one untimed warm-up step."""
+    from krypenv.rng import k_pick_legal
+
+    env.reset()
+    rng = np.random.default_rng(seed)
+    actions = np.zeros(env.num_envs, np.int64)
+
+    def step() -> None:
+        k_pick_legal(env.action_masks(), rng.random(env.num_envs), actions)
+        env.step(actions)
+
+    step()  # warm-up
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        step()
+        steps += env.num_envs
+    return steps / (time.perf_counter() - start)
 
 
 def _cpu_model() -> str:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.bench import register, register_batched
+from krypenv.bench import aec_steps_per_s, register, register_batched, vec_steps_per_s
 from krypenv.kungsholmskille.engine import Deals
 from krypenv.kungsholmskille.rules import Rules
 
@@ -78,56 +78,16 @@ def engine_line(row: dict[str, Any]) -> str:
 def bench_aec(seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up episode)."""
     from krypenv.kungsholmskille.aec import env as aec_env
-    from krypenv.rng import k_pick_legal
 
-    env = aec_env(players=players)
-    rng = np.random.default_rng(seed)
-    pick = np.zeros(1, np.int64)
-
-    def play(limit: float) -> int:
-        env.reset(seed=int(rng.integers(2**31)))
-        steps = 0
-        start = time.perf_counter()
-        while True:
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                if not env.agents:
-                    if time.perf_counter() - start >= limit:
-                        return steps
-                    env.reset(seed=int(rng.integers(2**31)))
-                continue
-            k_pick_legal(obs["action_mask"][None, :], rng.random(1), pick)
-            env.step(int(pick[0]))
-            steps += 1
-
-    play(0.0)  # warm-up: one episode
-    start = time.perf_counter()
-    steps = play(seconds)
-    return {"players": players, "steps_per_s": steps / (time.perf_counter() - start)}
+    return {"players": players, "steps_per_s": aec_steps_per_s(aec_env(players=players), seconds, seed)}
 
 
 def bench_vec(seconds: float, batch: int = 4096, players: int = 4, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
     from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
-    from krypenv.rng import k_pick_legal
 
     env = KungsholmskilleVecEnv(batch, players=players, seed=seed)
-    env.reset()
-    rng = np.random.default_rng(seed)
-    actions = np.zeros(batch, np.int64)
-
-    def step() -> None:
-        k_pick_legal(env.action_masks().astype(np.int8), rng.random(batch), actions)
-        env.step(actions)
-
-    step()  # warm-up
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        step()
-        steps += batch
-    return {"batch": batch, "players": players, "steps_per_s": steps / (time.perf_counter() - start)}
+    return {"batch": batch, "players": players, "steps_per_s": vec_steps_per_s(env, seconds, seed)}
 
 
 register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line)
