@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from eval.play import Played, load_agents, play
-from eval.schedule import SEATINGS, Schedule
+from eval.schedule import SEATINGS, Schedule, agent_labels
 from eval.stats import Interval, agent_interval, game_values, mean_ci, pair_interval, ratings, unit_means
 from krypenv.policy import Agent
 from krypenv.krypkasino.rules import Rules
@@ -63,12 +63,7 @@ class EvalConfig:
     @property
     def labels(self) -> list[str]:
         """One name per agent: its spec, with ``#2``, ``#3`` … on repeated specs."""
-        seen: dict[str, int] = {}
-        out = []
-        for spec in self.agents:
-            seen[spec] = seen.get(spec, 0) + 1
-            out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
-        return out
+        return agent_labels(self.agents)
 
     @property
     def schedule(self) -> Schedule:

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from eval.play import cores
-from eval.schedule import AGENTS, DUPLICATE, SEATINGS, lineups, seatings, seed_int
+from eval.schedule import AGENTS, DUPLICATE, SEATINGS, agent_labels, lineups, seatings, seed_int
 from eval.stats import Interval, agent_interval, pair_interval, ratings, unit_means
 
 GAME = "kungsholmskille"
@@ -85,12 +85,7 @@ class KilleConfig:
     @property
     def labels(self) -> list[str]:
         """One name per agent: its spec, with ``#2`` … on repeated specs."""
-        seen: dict[str, int] = {}
-        out = []
-        for spec in self.agents:
-            seen[spec] = seen.get(spec, 0) + 1
-            out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
-        return out
+        return agent_labels(self.agents)
 
     @property
     def tables(self) -> np.ndarray:

@@ -76,6 +76,16 @@ def parse_teams(text: str | None, players: int) -> tuple[tuple[int, ...], ...] |
     return Rules(players=players, teams=teams).teams
 
 
+def agent_labels(specs: tuple[str, ...] | list[str]) -> list[str]:
+    """One name per agent: its spec, with ``#2``, ``#3`` … on repeated specs (a mirror match)."""
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return out
+
+
 def seed_int(*words: int) -> int:
     """A 128-bit seed for ``Core.seed`` from the entropy words (numpy SeedSequence)."""
     lo, hi = np.random.SeedSequence(list(words)).generate_state(2, np.uint64)
