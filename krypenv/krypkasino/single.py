@@ -37,6 +37,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from krypenv.spaces import LegalDiscrete
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
 from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
 from krypenv.krypkasino.core import Core
@@ -66,23 +67,6 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
             raise ValueError(f"opponent {opp!r} is not an agent: use 'random' or an object with a name and "
                              f"act(batch) (see krypenv.policy; agents.load('greedy') builds the baselines)")
     return kinds, agents
-
-
-class LegalDiscrete(spaces.Discrete):
-    """``Discrete(105)`` whose ``sample()`` draws a legal action of the env's current decision.
-
-    ``legal`` is the env's live (105,) mask, updated in place; ``sample(mask=...)`` overrides it.
-    """
-
-    def __init__(self, legal: np.ndarray, seed: int | None = None) -> None:
-        super().__init__(N_ACTIONS, seed=seed)
-        self._legal = legal
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
-        """A uniform random legal action (or as ``mask``/``probability`` say)."""
-        if mask is None and probability is None and self._legal.any():
-            mask = self._legal
-        return super().sample(mask=mask, probability=probability)
 
 
 class KrypkasinoEnv(gym.Env):

@@ -38,6 +38,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from krypenv.spaces import LegalDiscrete
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import (
@@ -88,21 +89,6 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
             raise ValueError(f"opponents: {opp!r} is not an agent; use 'random' or an object with a name and "
                              f"act(batch) (krypenv.policy; agents.load(spec, game='kungsholmskille') builds them)")
     return kinds, agents
-
-
-class LegalDiscrete(spaces.Discrete):
-    """``Discrete(279)`` whose ``sample()`` draws a legal action of the env's current decision."""
-
-    def __init__(self, legal: np.ndarray, seed: int | None = None) -> None:
-        """``legal`` is the env's live (279,) mask, updated in place."""
-        super().__init__(N_ACTIONS, seed=seed)
-        self._legal = legal
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
-        """A uniform random legal action (or as ``mask``/``probability`` say)."""
-        if mask is None and probability is None and self._legal.any():
-            mask = self._legal
-        return super().sample(mask=mask, probability=probability)
 
 
 class KungsholmskilleEnv(gym.Env):
