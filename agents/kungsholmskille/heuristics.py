@@ -9,7 +9,9 @@
 |          | the tricks sheds high cards and keeps its lowest card for the end                     |
 
 Options: ``timid:knock_max=2,stay_max=3`` (rank indices, L1); ``expert:depth=5,stay_depth=7,
-show_depth=2,margin=0,fold_value=-0.5,discard_cost=0.02``.  Both are deterministic and act on
+show_depth=5,margin=0,fold_value=-0.5,discard_cost=0.02,next_ante=0`` (``next_ante=0.8`` prices
+the next pot's ante after a lost showdown, as in a game that goes on: then it folds hopeless
+hands; at 0, the episode's money, a fold never pays).  Both are deterministic and act on
 a whole :class:`~krypenv.policy.DecisionBatch` in one compiled call from its observations and
 masks, so they see only what the seat may know.
 """
@@ -65,14 +67,14 @@ class ExpertAgent(TacticsAgent):
 
     name = "expert"
 
-    def __init__(self, depth: float = 5.0, stay_depth: float = 7.0, show_depth: float = 2.0, margin: float = 0.0,
-                 fold_value: float = -0.5, discard_cost: float = 0.02) -> None:
+    def __init__(self, depth: float = 5.0, stay_depth: float = 7.0, show_depth: float = 5.0, margin: float = 0.0,
+                 fold_value: float = -0.5, discard_cost: float = 0.02, next_ante: float = 0.0) -> None:
         """The expected-money tactics with the modelling constants of :mod:`agents.kungsholmskille.tactics`."""
-        values = [depth, stay_depth, show_depth, margin, fold_value, discard_cost]
+        values = [depth, stay_depth, show_depth, margin, fold_value, discard_cost, next_ante]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) or min(
-                depth, stay_depth, show_depth) <= 0:
-            raise ValueError(f"expert: options must be numbers (depths > 0), got {values}")
-        super().__init__(EXPERT, np.array([*values, EXPERT_PARAMS[6]], np.float64))
+                depth, stay_depth, show_depth) <= 0 or next_ante < 0:
+            raise ValueError(f"expert: options must be numbers (depths > 0, next_ante >= 0), got {values}")
+        super().__init__(EXPERT, np.array(values, np.float64))
 
 
 register("timid", TimidAgent, "knocks and stays only with a very low card; shows only when it cannot lose", games=(GAME,))

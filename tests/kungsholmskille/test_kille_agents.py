@@ -56,10 +56,17 @@ MID = ["krans", "5", "9", "husar", "kille"]
 HIGH = ["9", "10", "11", "husar", "kille"]
 
 
-@pytest.mark.parametrize("spec", ["timid", "expert"])
+@pytest.mark.parametrize("spec", ["timid", "expert:next_ante=0.8", "expert:margin=1"])
 def test_first_call_knocks_only_with_a_low_card(spec: str) -> None:
+    """L5: timid, and expert when a lost showdown or a knock has a price, knock with blaren and bud with a 9."""
     assert _act(spec, _core({0: LOW}, [])) == "knacka"
     assert _act(spec, _core({0: HIGH}, [])) == "bud"
+
+
+def test_expert_knocks_whenever_it_can_win_the_pot() -> None:
+    """L5, L12: in the episode's money a knock costs nothing and a budrunda costs an ante: expert knocks."""
+    assert _act("expert", _core({0: LOW}, [])) == "knacka"
+    assert _act("expert", _core({0: HIGH}, [])) == "knacka"
 
 
 def test_timid_never_knocks_above_its_limit_on_random_deals() -> None:
@@ -76,10 +83,13 @@ def test_timid_never_knocks_above_its_limit_on_random_deals() -> None:
     assert np.array_equal(acts2 == KNACKA, lowest == 0)
 
 
-def test_expert_folds_a_hopeless_hand_and_stays_with_a_low_one() -> None:
-    """L6: facing seat 1's knock, seat 2 (behind it) folds five high cards and stays with blaren."""
-    assert _act("expert", _core({1: MID, 2: HIGH}, ["bud", "knacka"])) == "fold"
-    assert _act("expert", _core({1: MID, 2: LOW}, ["bud", "knacka"])) == "stay"
+def test_expert_folds_a_hopeless_hand_only_when_a_lost_showdown_costs() -> None:
+    """L6: facing seat 1's knock, seat 2 stays with blaren; with five high cards it folds only if a lost showdown
+    costs the next ante (``next_ante``): in the episode's money (L12, L14, L16) a fold only gives up the pot."""
+    assert _act("expert:next_ante=0.8", _core({1: MID, 2: HIGH}, ["bud", "knacka"])) == "fold"
+    assert _act("expert", _core({1: MID, 2: HIGH}, ["bud", "knacka"])) == "stay"
+    for spec in ("expert", "expert:next_ante=0.8"):
+        assert _act(spec, _core({1: MID, 2: LOW}, ["bud", "knacka"])) == "stay"
     assert _act("timid", _core({1: MID, 2: MID}, ["bud", "knacka"])) == "stay"  # krans: timid's limit
 
 
@@ -146,10 +156,19 @@ def test_show_when_the_card_cannot_lose(spec: str) -> None:
 
 
 def test_pimc_values_a_sure_showdown_exactly() -> None:
-    """Showing wins the pot of 10 in every world, less the ante of 1 (two at the showdown, L14)."""
+    """Showing wins the pot of 10 in every world: the episode ends there (L16); as a deal, less the ante of 1
+    (two at the showdown, L14).  A budrunda (both bud, L12, nobody folded): the ante of 1, and half the pot of 12."""
     core = _show_core(10)
-    legal, vals = PimcAgent(worlds=8).values(core, 0, 0, core.observe(0, 0)[1], np.random.default_rng(0))
-    assert legal.tolist() == [BUD, SHOW] and vals[1].tolist() == [9.0] * 8
+    mask = core.observe(0, 0)[1]
+    legal, vals = PimcAgent(worlds=8).values(core, 0, 0, mask, np.random.default_rng(0))
+    assert legal.tolist() == [BUD, SHOW] and vals[1].tolist() == [10.0] * 8
+    legal, vals = PimcAgent(worlds=8, value="deal").values(core, 0, 0, mask, np.random.default_rng(0))
+    assert vals[1].tolist() == [9.0] * 8
+    core.deals.play_move(0, "bud")
+    assert core.deals.to_act[0] == 1
+    legal, vals = PimcAgent(worlds=4, rollout="timid").values(core, 0, 1, core.observe(0, 1)[1],
+                                                               np.random.default_rng(0))
+    assert legal.tolist() == [BUD, SHOW] and vals[0].tolist() == [-1 + 12 / 2] * 4
 
 
 def test_pimc_plays_the_best_mean_over_its_worlds() -> None:
@@ -194,7 +213,7 @@ def test_pimc_defaults_and_one_rollout_per_world_and_move() -> None:
     Speed is measured by benchmarks, never by a timed test.
     """
     pimc = agents.load("pimc", game=GAME)
-    assert pimc.worlds == 32 and pimc.rollout == "expert"
+    assert pimc.worlds == 32 and pimc.rollout == "expert" and pimc.value == "episode"
     core = _core({0: LOW}, ["bud", "knacka", "stay", "stay", "stay"])
     mask = core.observe(0, 0)[1]
     legal, vals = pimc.values(core, 0, 0, mask, np.random.default_rng(0))
@@ -214,5 +233,9 @@ def test_specs_of_the_wrong_game_are_refused() -> None:
         agents.load("timid:knock_max=25", game=GAME)
     with pytest.raises(ValueError, match="pimc: rollout"):
         agents.load("pimc:rollout=greedy", game=GAME)
+    with pytest.raises(ValueError, match="pimc: value must be one of episode, deal"):
+        agents.load("pimc:value=money", game=GAME)
+    with pytest.raises(ValueError, match="next_ante >= 0"):
+        agents.load("expert:next_ante=-1", game=GAME)
     assert set(agents.known(GAME)) == {"expert", "pimc", "ppo", "random", "rllib", "timid"}
     assert EXPERT_PARAMS.shape == (7,) and SHOW == 5 and FOLD == 2 and STAY == 3
