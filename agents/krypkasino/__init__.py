@@ -10,3 +10,4 @@ training.
 """
 
 from agents.krypkasino import heuristics, pimc, ppo  # noqa: F401  (register greedy, creeper, expert, pimc, ppo:PATH)
+from agents.krypkasino import guided  # noqa: F401  (pimc:policy=ppo:PATH)
