@@ -72,7 +72,7 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     base._REGISTRY.pop("rllib")  # rllib:PATH plays both games (tests/ray/test_rllib.py)
     base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
-    assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo"}
+    assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo", "champion"}
     kille = agents.known("kungsholmskille")
     assert set(kille) == {"random", "folder", "timid", "expert", "pimc", "ppo"} and kille["folder"] == "always folds"
     assert set(agents.known()) == set(agents.known("krypkasino")) | {"folder", "timid"}
