@@ -85,7 +85,7 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
         agents.load("greedy", game="kungsholmskille")
     assert agents.load("expert", game="kungsholmskille").game == "kungsholmskille"  # one name, an agent per game
     with pytest.raises(ValueError, match="agent 'folder' plays kungsholmskille, not krypkasino; known for krypkasino: "
-                                         "creeper, expert, greedy, pimc, ppo, random"):
+                                         "champion, creeper, expert, greedy, pimc, ppo, random"):
         agents.load("folder")
     with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, ppo, random, timid,"):
         agents.load("nosuch", game="kungsholmskille")
