@@ -18,6 +18,8 @@ mean replaces it only when ``z`` standard errors below it.
 | horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit              |
 | z        | 2.0     | leave the policy's move only for one below −z standard errors (0: argmin)     |
 | voids    | true    | sampled hands respect the values a seat is known not to hold (K13)            |
+| value    | own     | a rollout's value: ``own``, the mover's side score (as pimc); ``relative``,   |
+|          |         | that minus the mean of the other sides' (what they take is not ours to take)  |
 | critic   | false   | at a stop before the deal's end, add the checkpoint's critic estimate of the  |
 |          |         | mover's points still to come (else they count for nobody, as in pimc)         |
 | weights  | 0       | world weighting: weigh each world by (likelihood of the opponents' moves of   |
@@ -33,11 +35,15 @@ a card whose capture is still to be chosen is played on by the policy's own choi
 rollout, and at the choice itself the search runs again over the table-card actions.
 
 **Rollouts.** A row stops at the deal's end, when round ``ROUND + rounds`` is dealt, or after
-``horizon`` plies.  Its value is the mover's side score then (K16, K17 at the end; K18 teams).
-With ``critic`` a row that reached a ``rounds``/``horizon`` stop plays on to its mover's next
-decision and adds the critic's estimate there: training rewarded minus each score change
-times ``reward_scale`` with ``gamma`` 1 (the checkpoint's ``args``), so the points still to
-come are ``−V / reward_scale`` (a checkpoint trained with another gamma is refused).
+``horizon`` plies.  Its value is the mover's side score then (K16, K17 at the end; K18 teams),
+with ``value=relative`` minus the mean of the other sides' scores: at the deal's end the two
+order moves alike (the points of a deal are fixed, tabbes cancel out), at an earlier stop
+``relative`` also counts what the others took.  With ``critic`` a row that reached a
+``rounds``/``horizon`` stop plays on to its mover's next decision and adds the critic's
+estimate there: training rewarded minus each score change times ``reward_scale`` with
+``gamma`` 1 (the checkpoint's ``args``), so the points still to come to the mover's side are
+``x = −V / reward_scale`` (a checkpoint trained with another gamma is refused); with
+``relative`` the other sides share the rest of the untaken points.
 
 **World weights.** For ``weights > 0`` the current round is rebuilt in each world: the deal is
 replayed from its public history (played cards and logged captures) to the round's start,
@@ -78,23 +84,27 @@ from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.env_kernels import k_observe_seats
 from krypenv.policy import DecisionBatch
 
-DEFAULTS: dict[str, Any] = {"samples": 32, "rounds": 1, "horizon": 0, "z": 2.0, "voids": True, "critic": False,
-                            "weights": 0.0, "sample": False, "rows": 4096, "threads": 1}
+DEFAULTS: dict[str, Any] = {"samples": 32, "rounds": 1, "horizon": 0, "z": 2.0, "voids": True, "value": "own",
+                            "critic": False, "weights": 0.0, "sample": False, "rows": 4096, "threads": 1}
+VALUES = ("own", "relative")
 
 
 def _int(name: str, value: object, least: int, most: int) -> int:
+    """An integer option in [least, most]; ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
         raise ValueError(f"pimc option {name} must be an integer from {least} to {most}, got {value!r}")
     return int(value)
 
 
 def _number(name: str, value: object) -> float:
+    """A finite number option >= 0; ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
         raise ValueError(f"pimc option {name} must be a number >= 0, got {value!r}")
     return float(value)
 
 
 def _flag(name: str, value: object) -> bool:
+    """A true/false option; ValueError naming it."""
     if not isinstance(value, bool):
         raise ValueError(f"pimc option {name} must be true or false, got {value!r}")
     return value
@@ -102,6 +112,7 @@ def _flag(name: str, value: object) -> bool:
 
 @lru_cache(maxsize=8)
 def _load_ppo(path: str, stamp: tuple[int, int]) -> PPOAgent:
+    """:meth:`PPOAgent.load`, cached by path and file version ``stamp``."""
     return PPOAgent.load(path)
 
 
@@ -191,6 +202,9 @@ class GuidedPIMC:
         self.z = _number("z", o["z"])
         self.weights = _number("weights", o["weights"])
         self.voids, self.critic, self.sample = (_flag(k, o[k]) for k in ("voids", "critic", "sample"))
+        if o["value"] not in VALUES:
+            raise ValueError(f"pimc option value must be one of {', '.join(VALUES)}, got {o['value']!r}")
+        self.value = str(o["value"])
         self.ppo = load_ppo(path)
         self.path = path
         self.meta = self.ppo.meta
@@ -268,6 +282,7 @@ class GuidedPIMC:
         return out
 
     def _game(self, rules: Any) -> np.ndarray:
+        """pimc's game vector (players, hand size, variants, sides) for :func:`agents.krypkasino.pimc.side_score`."""
         P = rules.players
         game = np.zeros(N_GAME + P, np.int64)
         game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
@@ -303,15 +318,18 @@ class GuidedPIMC:
             n = L.step_rows(rs, ri, cfg, rows, self._pick(logits, rng, rows), plies, stop_round, self.horizon, mover,
                             self.critic, self.scr[0], live)
             steps += 1
-        vals = np.empty(R, np.float64)
-        L.row_values(rs, self._game(rules), mover, vals)
+        vals, left = np.empty(R, np.float64), np.empty(R, np.float64)
+        L.row_values(rs, self._game(rules), mover, self.value == "relative", vals, left)
         if self.critic:
             cut = np.flatnonzero(rs[:, K.DONE] == 0).astype(np.int64)
             if cut.size:
                 obs = np.empty((cut.size, self.ppo.obs_dim), np.int8)
                 masks = np.empty((cut.size, N_ACTIONS), np.int8)
                 k_observe_seats(rs, ri, cfg, cut, mover[cut], obs, masks, self.scr)
-                vals[cut] -= self.net.values(obs) / self.scale
+                own = -self.net.values(obs) / self.scale  # the mover's side's points still to come
+                vals[cut] += own
+                if self.value == "relative" and rules.n_teams > 1:  # the other sides share the rest
+                    vals[cut] -= (left[cut] - own) / (rules.n_teams - 1)
         logw = self._world_logweights(wrows, wacts, wlo, core.ints[np.repeat(envs, S)], cfg, rules) if replay else None
         self.stats["searched"] += len(cands)
         self.stats["rows"] += R

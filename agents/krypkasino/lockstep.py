@@ -14,7 +14,8 @@ per sampled world and candidate action (its ``M_k`` legal actions), at
   of the current round in that world for the world weights (:func:`replay_round`).
 * :func:`step_rows` applies one action per live row (the lockstep ply: the actions come from
   one network call over all live rows) and keeps the rows that have not reached their stop.
-* :func:`row_values` scores the stopped rows for their mover (:func:`agents.krypkasino.pimc.side_score`).
+* :func:`row_values` scores the stopped rows for their mover (:func:`agents.krypkasino.pimc.side_score`),
+  or relative to the other sides.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import numpy as np
 from numba import njit
 
 from agents.krypkasino import tactics as T
-from agents.krypkasino.pimc import _next, determinize, side_score
+from agents.krypkasino.pimc import G_LCP, G_PLAYERS, G_SIDE, _next, determinize, side_score
 from krypenv.krypkasino.actions import CHOICE_SIZE, CHOOSING, ILLEGAL, MOVED
+from krypenv.krypkasino.cards import TOTAL_POINTS
 from krypenv.krypkasino.config import (C_E0, C_INIT_KINDS, C_INIT_SIZES, C_LATER_KINDS, C_LATER_SIZES, C_N_INIT,
                                        C_N_LATER, C_P, C_SPADES)
 from krypenv.krypkasino.engine import kernels as K
@@ -228,7 +230,27 @@ def draw(rng: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def row_values(rs: np.ndarray, game: np.ndarray, mover: np.ndarray, out: np.ndarray) -> None:
-    """Each row's score of its mover's side now (K16; K17 once the deal is over)."""
+def row_values(rs: np.ndarray, game: np.ndarray, mover: np.ndarray, relative: bool, out: np.ndarray,
+               left: np.ndarray) -> None:
+    """Each row's score of its mover's side now (K16; K17 once the deal is over), with ``relative`` minus the
+    mean of the other sides' scores; ``left`` receives the card points nobody has taken yet (K4)."""
+    P = game[G_PLAYERS]
     for r in range(rs.shape[0]):
-        out[r] = side_score(rs, r, game, mover[r])
+        own = side_score(rs, r, game, mover[r])
+        total = 0
+        for s in range(P):
+            total += side_score(rs, r, game, s) if game[G_SIDE + s] == s_first(game, s) else 0
+        sides = 0
+        for s in range(P):
+            sides += game[G_SIDE + s] == s_first(game, s)
+        out[r] = own - (total - own) / (sides - 1) if relative and sides > 1 else own
+        left[r] = TOTAL_POINTS + (1 if game[G_LCP] else 0) - total
+
+
+@njit(cache=True)
+def s_first(game: np.ndarray, s: int) -> int:
+    """The side of seat ``s`` if ``s`` is the first seat of its side, else −1 (to count each side once)."""
+    for t in range(s):
+        if game[G_SIDE + t] == game[G_SIDE + s]:
+            return -1
+    return game[G_SIDE + s]

@@ -36,11 +36,12 @@ def test_spec_builds_the_guided_search_and_leaves_pimc_alone() -> None:
     assert type(agents.load("pimc")) is PIMCAgent
     assert type(agents.load("pimc:policy=greedy,samples=2")) is PIMCAgent
     a = guided()
-    assert (a.samples, a.rounds, a.horizon, a.z, a.voids, a.critic, a.weights, a.sample) == (
-        32, 1, 0, 2.0, True, False, 0.0, False)
-    b = agents.load(f"pimc:samples=5,policy=ppo:{CKPT},rounds=0,z=1,critic=true,weights=0.5,sample=true")
+    assert (a.samples, a.rounds, a.horizon, a.z, a.voids, a.value, a.critic, a.weights, a.sample) == (
+        32, 1, 0, 2.0, True, "own", False, 0.0, False)
+    b = agents.load(f"pimc:samples=5,policy=ppo:{CKPT},rounds=0,z=1,critic=true,weights=0.5,sample=true,value=relative")
     assert isinstance(b, GuidedPIMC)
-    assert (b.samples, b.rounds, b.z, b.critic, b.weights, b.sample, b.scale) == (5, 0, 1.0, True, 0.5, True, 0.1)
+    assert (b.samples, b.rounds, b.z, b.critic, b.weights, b.sample, b.scale, b.value) == (
+        5, 0, 1.0, True, 0.5, True, 0.1, "relative")
     assert b.ppo is a.ppo  # the checkpoint is loaded once per process
 
 
@@ -49,7 +50,7 @@ def test_spec_builds_the_guided_search_and_leaves_pimc_alone() -> None:
     ("horizon=-1", "pimc option horizon"), ("z=-1", "pimc option z must be a number"),
     ("weights=much", "pimc option weights must be a number"), ("critic=1", "pimc option critic must be true or false"),
     ("sample=yes", "pimc option sample must be true"), ("voids=0", "pimc option voids"), ("rows=0", "pimc option rows"),
-    ("threads=0", "pimc option threads"), ("rollouts=2", r"unknown pimc option\(s\) \['rollouts'\]"),
+    ("threads=0", "pimc option threads"), ("value=mine", "pimc option value must be one of own, relative"), ("rollouts=2", r"unknown pimc option\(s\) \['rollouts'\]"),
 ])
 def test_option_errors_name_the_option(options: str, match: str) -> None:
     with pytest.raises(ValueError, match=match):
@@ -178,7 +179,7 @@ def test_one_network_call_per_lockstep_ply() -> None:
 
 
 def test_reproducible_and_independent_of_batching() -> None:
-    spec = TINY + ",critic=true,weights=1,sample=true"
+    spec = TINY + ",critic=true,weights=1,sample=true,value=relative"
     seeds = list(range(20, 24))
     whole = play([spec, "expert"], 2, seeds)
     assert np.array_equal(whole, play([spec, "expert"], 2, seeds))
@@ -229,3 +230,27 @@ def test_replay_rebuilds_the_rounds_decisions() -> None:
         batch = core.decisions(np.array([0]), w[:1])
         k_act_external(core.st, core.rng, core.ints, core.cfg, np.array([0]), expert.act(batch), status, core.scr)
     assert checked > 20
+
+
+def test_row_values_own_and_relative() -> None:
+    """Own side score; relative: minus the mean of the other sides; and the points nobody has taken yet."""
+    from krypenv.krypkasino.cards import POINTS, counts_from_names
+    from krypenv.krypkasino.engine import Deals
+    from krypenv.krypkasino.rules import Rules
+
+    agent = guided()
+    piles = [["10D", "AH"], ["2S", "AC", "AD", "10D"], ["AS"], ["2S"]]  # 3 + 1, 2 + 1 + 1 + 3, 2, 2 points
+    pts = [int(sum(POINTS[counts_from_names([c]).argmax()] for c in p)) for p in piles]
+    for rules in (Rules(2), Rules(4, teams=((0, 2), (1, 3))), Rules(3)):
+        P = rules.players
+        d = Deals.position(rules, hands=[["2C"]] * P, table=[])
+        for s in range(P):
+            d.piles[0, s] = counts_from_names(piles[s])
+        side = [sum(pts[t] for t in range(P) if rules.team_of(t) == rules.team_of(s)) for s in range(P)]
+        others = [side[s] for s in range(1, P) if rules.team_of(s) not in [rules.team_of(t) for t in range(s)]
+                  and rules.team_of(s) != rules.team_of(0)]
+        vals, left = np.empty(1), np.empty(1)
+        L.row_values(d.state, agent._game(rules), np.array([0]), False, vals, left)
+        assert vals[0] == side[0] and left[0] == 42 - sum(pts[:P])
+        L.row_values(d.state, agent._game(rules), np.array([0]), True, vals, left)
+        assert vals[0] == pytest.approx(side[0] - sum(others) / len(others))
