@@ -7,7 +7,8 @@
     krypenv eval --game kungsholmskille --agents expert,timid,random --players 4 --deals D [--max-deals M] [...]
 
 ``--agents`` takes agent spec strings (``agents.load``) separated by commas; a ``k=v`` piece
-continues the previous spec's options (``pimc:samples=32,rollouts=4,greedy`` is two agents).
+whose key has no ``:`` continues the previous spec's options (``pimc:samples=32,rollouts=4,greedy``
+is two agents, ``pimc:samples=8,policy=ppo:checkpoints/ppo-2p.zip`` one).
 Give a spec twice for a mirror match (the second is labelled ``spec#2``).
 
 **Duplicate format.** ``--deals D`` decks are shuffled (default 100; deck ``d`` depends only

@@ -21,10 +21,11 @@ OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "game
 
 
 def split_specs(text: str) -> list[str]:
-    """Agent specs from ``expert,greedy,pimc:samples=32,rollouts=4``: a ``k=v`` piece without ``:`` continues the previous spec."""
+    """Agent specs from ``expert,greedy,pimc:samples=32,rollouts=4``: a ``k=v`` piece whose key has no ``:`` continues
+    the previous spec (so does ``policy=ppo:PATH``)."""
     specs: list[str] = []
     for piece in (p.strip() for p in text.split(",")):
-        if specs and "=" in piece and ":" not in piece:
+        if specs and "=" in piece and ":" not in piece.partition("=")[0]:
             specs[-1] += "," + piece
         else:
             specs.append(piece)

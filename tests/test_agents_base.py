@@ -72,7 +72,7 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     base._REGISTRY.pop("rllib")  # rllib:PATH plays both games (tests/ray/test_rllib.py)
     base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
-    assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo"}
+    assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo", "champion"}
     kille = agents.known("kungsholmskille")
     assert set(kille) == {"random", "folder", "timid", "expert", "pimc", "ppo"} and kille["folder"] == "always folds"
     assert set(agents.known()) == set(agents.known("krypkasino")) | {"folder", "timid"}
@@ -85,7 +85,7 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
         agents.load("greedy", game="kungsholmskille")
     assert agents.load("expert", game="kungsholmskille").game == "kungsholmskille"  # one name, an agent per game
     with pytest.raises(ValueError, match="agent 'folder' plays kungsholmskille, not krypkasino; known for krypkasino: "
-                                         "creeper, expert, greedy, pimc, ppo, random"):
+                                         "champion, creeper, expert, greedy, pimc, ppo, random"):
         agents.load("folder")
     with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, ppo, random, timid,"):
         agents.load("nosuch", game="kungsholmskille")

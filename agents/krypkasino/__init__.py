@@ -5,8 +5,11 @@ Importing this package registers their spec strings with :mod:`agents.base`: ``g
 of :mod:`agents.krypkasino.tactics`), ``pimc`` (:mod:`agents.krypkasino.pimc`) and
 ``ppo:PATH`` (:mod:`agents.krypkasino.ppo`; its network is :mod:`agents.krypkasino.move_policy`
 on the features of :mod:`agents.krypkasino.move_features`, imported with torch only when a
-checkpoint is loaded).  :mod:`agents.league` mixes them with learner snapshots for
-training.
+checkpoint is loaded), the policy-guided search ``pimc:policy=ppo:PATH``
+(:mod:`agents.krypkasino.guided` on :mod:`agents.krypkasino.lockstep`) and ``champion``
+(:mod:`agents.krypkasino.champion`, the strongest measured agent per table).
+:mod:`agents.league` mixes them with learner snapshots for training.
 """
 
 from agents.krypkasino import heuristics, pimc, ppo  # noqa: F401  (register greedy, creeper, expert, pimc, ppo:PATH)
+from agents.krypkasino import champion, guided  # noqa: F401  (pimc:policy=ppo:PATH, champion)

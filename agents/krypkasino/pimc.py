@@ -11,6 +11,8 @@ worlds show it clearly better (lower is better: misère).
 | rollouts | 1       | rollouts per move and world (they differ only in the policy's tie-breaks)  |
 | policy   | expert  | rollout policy of every seat, and the baseline move: ``expert``,           |
 |          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`agents.krypkasino.tactics`)  |
+|          |         | or ``ppo:PATH``, a learned policy: the policy-guided search of             |
+|          |         | :mod:`agents.krypkasino.guided` (lockstep rollouts; its own options)       |
 | rounds   | 1       | stop a rollout when this many round ends have passed (1: at the end of the |
 |          |         | current round, once the next cards are dealt); 0 = play to the deal's end |
 | horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit           |
@@ -48,6 +50,8 @@ duplicate evaluation against expert (``--deals 200``, 400 deals) takes about a m
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -59,12 +63,14 @@ from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.engine.state import _packets
-from krypenv.policy import DecisionBatch
+from krypenv.policy import Agent, DecisionBatch
 from krypenv.krypkasino.rules import LATER_PATTERN
 
 POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
 DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
 MAX_SAMPLES = 100_000
+# learned rollout policies, ``policy=KIND:PATH`` -> builder(PATH, **other options); agents.krypkasino.guided adds "ppo"
+LEARNED: dict[str, Callable[..., Agent]] = {}
 # integer options vector
 O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS, N_OPTS = range(7)
 # game config vector
@@ -339,7 +345,8 @@ class PIMCAgent:
             raise ValueError(f"pimc option z must be a number >= 0, got {z!r}")
         self.z = float(z)
         if o["policy"] not in POLICIES:
-            raise ValueError(f"pimc option policy must be one of {', '.join(POLICIES)}, got {o['policy']!r}")
+            raise ValueError(f"pimc option policy must be one of {', '.join(POLICIES)} or a learned policy "
+                             f"{'|'.join(f'{k}:PATH' for k in LEARNED) or 'ppo:PATH'}, got {o['policy']!r}")
         self.policy = str(o["policy"])
         if not isinstance(o["voids"], bool):
             raise ValueError(f"pimc option voids must be true or false, got {o['voids']!r}")
@@ -372,5 +379,14 @@ class PIMCAgent:
         return out
 
 
-register("pimc", PIMCAgent, "determinized search: samples hidden cards, rolls every move out with expert play",
-         games=("krypkasino",))
+def make(**options: object) -> Agent:
+    """``pimc:...``: :class:`PIMCAgent`, or with ``policy=KIND:PATH`` (a learned policy) the search ``LEARNED[KIND]`` builds."""
+    policy = options.get("policy")
+    if isinstance(policy, str) and policy.partition(":")[0] in LEARNED and policy.partition(":")[2]:
+        kind, _, path = policy.partition(":")
+        return LEARNED[kind](path, **{k: v for k, v in options.items() if k != "policy"})
+    return PIMCAgent(**options)
+
+
+register("pimc", make, "determinized search: samples hidden cards, rolls every move out with expert play "
+         "(or a learned policy: policy=ppo:PATH)", games=("krypkasino",))

@@ -1,0 +1,91 @@
+"""``champion``: the strongest Krypkasino agent measured for the table it sits at.
+
+The table (player count, teams) is only known when the agent is first asked to act; it then
+builds, once per table, the first agent of this lookup that applies:
+
+| players | teams | champion                                                                   |
+|---------|-------|----------------------------------------------------------------------------|
+| 2       | —     | ``pimc:policy=ppo:<dir>/ppo-2p.zip`` with :data:`GUIDED` options: the      |
+|         |       | policy-guided search (:mod:`agents.krypkasino.guided`), measured strongest |
+| 3–6     | none  | ``pimc:policy=ppo:<dir>/ppo-{P}p.zip`` with :data:`GUIDED` options, when   |
+|         |       | that checkpoint exists and was trained for P players without teams (not    |
+|         |       | measured: none is shipped yet)                                             |
+| 4, 6    | teams | the same with a checkpoint trained with exactly these teams                |
+| any     | any   | else ``pimc``: determinized search with expert rollouts, the strongest     |
+|         |       | measured without a checkpoint (README, Evaluation)                         |
+
+``<dir>`` is the ``checkpoints`` option, by default the repository's ``checkpoints/`` folder
+(beside the ``agents`` package), so the spec works from any working directory.  A checkpoint
+that exists but cannot be read, or whose search cannot be built, is a one-line ValueError
+naming ``champion`` and the spec it tried, never a silent fallback.  :func:`resolve` names
+the spec for a table without building it.
+
+| option      | default                | meaning                                            |
+|-------------|------------------------|----------------------------------------------------|
+| checkpoints | the repository's       | folder of the ``ppo-{P}p.zip`` checkpoints         |
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import load, register
+from krypenv.policy import Agent, DecisionBatch
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+GUIDED = "samples=32"  # the options of the policy-guided search (README: measured)
+FALLBACK = "pimc"
+
+
+def _teams(teams: Any) -> tuple[tuple[int, ...], ...] | None:
+    """Teams as a tuple of seat tuples (None: no teams), from rules or checkpoint metadata."""
+    return None if not teams else tuple(tuple(int(s) for s in t) for t in teams)
+
+
+def resolve(players: int, teams: Any = None, checkpoints: str | Path = CHECKPOINTS) -> str:
+    """The spec ``champion`` plays at a table of ``players`` with ``teams`` (see the module docstring)."""
+    path = Path(checkpoints) / f"ppo-{players}p.zip"
+    if path.is_file():
+        from agents.krypkasino.ppo import read_metadata
+
+        try:
+            meta = read_metadata(path)
+        except ValueError as exc:
+            raise ValueError(f"champion: {exc}") from None
+        if int(meta["players"]) == players and _teams(meta.get("teams")) == _teams(teams):
+            return f"pimc:policy=ppo:{path},{GUIDED}"
+    return FALLBACK
+
+
+class Champion:
+    """``champion``: builds and plays the strongest measured agent of each table it meets."""
+
+    name = "champion"
+
+    def __init__(self, checkpoints: str = str(CHECKPOINTS)) -> None:
+        if not isinstance(checkpoints, str) or not checkpoints:
+            raise ValueError(f"champion option checkpoints must be a folder, got {checkpoints!r}")
+        self.checkpoints = checkpoints
+        self.agents: dict[tuple[int, Any], tuple[str, Agent]] = {}
+
+    def agent_for(self, rules: Any) -> tuple[str, Agent]:
+        """(spec, agent) for the table of ``rules``, built on first use."""
+        key = (int(rules.players), _teams(rules.teams))
+        if key not in self.agents:
+            spec = resolve(key[0], key[1], self.checkpoints)
+            try:
+                self.agents[key] = spec, load(spec)
+            except ValueError as exc:
+                raise ValueError(f"champion: cannot build {spec!r} for {key[0]} players: {exc}") from None
+        return self.agents[key]
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The actions of the table's champion."""
+        return self.agent_for(batch.rules)[1].act(batch)
+
+
+register("champion", Champion, "the strongest agent measured for the table: policy-guided search with 2 players, "
+         "else pimc (module agents.krypkasino.champion)", games=("krypkasino",))

@@ -1,0 +1,395 @@
+"""``pimc:policy=ppo:PATH``: determinized search whose rollouts are a learned policy, played in lockstep.
+
+The ``pimc`` search (:mod:`agents.krypkasino.pimc`) with the policy of a ``ppo:PATH``
+checkpoint (:mod:`agents.krypkasino.ppo`) as the rollout policy of every seat *and* as the
+baseline move (the SPARTA / policy-guided PIMC route).  For each decision: sample ``samples``
+worlds with pimc's own determinization (the same worlds as ``pimc`` for the same game seed:
+voids, splitmix64 stream from ``batch.uniforms``), apply every legal action in every world, and
+play all worlds × actions of all decisions of the batch on **in lockstep**: one batched state
+of rows, stepped together, with one network call per ply for every live row.  Actions are
+compared by their paired differences to the policy's own choice exactly as in pimc: the best
+mean replaces it only when ``z`` standard errors below it.
+
+| option   | default | meaning                                                                       |
+|----------|---------|-------------------------------------------------------------------------------|
+| policy   | —       | ``ppo:PATH``, the checkpoint (trained for the table's player count)           |
+| samples  | 32      | sampled worlds per decision, ≥ 1                                              |
+| rounds   | 1       | stop a rollout when this many round ends have passed; 0 = the deal's end      |
+| horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit              |
+| z        | 2.0     | leave the policy's move only for one below −z standard errors (0: argmin)     |
+| voids    | true    | sampled hands respect the values a seat is known not to hold (K13)            |
+| value    | own     | a rollout's value: ``own``, the mover's side score (as pimc); ``relative``,   |
+|          |         | that minus the mean of the other sides' (what they take is not ours to take)  |
+| critic   | false   | at a stop before the deal's end, add the checkpoint's critic estimate of the  |
+|          |         | mover's points still to come (else they count for nobody, as in pimc)         |
+| weights  | 0       | world weighting: weigh each world by (likelihood of the opponents' moves of   |
+|          |         | this round under the policy, replayed in that world) to this power; 0 = off   |
+| sample   | false   | rollouts sample from the policy's distribution instead of its argmax          |
+| rows     | 4096    | rollout rows per lockstep batch (memory; decisions are never split)           |
+| threads  | 1       | torch threads of the network calls (the process's setting is restored after  |
+|          |         | each call): these small batches gain nothing from more, and lose much when    |
+|          |         | the cores are busy                                                            |
+
+**Defaults.** Chosen by measurement (README, "Policy-guided search and champion"): against
+``pimc`` on 200 duplicate decks every ingredient (``critic``, ``weights``, ``value=relative``,
+more worlds, deeper rollouts) scored within the noise of the plain search (about ±3.5 points
+per deal), so the defaults are the plain search, the cheapest.  With 2 players ``critic``
+orders moves alike for both ``value`` settings (a deal's points are fixed).
+
+**Moves.** The candidates are the decision's legal *actions* (:mod:`krypenv.krypkasino.actions`):
+a card whose capture is still to be chosen is played on by the policy's own choice inside the
+rollout, and at the choice itself the search runs again over the table-card actions.
+
+**Rollouts.** A row stops at the deal's end, when round ``ROUND + rounds`` is dealt, or after
+``horizon`` plies.  Its value is the mover's side score then (K16, K17 at the end; K18 teams),
+with ``value=relative`` minus the mean of the other sides' scores: at the deal's end the two
+order moves alike (the points of a deal are fixed, tabbes cancel out), at an earlier stop
+``relative`` also counts what the others took.  With ``critic`` a row that reached a
+``rounds``/``horizon`` stop plays on to its mover's next decision and adds the critic's
+estimate there: training rewarded minus each score change times ``reward_scale`` with
+``gamma`` 1 (the checkpoint's ``args``), so the points still to come to the mover's side are
+``x = −V / reward_scale`` (a checkpoint trained with another gamma is refused); with
+``relative`` the other sides share the rest of the untaken points.
+
+**World weights.** For ``weights > 0`` the current round is rebuilt in each world: the deal is
+replayed from its public history (played cards and logged captures) to the round's start,
+every hidden hand is replaced by the world's hand plus the cards that seat played since, and
+each opponent decision of the round is observed as that opponent saw it.  A world's weight
+is the product of the policy's probabilities of the cards they played, to the power
+``weights`` (a capture choice counts its card only); means and standard errors are weighted
+(effective sample size ``(Σw)² / Σw²``).  Worlds of earlier rounds are not re-weighted: the
+hands of finished rounds are all public.
+
+**Cost and randomness.** One uniform per decision seeds everything, so results are
+reproducible from the game seed and independent of how decisions are batched (argmax
+rollouts use no random numbers; ``sample=true`` draws from each row's stream, the same for
+every action of a world).  Per ply the rows are observed and their move features computed
+(numba, :mod:`agents.krypkasino.move_features`), then one forward pass of the network (torch
+on the CPU, ``threads`` threads).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+import numba
+import numpy as np
+
+from agents.checkpoint import check_table, game_of
+from agents.krypkasino import lockstep as L
+from agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
+from agents.krypkasino.ppo import GAME, PPOAgent
+from krypenv.krypkasino.actions import N_ACTIONS
+from krypenv.krypkasino.config import C_E0
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import new_scratch
+from krypenv.krypkasino.env_kernels import k_observe_seats
+from krypenv.policy import DecisionBatch
+
+DEFAULTS: dict[str, Any] = {"samples": 32, "rounds": 1, "horizon": 0, "z": 2.0, "voids": True, "value": "own",
+                            "critic": False, "weights": 0.0, "sample": False, "rows": 4096, "threads": 1}
+VALUES = ("own", "relative")
+
+
+def _int(name: str, value: object, least: int, most: int) -> int:
+    """An integer option in [least, most]; ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
+        raise ValueError(f"pimc option {name} must be an integer from {least} to {most}, got {value!r}")
+    return int(value)
+
+
+def _number(name: str, value: object) -> float:
+    """A finite number option >= 0; ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+        raise ValueError(f"pimc option {name} must be a number >= 0, got {value!r}")
+    return float(value)
+
+
+def _flag(name: str, value: object) -> bool:
+    """A true/false option; ValueError naming it."""
+    if not isinstance(value, bool):
+        raise ValueError(f"pimc option {name} must be true or false, got {value!r}")
+    return value
+
+
+@lru_cache(maxsize=8)
+def _load_ppo(path: str, stamp: tuple[int, int]) -> PPOAgent:
+    """:meth:`PPOAgent.load`, cached by path and file version ``stamp``."""
+    return PPOAgent.load(path)
+
+
+def load_ppo(path: str) -> PPOAgent:
+    """The ``ppo:PATH`` agent of a checkpoint, loaded once per process and file version (the search only reads it)."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = (0, 0)
+    return _load_ppo(path, stamp)
+
+
+class PolicyNet:
+    """The network of a ``ppo:PATH`` agent as the search asks it: legal-action logits and critic values of rows."""
+
+    def __init__(self, agent: PPOAgent, threads: int = 1) -> None:
+        self.agent = agent
+        self.policy = agent.policy
+        self.moves = agent.features is not None
+        self.calls = 0  # network calls for logits, for tests and statistics
+        self.threads = threads
+        if self.moves:
+            self.inv_high = self.policy.pi_features_extractor.inv_high[:agent.obs_dim]
+
+    @contextmanager
+    def _threads(self) -> Iterator[None]:
+        """torch with ``self.threads`` threads for one call, the process's setting restored after it."""
+        import torch as th
+
+        before = th.get_num_threads()
+        th.set_num_threads(self.threads)
+        try:
+            with th.no_grad():
+                yield
+        finally:
+            th.set_num_threads(before)
+
+    def logits(self, obs: np.ndarray, feats: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """(R, 105) float32 logits, −inf at illegal actions; one forward pass (the scorer on legal actions only)."""
+        self.calls += 1
+        if not self.moves:
+            with self._threads():
+                return self.agent.logits(obs, mask)
+        import torch as th
+
+        m = self.policy.mlp_extractor
+        b, a = np.nonzero(mask)
+        with self._threads():
+            s = th.as_tensor(obs, dtype=th.float32) * self.inv_high
+            body = m.body(s)
+            out = m.bias(body)
+            h = th.relu(m.inp(th.as_tensor(feats[b, a])) + m.ctx(body)[th.as_tensor(b)])
+            out[th.as_tensor(b), th.as_tensor(a)] += m.out(th.relu(m.hidden(h))).squeeze(-1)
+            res = out.numpy()
+        return np.where(mask != 0, res, -np.inf).astype(np.float32)
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """(R,) the critic's values of the observations (training's reward units)."""
+        import torch as th
+
+        with self._threads():
+            s = th.as_tensor(obs, dtype=th.float32)
+            if self.moves:
+                v = self.policy.value_net(self.policy.mlp_extractor.forward_critic(s * self.inv_high))
+            else:
+                v = self.policy.predict_values(s)
+        return v.numpy().reshape(-1).astype(np.float64)
+
+
+class GuidedPIMC:
+    """``pimc:policy=ppo:PATH``: pimc with a learned rollout policy, lockstep rollouts (see the module docstring)."""
+
+    name = "pimc:policy=ppo"
+
+    def __init__(self, path: str, **options: object) -> None:
+        unknown = sorted(set(options) - set(DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown pimc option(s) {unknown} with policy=ppo:PATH; options are policy, "
+                             f"{', '.join(DEFAULTS)}")
+        o = DEFAULTS | options
+        self.samples = _int("samples", o["samples"], 1, MAX_SAMPLES)
+        self.rounds = _int("rounds", o["rounds"], 0, 12)
+        self.horizon = _int("horizon", o["horizon"], 0, 1000)
+        self.rows = _int("rows", o["rows"], 1, 1 << 22)
+        self.threads = _int("threads", o["threads"], 1, 256)
+        self.z = _number("z", o["z"])
+        self.weights = _number("weights", o["weights"])
+        self.voids, self.critic, self.sample = (_flag(k, o[k]) for k in ("voids", "critic", "sample"))
+        if o["value"] not in VALUES:
+            raise ValueError(f"pimc option value must be one of {', '.join(VALUES)}, got {o['value']!r}")
+        self.value = str(o["value"])
+        self.ppo = load_ppo(path)
+        self.path = path
+        self.meta = self.ppo.meta
+        self.scale = 1.0
+        if self.critic:
+            args = self.meta.get("args") or {}
+            if args.get("gamma", None) != 1.0 or not args.get("reward_scale"):
+                raise ValueError(f"pimc option critic needs a checkpoint trained with gamma 1 and a recorded "
+                                 f"reward_scale; {path} has gamma {args.get('gamma')!r}, "
+                                 f"reward_scale {args.get('reward_scale')!r}")
+            self.scale = float(args["reward_scale"])
+        self.net = PolicyNet(self.ppo, self.threads)
+        self.scr = np.stack([new_scratch()])
+        self.stats = {"decisions": 0, "searched": 0, "rows": 0, "steps": 0, "calls": 0}
+
+    # ------------------------------------------------------------------ network on rows
+    def _policy_logits(self, st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray,
+                       seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(logits, masks) of ``seats`` in ``rows`` of a state array: observe, move features, one network call."""
+        obs = np.empty((rows.shape[0], self.ppo.obs_dim), np.int8)
+        masks = np.empty((rows.shape[0], N_ACTIONS), np.int8)
+        k_observe_seats(st, ints, cfg, rows, seats, obs, masks, self.scr)
+        feats = None
+        if self.net.moves:
+            from agents.krypkasino.move_features import N_FEATS, k_features_par, k_features_ser
+
+            feats = np.empty((rows.shape[0], N_ACTIONS, N_FEATS), np.float32)
+            choice = st[:, cfg[C_E0]:cfg[C_E0] + 53]
+            args = (st, choice, rows, rules.players, rules.hand_size, rules.set_aside == "spades")
+            if rows.shape[0] >= 64 and numba.get_num_threads() > 1:
+                k_features_par(*args, min(rows.shape[0], 4 * numba.get_num_threads()), feats)
+            else:
+                k_features_ser(*args, feats)
+        return self.net.logits(obs, feats, masks), masks
+
+    def _pick(self, logits: np.ndarray, rng: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The rollout actions: argmax, or with ``sample`` a draw from the softmax by each row's stream."""
+        if not self.sample:
+            return logits.argmax(axis=1).astype(np.int64)
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        cdf = np.cumsum(p, axis=1)
+        u = np.empty(rows.shape[0], np.float64)
+        L.draw(rng, rows, u)
+        pick = (cdf < (u * cdf[:, -1])[:, None]).sum(axis=1)
+        return np.minimum(pick, logits.shape[1] - 1).astype(np.int64)
+
+    # ------------------------------------------------------------------ acting
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The next action of each decision: the policy's, or a searched action shown better in the worlds."""
+        where = f"pimc:policy=ppo:{self.path}"
+        check_table(where, self.meta, GAME, batch.rules.players, game_of(batch.core))
+        n = len(batch)
+        if n == 0:
+            return np.zeros(0, np.int64)
+        u = batch.uniforms(1)[:, 0]
+        core = batch.core
+        envs = np.asarray(batch.envs, np.int64)
+        seats = core.st[envs, K.TURN].astype(np.int64)
+        root, _ = self._policy_logits(core.st, core.ints, core.cfg, batch.rules, envs, seats)
+        out = root.argmax(axis=1).astype(np.int64)
+        self.stats["decisions"] += n
+        cands = [np.flatnonzero(batch.mask[k]) for k in range(n)]
+        todo = [k for k in range(n) if cands[k].shape[0] > 1]
+        group: list[int] = []
+        size = 0
+        for k in todo + [-1]:
+            need = self.samples * cands[k].shape[0] if k >= 0 else 0
+            if group and (k < 0 or size + need > self.rows):
+                out[group] = self._search(core, batch.rules, envs[group], u[group], [cands[g] for g in group],
+                                          out[group])
+                group, size = [], 0
+            if k >= 0:
+                group.append(k)
+                size += need
+        return out
+
+    def _game(self, rules: Any) -> np.ndarray:
+        """pimc's game vector (players, hand size, variants, sides) for :func:`agents.krypkasino.pimc.side_score`."""
+        P = rules.players
+        game = np.zeros(N_GAME + P, np.int64)
+        game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
+                                                      rules.last_capture_point]
+        game[G_SIDE:G_SIDE + P] = [rules.team_of(s) for s in range(P)]
+        return game
+
+    def _search(self, core: Any, rules: Any, envs: np.ndarray, u: np.ndarray, cands: list[np.ndarray],
+                base: np.ndarray) -> np.ndarray:
+        """The searched actions of one lockstep group of decisions (each with ≥ 2 candidates)."""
+        S, P, cfg = self.samples, rules.players, core.cfg
+        lo = np.zeros(len(cands) + 1, np.int64)
+        lo[1:] = np.cumsum([c.shape[0] for c in cands])
+        acts = np.concatenate(cands).astype(np.int64)
+        R = S * int(lo[-1])
+        rs = np.empty((R, core.st.shape[1]), np.int8)
+        ri = np.empty((R, core.ints.shape[1]), np.int64)
+        rng = np.empty(R, np.uint64)
+        plies, stop_round, mover = (np.empty(R, np.int64) for _ in range(3))
+        replay = self.weights > 0
+        q_max = len(cands) * S * P * rules.hand_size if replay else 1
+        wrows = np.empty((q_max, core.st.shape[1]), np.int8)
+        wacts = np.empty(q_max, np.int64)
+        wlo = np.zeros(len(cands) * S + 1, np.int64)
+        L.setup_rows(core.st, core.ints, cfg, envs, u, S, acts, lo, self.voids, rules.hand_size, self.rounds, replay,
+                     rs, ri, rng, plies, stop_round, mover, wrows, wacts, wlo, self.scr[0])
+        live = np.empty(R, np.int64)
+        n = L.live_rows(rs, cfg, plies, stop_round, self.horizon, mover, self.critic, live)
+        steps = 0
+        while n:
+            rows = live[:n].copy()
+            logits, _ = self._policy_logits(rs, ri, cfg, rules, rows, rs[rows, K.TURN].astype(np.int64))
+            n = L.step_rows(rs, ri, cfg, rows, self._pick(logits, rng, rows), plies, stop_round, self.horizon, mover,
+                            self.critic, self.scr[0], live)
+            steps += 1
+        vals, left = np.empty(R, np.float64), np.empty(R, np.float64)
+        L.row_values(rs, self._game(rules), mover, self.value == "relative", vals, left)
+        if self.critic:
+            cut = np.flatnonzero(rs[:, K.DONE] == 0).astype(np.int64)
+            if cut.size:
+                obs = np.empty((cut.size, self.ppo.obs_dim), np.int8)
+                masks = np.empty((cut.size, N_ACTIONS), np.int8)
+                k_observe_seats(rs, ri, cfg, cut, mover[cut], obs, masks, self.scr)
+                own = -self.net.values(obs) / self.scale  # the mover's side's points still to come
+                vals[cut] += own
+                if self.value == "relative" and rules.n_teams > 1:  # the other sides share the rest
+                    vals[cut] -= (left[cut] - own) / (rules.n_teams - 1)
+        logw = self._world_logweights(wrows, wacts, wlo, core.ints[np.repeat(envs, S)], cfg, rules) if replay else None
+        self.stats["searched"] += len(cands)
+        self.stats["rows"] += R
+        self.stats["steps"] += steps
+        self.stats["calls"] = self.net.calls
+        out = base.copy()
+        for k, c in enumerate(cands):
+            v = vals[S * lo[k]:S * lo[k + 1]].reshape(S, c.shape[0])
+            w = None if logw is None else logw[k * S:(k + 1) * S]
+            out[k] = c[self._choose(v, int(np.flatnonzero(c == base[k])[0]), w)]
+        return out
+
+    def _world_logweights(self, wrows: np.ndarray, wacts: np.ndarray, wlo: np.ndarray, ints: np.ndarray,
+                          cfg: np.ndarray, rules: Any) -> np.ndarray:
+        """Per world, log of the policy's likelihood of the opponents' replayed moves (one network call);
+        ``ints`` holds each world's match integers."""
+        q = int(wlo[-1])
+        logw = np.zeros(wlo.shape[0] - 1, np.float64)
+        if q == 0:
+            return logw
+        rows = np.arange(q, dtype=np.int64)
+        world = np.searchsorted(wlo, rows, side="right") - 1
+        logits, _ = self._policy_logits(wrows, ints[world], cfg, rules, rows, wrows[:q, K.TURN].astype(np.int64))
+        top = logits.max(axis=1)
+        with np.errstate(invalid="ignore"):
+            logp = logits[rows, wacts[:q]] - top - np.log(np.exp(logits - top[:, None]).sum(axis=1))
+        np.add.at(logw, world, logp)
+        return logw
+
+    def _choose(self, v: np.ndarray, e: int, logw: np.ndarray | None) -> int:
+        """pimc's rule on the (samples, moves) values ``v`` with baseline ``e``, weighted by ``exp(weights·logw)``."""
+        d = v - v[:, e:e + 1]
+        if logw is None or not np.isfinite(logw).any():
+            w = np.ones(v.shape[0])
+        else:
+            w = np.exp(self.weights * (logw - logw[np.isfinite(logw)].max()))
+        total = w.sum()
+        mean = (w @ d) / total
+        best, best_mean = e, 0.0
+        for m in range(v.shape[1]):
+            if mean[m] < best_mean - 1e-9:
+                best, best_mean = m, float(mean[m])
+        if best != e and self.z > 0:
+            n_eff = total * total / float((w * w).sum())
+            spread = float(w @ (d[:, best] - best_mean) ** 2) / total
+            var = spread * n_eff / (n_eff - 1) if n_eff > 1 + 1e-9 else 0.0
+            if best_mean > -self.z * np.sqrt(max(var, 0.0) / n_eff):
+                best = e
+        return best
+
+
+def load(path: str, **options: object) -> GuidedPIMC:
+    """``pimc:policy=ppo:PATH,...``: the policy-guided search of a checkpoint."""
+    return GuidedPIMC(path, **options)
+
+
+LEARNED["ppo"] = load

@@ -1,0 +1,62 @@
+"""``champion``: the strongest measured agent per table (agents.krypkasino.champion)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import agents  # noqa: E402
+from agents.krypkasino.champion import CHECKPOINTS, GUIDED, Champion, resolve  # noqa: E402
+from agents.krypkasino.guided import GuidedPIMC  # noqa: E402
+from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
+from agents.krypkasino.ppo import add_metadata, metadata  # noqa: E402
+from krypenv.krypkasino.rules import Rules  # noqa: E402
+from krypenv.policy import check_actions  # noqa: E402
+from tests.krypkasino.test_heuristics import decisions_of  # noqa: E402
+from tests.krypkasino.test_ppo_agent import make_model  # noqa: E402
+
+
+def test_registered_and_resolved_per_table() -> None:
+    assert "champion" in agents.known() and "champion" in agents.known("krypkasino")
+    assert "champion" not in agents.known("kungsholmskille")
+    with pytest.raises(ValueError, match="agent 'champion' plays krypkasino, not kungsholmskille"):
+        agents.load("champion", game="kungsholmskille")
+    assert resolve(2) == f"pimc:policy=ppo:{CHECKPOINTS / 'ppo-2p.zip'},{GUIDED}"
+    assert resolve(2, None, "/nowhere") == "pimc"
+    for players in (3, 5, 6):
+        if not (CHECKPOINTS / f"ppo-{players}p.zip").exists():
+            assert resolve(players) == "pimc"
+    assert resolve(4, ((0, 2), (1, 3)), "/nowhere") == "pimc"
+
+
+def test_plays_each_table_with_its_agent(tmp_path: Path) -> None:
+    """2 players: the guided search; 3 with a 3-player checkpoint there: guided on it; teams: pimc."""
+    from agents.krypkasino.move_features import VERSION
+
+    path = tmp_path / "ppo-3p.zip"
+    make_model(3, policy="moves").save(path)
+    add_metadata(path, metadata(Rules(players=3), features=VERSION, env_steps=0, args={"gamma": 1.0,
+                                                                                      "reward_scale": 0.1}))
+    champ = agents.load(f"champion:checkpoints={tmp_path}")
+    assert isinstance(champ, Champion) and champ.name == f"champion:checkpoints={tmp_path}"
+    for players, kind in ((3, GuidedPIMC), (2, PIMCAgent)):
+        for _, (_core, batch) in zip(range(3), decisions_of(players, 11, n=3)):
+            check_actions(champ.name, batch, champ.act(batch))
+        assert isinstance(champ.agent_for(batch.rules)[1], kind)
+    assert isinstance(agents.load("champion").agent_for(Rules(2))[1], GuidedPIMC)
+    assert resolve(4, ((0, 2), (1, 3)), tmp_path) == "pimc"
+
+
+def test_a_broken_checkpoint_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "ppo-3p.zip").write_bytes(b"not a zip")
+    champ = agents.load(f"champion:checkpoints={tmp_path}")
+    _, batch = next(decisions_of(3, 1, n=2))
+    with pytest.raises(ValueError, match=r"^champion: ppo checkpoint .*ppo-3p.zip") as err:
+        champ.act(batch)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="champion option checkpoints"):
+        agents.load("champion:checkpoints=3")

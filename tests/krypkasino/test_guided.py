@@ -1,0 +1,256 @@
+"""The policy-guided search ``pimc:policy=ppo:PATH`` (agents.krypkasino.guided on agents.krypkasino.lockstep)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import agents  # noqa: E402
+from agents.krypkasino import lockstep as L  # noqa: E402
+from agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo  # noqa: E402
+from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
+from agents.krypkasino.ppo import add_metadata  # noqa: E402
+from krypenv.krypkasino.config import EXTERNAL, EnvConfig  # noqa: E402
+from krypenv.krypkasino.core import Core  # noqa: E402
+from krypenv.krypkasino.engine import kernels as K  # noqa: E402
+from krypenv.krypkasino.env_kernels import k_act_external  # noqa: E402
+from krypenv.policy import check_actions  # noqa: E402
+from tests.krypkasino.test_heuristics import decisions_of, play  # noqa: E402
+
+CKPT = Path(__file__).resolve().parents[2] / "checkpoints" / "ppo-2p.zip"
+SPEC = f"pimc:policy=ppo:{CKPT}"
+TINY = SPEC + ",samples=3"
+
+
+def guided(options: str = "") -> GuidedPIMC:
+    agent = agents.load(SPEC + ("," + options if options else ""))
+    assert isinstance(agent, GuidedPIMC)
+    return agent
+
+
+def test_spec_builds_the_guided_search_and_leaves_pimc_alone() -> None:
+    assert type(agents.load("pimc")) is PIMCAgent
+    assert type(agents.load("pimc:policy=greedy,samples=2")) is PIMCAgent
+    a = guided()
+    assert (a.samples, a.rounds, a.horizon, a.z, a.voids, a.value, a.critic, a.weights, a.sample) == (
+        32, 1, 0, 2.0, True, "own", False, 0.0, False)
+    b = agents.load(f"pimc:samples=5,policy=ppo:{CKPT},rounds=0,z=1,critic=true,weights=0.5,sample=true,value=relative")
+    assert isinstance(b, GuidedPIMC)
+    assert (b.samples, b.rounds, b.z, b.critic, b.weights, b.sample, b.scale, b.value) == (
+        5, 0, 1.0, True, 0.5, True, 0.1, "relative")
+    assert b.ppo is a.ppo  # the checkpoint is loaded once per process
+
+
+@pytest.mark.parametrize("options, match", [
+    ("samples=0", "pimc option samples must be an integer"), ("rounds=13", "pimc option rounds"),
+    ("horizon=-1", "pimc option horizon"), ("z=-1", "pimc option z must be a number"),
+    ("weights=much", "pimc option weights must be a number"), ("critic=1", "pimc option critic must be true or false"),
+    ("sample=yes", "pimc option sample must be true"), ("voids=0", "pimc option voids"), ("rows=0", "pimc option rows"),
+    ("threads=0", "pimc option threads"), ("value=mine", "pimc option value must be one of own, relative"), ("rollouts=2", r"unknown pimc option\(s\) \['rollouts'\]"),
+])
+def test_option_errors_name_the_option(options: str, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        agents.load(SPEC + "," + options)
+
+
+def test_bad_policies_and_checkpoints(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="ppo checkpoint nowhere.zip"):
+        agents.load("pimc:policy=ppo:nowhere.zip")
+    with pytest.raises(ValueError, match="option policy must be one of .* or a learned policy ppo:PATH"):
+        agents.load("pimc:policy=ppo:")
+    meta = load_ppo(str(CKPT)).meta
+    other = tmp_path / "gamma.zip"
+    add_metadata(CKPT, {**meta, "args": {**meta["args"], "gamma": 0.99}}, to=other)
+    assert isinstance(agents.load(f"pimc:policy=ppo:{other}"), GuidedPIMC)  # the critic is not asked
+    with pytest.raises(ValueError, match="option critic needs a checkpoint trained with gamma 1"):
+        agents.load(f"pimc:policy=ppo:{other},critic=true")
+
+
+def test_acts_legally_everywhere_and_refuses_other_tables() -> None:
+    agent = guided("samples=2,critic=true,weights=1")
+    choices = 0
+    for core, batch in decisions_of(2, 40, n=6):
+        choices += int((core.choice[batch.envs, 0] >= 0).sum())
+        check_actions(agent.name, batch, agent.act(batch))
+    assert choices > 0
+    _, batch = next(decisions_of(3, 1, n=2))
+    with pytest.raises(ValueError, match="trained for 2 players and cannot play a 3-player game"):
+        agent.act(batch)
+
+
+def test_network_pieces_match_the_checkpoint() -> None:
+    """The search's compact forward pass gives the ppo agent's logits; its critic SB3's predict_values."""
+    import torch as th
+
+    from agents.krypkasino.move_features import action_features
+    from agents.krypkasino.move_policy import with_features
+
+    ppo = load_ppo(str(CKPT))
+    net = PolicyNet(ppo)
+    for _, (core, batch) in zip(range(9), decisions_of(2, 7, n=16)):
+        pass
+    feats = action_features(core, batch.envs)
+    x = with_features(batch.obs, feats)
+    ours = net.logits(batch.obs, feats, batch.mask)
+    np.testing.assert_allclose(np.where(batch.mask != 0, ours, 0), np.where(batch.mask != 0, ppo.logits(x, batch.mask), 0),
+                               rtol=1e-5, atol=1e-4)
+    with th.no_grad():
+        want = ppo.policy.predict_values(th.as_tensor(x)).numpy().reshape(-1)
+    np.testing.assert_allclose(net.values(batch.obs), want, rtol=1e-5, atol=1e-5)
+
+
+# --------------------------------------------------------------------------- what makes the search
+def last_round_decisions(n: int = 6):
+    """(core, env) of 2-player games at card decisions of the last round (deck empty: every world is the real one)."""
+    core = Core(EnvConfig(players=2), n, seat=0, kinds=[EXTERNAL] * 2)
+    core.seed(list(range(500, 500 + n)))
+    core.reset()
+    expert = agents.load("expert")
+    status = np.empty(n, np.int64)
+    while True:
+        waiting = core.waiting()
+        envs = np.flatnonzero(waiting >= 0)
+        if envs.size == 0:
+            return
+        batch = core.decisions(envs, waiting[envs])
+        for k, i in enumerate(envs):
+            if core.st[i, K.POS] == 104 and core.choice[i, 0] < 0 and batch.mask[k].sum() > 1:
+                yield core, int(i)
+        k_act_external(core.st, core.rng, core.ints, core.cfg, envs, expert.act(batch), status[:envs.size], core.scr)
+
+
+def policy_rollout(src: Core, i: int, action: int) -> int:
+    """The mover's deal score after ``action`` and the rest of the deal played by the ppo agent, one game at a time."""
+    ppo = load_ppo(str(CKPT))
+    core = Core(EnvConfig(players=2), 1, seat=0, kinds=[EXTERNAL] * 2)
+    core.st[0], core.ints[0] = src.st[i], src.ints[i]
+    mover = int(core.st[0, K.TURN])
+    status = np.empty(1, np.int64)
+    acts = np.array([action])
+    while True:
+        k_act_external(core.st, core.rng, core.ints, core.cfg, np.array([0]), acts, status, core.scr)
+        assert status[0] >= 0
+        if core.st[0, K.DONE]:
+            return int(core.deals.scores()[0, mover])
+        acts = ppo.act(core.decisions(np.array([0]), np.array([int(core.st[0, K.TURN])])))
+
+
+def test_exact_last_round_world_picks_the_move_the_rollouts_say_is_best() -> None:
+    agent = guided("samples=1,z=0")
+    left = 0
+    for core, i in last_round_decisions():
+        batch = core.decisions(np.array([i]), np.array([int(core.st[i, K.TURN])]))
+        legal = np.flatnonzero(batch.mask[0])
+        values = np.array([policy_rollout(core, i, int(a)) for a in legal])
+        base = int(load_ppo(str(CKPT)).act(batch)[0])
+        e = int(np.flatnonzero(legal == base)[0])
+        want = base if values.min() >= values[e] else int(legal[np.argmin(values)])
+        rng = core.rng.copy()
+        assert int(agent.act(batch)[0]) == want
+        core.rng[:] = rng  # the games go on as the expert plays them
+        left += want != base
+    assert left > 0  # some decisions leave the policy's own move
+
+
+def test_one_network_call_per_lockstep_ply() -> None:
+    """All worlds × moves × decisions of a batch step together: one logits call per ply, not per game."""
+    for core, batch in decisions_of(2, 3, n=8):
+        if len(batch) == 8 and (batch.mask.sum(1) > 1).all():
+            break
+    agent = guided("samples=6")
+    calls = []
+    logits = agent.net.logits
+
+    def counting(obs, feats, mask):  # type: ignore[no-untyped-def]
+        calls.append(obs.shape[0])
+        return logits(obs, feats, mask)
+
+    agent.net.logits = counting  # type: ignore[method-assign]
+    agent.act(batch)
+    stats = agent.stats
+    assert len(calls) == 1 + stats["steps"]  # the root decisions, then one call per lockstep ply
+    assert calls[0] == 8 and calls[1] == stats["rows"] == 6 * int(batch.mask.sum())
+    assert stats["steps"] <= 13  # the rest of the first round (12 plies) and a capture choice or so
+    assert stats["rows"] > 10 * len(calls)  # rollouts (8 games x 6 worlds x their moves) far outnumber calls
+
+
+def test_reproducible_and_independent_of_batching() -> None:
+    spec = TINY + ",critic=true,weights=1,sample=true,value=relative"
+    seeds = list(range(20, 24))
+    whole = play([spec, "expert"], 2, seeds)
+    assert np.array_equal(whole, play([spec, "expert"], 2, seeds))
+    assert np.array_equal(whole, play([spec, "expert"], 2, seeds, batch_size=1))
+    assert np.array_equal(whole, play([spec + ",rows=1", "expert"], 2, seeds))
+    assert np.array_equal(whole[1], play([spec, "expert"], 2, [seeds[1]])[0])
+
+
+def test_world_weights_follow_the_likelier_worlds() -> None:
+    agent = guided("z=0,weights=1")
+    v = np.array([[0.0, -10.0], [0.0, 1.0], [0.0, 1.0]])  # world 0 says move 1 is far better, the others worse
+    assert agent._choose(v, 0, None) == 1
+    assert agent._choose(v, 0, np.array([0.0, 0.0, 0.0])) == 1
+    assert agent._choose(v, 0, np.log([0.01, 1.0, 1.0])) == 0
+    assert agent._choose(v, 0, np.array([-np.inf, 0.0, 0.0])) == 0
+    agent.z = 2.0
+    assert agent._choose(v, 0, None) == 0  # the mean is not 2 standard errors below the baseline
+
+
+def test_replay_rebuilds_the_rounds_decisions() -> None:
+    """Replayed in the true world, the round's opponent decisions are exactly the states they were taken in."""
+    core = Core(EnvConfig(players=2), 1, seat=0, kinds=[EXTERNAL] * 2)
+    core.seed([9])
+    core.reset()
+    expert = agents.load("expert")
+    status = np.empty(1, np.int64)
+    seen: list[np.ndarray] = []
+    checked = 0
+    cfg = core.cfg
+    W = K.tabbes_at(2) + 2
+    cap = np.empty(52, np.int8)
+    while (w := core.waiting())[0] >= 0:
+        st = core.st
+        if core.choice[0, 0] < 0:
+            if st[0, K.TURN] == 0 and st[0, K.N_MOVES] > 0:
+                start = np.zeros((1, st.shape[1]), np.int8)
+                first = L.round_start(st, 0, cfg, start, 0, cap)
+                out = np.zeros((8, st.shape[1]), np.int8)
+                acts = np.zeros(8, np.int64)
+                q = L.replay_round(st, 0, cfg, 0, start, first, st, 0, out, acts, 0, cap)
+                want = [s for s in seen if s[K.ROUND] == st[0, K.ROUND] and s[K.TURN] == 1]
+                assert q == len(want)
+                for k in range(q):
+                    assert np.array_equal(out[k, :W], want[k][:W])
+                    assert acts[k] == st[0, K.HIST_CARD + int(want[k][K.N_MOVES])]
+                checked += q
+            seen.append(st[0].copy())
+        batch = core.decisions(np.array([0]), w[:1])
+        k_act_external(core.st, core.rng, core.ints, core.cfg, np.array([0]), expert.act(batch), status, core.scr)
+    assert checked > 20
+
+
+def test_row_values_own_and_relative() -> None:
+    """Own side score; relative: minus the mean of the other sides; and the points nobody has taken yet."""
+    from krypenv.krypkasino.cards import POINTS, counts_from_names
+    from krypenv.krypkasino.engine import Deals
+    from krypenv.krypkasino.rules import Rules
+
+    agent = guided()
+    piles = [["10D", "AH"], ["2S", "AC", "AD", "10D"], ["AS"], ["2S"]]  # 3 + 1, 2 + 1 + 1 + 3, 2, 2 points
+    pts = [int(sum(POINTS[counts_from_names([c]).argmax()] for c in p)) for p in piles]
+    for rules in (Rules(2), Rules(4, teams=((0, 2), (1, 3))), Rules(3)):
+        P = rules.players
+        d = Deals.position(rules, hands=[["2C"]] * P, table=[])
+        for s in range(P):
+            d.piles[0, s] = counts_from_names(piles[s])
+        side = [sum(pts[t] for t in range(P) if rules.team_of(t) == rules.team_of(s)) for s in range(P)]
+        others = [side[s] for s in range(1, P) if rules.team_of(s) not in [rules.team_of(t) for t in range(s)]
+                  and rules.team_of(s) != rules.team_of(0)]
+        vals, left = np.empty(1), np.empty(1)
+        L.row_values(d.state, agent._game(rules), np.array([0]), False, vals, left)
+        assert vals[0] == side[0] and left[0] == 42 - sum(pts[:P])
+        L.row_values(d.state, agent._game(rules), np.array([0]), True, vals, left)
+        assert vals[0] == pytest.approx(side[0] - sum(others) / len(others))
