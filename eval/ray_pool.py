@@ -12,7 +12,8 @@ the run (``num_cpus`` = the cores this process may use), stopped when the comman
 unreachable or malformed address is a one-line error before any game is played.
 
 **Work units.**  The chunks of ``--batch`` games are the same as with local processes
-(:func:`eval.play.chunks`); each is one Ray task (``num_cpus=1``, one numba thread) running
+(:func:`eval.play.chunks`); each is one Ray task (``num_cpus=1``, one numba thread, spread over
+the nodes: Ray's default packs short tasks onto the driver's node) running
 the harness's own worker functions (``eval.play._init_worker`` once per Ray worker process
 and agent set, then ``eval.play._work`` per chunk).  At most two chunks per CPU of the
 cluster are in flight; results are taken in game order.  A chunk's outcome depends only on
@@ -136,7 +137,7 @@ class RayPool:
         self.in_flight = max(2, 2 * cpus)
         self.nodes = LAST_NODES  # chunks played per node id
         self.nodes.clear()
-        self._remote = self.ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_run_chunk)
+        self._remote = self.ray.remote(num_cpus=1, max_retries=MAX_RETRIES, scheduling_strategy="SPREAD")(_run_chunk)
         self._pending: collections.deque[Any] = collections.deque()
 
     def imap(self, func: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
