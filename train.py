@@ -104,6 +104,9 @@ class Args:
                                "learns the teacher's returns at the same time")
     bc_teacher: str = arg("expert", "agent spec of the teacher for --bc-decisions")
     bc_epochs: int = arg(2, "passes over each rollout of teacher decisions")
+    init_from: str = arg("", "start from this checkpoint's policy and critic weights (a fresh optimizer), e.g. "
+                             "checkpoints/ppo-2p.zip; with --bc-teacher champion, a round of expert iteration: "
+                             "clone the search over the policy, then PPO (same game, players, network, features)")
     # PPO
     total_timesteps: int = arg(1_500_000, "learner decisions to train on (env steps over all games)")
     num_envs: int = arg(256, "games played at once")
@@ -219,6 +222,38 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, kille: bool, title: str) 
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+# --------------------------------------------------------------------------- warm starts
+def init_checkpoint(args: Args) -> Any:
+    """The ``ppo`` agent of --init-from, checked against the run's table and network kind; ValueError otherwise."""
+    import agents
+
+    where = f"--init-from {args.init_from}"
+    agent = agents.load(f"ppo:{args.init_from}", game=args.game)  # a missing or bad file: ValueError naming it
+    meta = agent.meta
+    if int(meta["players"]) != args.players:
+        raise ValueError(f"{where} was trained for {meta['players']} players, this run has {args.players}")
+    if args.game == "krypkasino":
+        wanted = None
+        if args.policy == "moves":
+            from agents.krypkasino.move_features import VERSION as wanted
+        if meta.get("features") != wanted:
+            raise ValueError(f"{where} reads action features {meta.get('features')}, this run's --policy "
+                             f"{args.policy} reads {wanted}")
+    trained = meta.get("args", {}).get("net_arch")
+    if trained is not None and net_arch(trained) != net_arch(args.net_arch):
+        raise ValueError(f"{where} has hidden layers {trained}, this run's --net-arch is {args.net_arch}")
+    return agent
+
+
+def load_weights(model: Any, agent: Any, path: str) -> None:
+    """Copy the checkpoint's policy and critic into the new model; ValueError when the networks differ in shape."""
+    try:
+        model.policy.load_state_dict(agent.policy.state_dict())
+    except RuntimeError as exc:
+        first = next((line.strip() for line in str(exc).splitlines()[1:] if line.strip()), str(exc))
+        raise ValueError(f"--init-from {path}: its network does not fit this run's: {first}") from None
 
 
 # --------------------------------------------------------------------------- behaviour cloning warm start
@@ -387,6 +422,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
 
     league = build_league(parse_weights(args.league), seed=args.seed, max_snapshots=args.max_snapshots, game=args.game)
     teacher = agents.load(args.bc_teacher, game=args.game) if args.bc_decisions else None
+    init = init_checkpoint(args) if args.init_from else None
 
     # seeding: python, numpy and torch here; the games' streams by the env seed; the league by its own
     import torch
@@ -459,6 +495,8 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
         gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
         vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, target_kl=args.target_kl or None,
         policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tb"), seed=args.seed, device="cpu", verbose=0)
+    if init is not None:
+        load_weights(model, init, args.init_from)
     params = sum(p.numel() for p in model.policy.parameters())
     print(f"{args.game}, {args.players} players, league {league.probabilities()}, {params:,} parameters, "
           f"{args.total_timesteps:,} env steps", flush=True)

@@ -129,6 +129,23 @@ def test_behaviour_cloning_warm_start(tmp_path):
     assert agents.load(f"ppo:{tmp_path / 'runs' / 'bc' / 'final.zip'}").meta["args"]["bc_decisions"] == 10240
 
 
+def test_init_from_starts_at_the_checkpoints_weights(run, tmp_path):
+    """--init-from: with a vanishing learning rate the final weights are the checkpoint's, not a fresh network's."""
+    import torch as th
+
+    tmp, _ = run
+    ckpt = tmp / "ckpt" / "p2.zip"
+    out = train(*TINY, "--run-name", "init", "--seed", "6", "--init-from", str(ckpt), "--learning-rate", "1e-12",
+                "--eval-every", "0", "--final-deals", "0", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    start = agents.load(f"ppo:{ckpt}").policy.state_dict()
+    final = agents.load(f"ppo:{tmp_path / 'runs' / 'init' / 'final.zip'}").policy.state_dict()
+    assert start.keys() == final.keys()
+    for key in start:
+        assert th.allclose(start[key], final[key], atol=1e-6), key
+    assert agents.load(f"ppo:{tmp_path / 'runs' / 'init' / 'final.zip'}").meta["args"]["init_from"] == str(ckpt)
+
+
 def load_train_module():
     """train.py imported as a module (it lives at the repo root, outside the packages)."""
     import importlib.util
@@ -155,6 +172,10 @@ def load_train_module():
     (["--policy", "cnn"], "--policy must be moves or mlp, got 'cnn'"),
     (["--bc-decisions", "100", "--bc-teacher", "nobody"], "unknown agent 'nobody'"),
     (["--bc-decisions", "-1"], "--bc-decisions must be >= 0"),
+    (["--init-from", "nowhere.zip"], "nowhere.zip"),
+    (["--init-from", "checkpoints/ppo-2p.zip", "--players", "3"], "was trained for 2 players, this run has 3"),
+    (["--init-from", "checkpoints/ppo-2p.zip", "--net-arch", "32,32"], "has hidden layers 128,128"),
+    (["--init-from", "checkpoints/ppo-2p.zip", "--policy", "mlp"], "reads action features moves/2"),
 ])
 def test_bad_arguments_raise_before_writing(argv, message, tmp_path):
     train_mod = load_train_module()
