@@ -31,7 +31,9 @@ deck.  ``--independent`` also plays the same tables with a fresh deck for every 
 reports, per pair, the standard error of the difference both ways and the variance
 reduction factor (independent variance / duplicate variance at the same number of deals).
 
-**Output folder** (``--out``, default ``evals/<agents>-<P>p-<D>d-s<seed>``):
+**Output folder** (``--out``, default ``evals/<agents>-<P>p-<D>d-s<seed>``, then a tag per
+non-default variant: ``-teams02+13``, ``-deal5+6``, ``-aside-spades``, ``-lastpoint``,
+``-permutations``, ``-independent``):
 ``results.csv`` / ``results.json`` (the table, head to head and configuration),
 ``head_to_head.csv``, ``games.csv`` (per deal: deck, table, agents, seat scores and tabbes, in
 the order of the records), ``records.jsonl`` (every deal as a game record that ``krypenv

@@ -32,10 +32,33 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
+def variant_tags(config: EvalConfig) -> list[str]:
+    """Name tags of the game-defining fields that differ from the defaults (teams, rule variants, seatings)."""
+    r, tags = config.rules, []
+    if r.teams:
+        tags.append("teams" + "+".join("".join(map(str, t)) for t in r.teams))  # teams02+13
+    if r.players == 2 and r.two_player_deal != EvalConfig.two_player_deal:
+        tags.append("deal" + r.two_player_deal)
+    if r.set_aside != EvalConfig.set_aside:
+        tags.append("aside-" + r.set_aside)
+    if r.last_capture_point:
+        tags.append("lastpoint")
+    if config.seatings != EvalConfig.seatings:
+        tags.append(config.seatings)
+    if config.independent:
+        tags.append("independent")
+    return tags
+
+
 def default_out(config: EvalConfig) -> Path:
-    """``evals/<agents>-<P>p-<deals>d-s<seed>``: the same configuration writes to the same folder."""
-    name = f"{'_'.join(config.labels)}-{config.players}p-{config.deals}d-s{config.seed}"
-    return Path("evals") / re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", name)[:120]
+    """``evals/<agents>-<P>p-<deals>d-s<seed>[-<variant tags>]``: one folder per configuration.
+
+    The tags (:func:`variant_tags`) keep, e.g., a 2v2 evaluation from overwriting the same
+    agents' evaluation without teams; the agents are cut so the tags always survive."""
+    tags = [f"{config.players}p", f"{config.deals}d", f"s{config.seed}", *variant_tags(config)]
+    tail = "".join(f"-{t}" for t in tags)
+    agents = re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", "_".join(config.labels))
+    return Path("evals") / (agents[: max(20, 120 - len(tail))] + tail)
 
 
 def config_from_args(args: argparse.Namespace) -> EvalConfig:

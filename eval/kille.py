@@ -25,7 +25,8 @@ won by nobody) and openskill Plackett–Luce ratings updated per episode (ranked
 head to head per pair that met, ``money(a) − money(b)`` paired by deck set.  Money of a
 finished episode sums to zero over the seats; of a truncated one to minus the pot left.
 
-**Output folder** (:mod:`eval.kille_report`; default ``evals/kille-<agents>-<P>p-<D>d-s<seed>``): ``results.csv`` /
+**Output folder** (:mod:`eval.kille_report`; default ``evals/kille-<agents>-<P>p-<D>d-s<seed>``, then
+``-m<max deals>`` and ``-permutations`` when not the defaults): ``results.csv`` /
 ``results.json``, ``head_to_head.csv``, ``games.csv`` (one row per episode: deck set, table,
 deals, how it ended, pot left, agent and money per seat), ``records.jsonl`` (every deal as an L18
 record, episode by episode, deal by deal; ``krypenv replay`` checks them), ``money.png`` and

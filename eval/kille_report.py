@@ -115,8 +115,15 @@ def plot(results: KResults, path: Path) -> None:
 
 
 def default_out(config: KilleConfig) -> Path:
-    name = f"kille-{'_'.join(config.labels)}-{config.players}p-{config.deals}d-s{config.seed}"
-    return Path("evals") / re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", name)[:120]
+    """``evals/kille-<agents>-<P>p-<deals>d-s<seed>[-m<max deals>][-<seatings>]``: one folder per configuration."""
+    tags = [f"{config.players}p", f"{config.deals}d", f"s{config.seed}"]
+    if config.max_deals != KilleConfig.max_deals:
+        tags.append(f"m{config.max_deals}")
+    if config.seatings != KilleConfig.seatings:
+        tags.append(config.seatings)
+    tail = "".join(f"-{t}" for t in tags)
+    agents = re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", "kille-" + "_".join(config.labels))
+    return Path("evals") / (agents[: max(20, 120 - len(tail))] + tail)
 
 
 def command_line(config: KilleConfig, out: Path) -> str:

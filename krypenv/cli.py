@@ -165,7 +165,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                     help="play on a Ray cluster: ADDRESS, else RAY_ADDRESS, else a local Ray (needs krypenv[ray]); "
                          "results do not depend on it")
     ev.add_argument("--out", default=None, metavar="DIR",
-                    help="output folder (default evals/<agents>-<P>p-<D>d-s<seed>)")
+                    help="output folder (default evals/<agents>-<P>p-<D>d-s<seed>, plus a tag per non-default variant)")
     ev.add_argument("--no-records", action="store_true", help="do not write records.jsonl (faster)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.add_argument("--two-player-deal", choices=("6+4", "5+6"), default="6+4", help="K6 variant for 2 players")

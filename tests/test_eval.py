@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.command import run_eval, split_specs
+from eval.command import default_out, run_eval, split_specs
 from eval.duplicate import EvalConfig, evaluate, summarise
 from eval.play import Played
 from eval.schedule import Schedule, lineups, parse_teams, seatings
@@ -101,6 +101,24 @@ def test_split_specs() -> None:
 
 
 # --------------------------------------------------------------------------- statistics
+def test_default_output_folder_names_every_game_defining_variant() -> None:
+    """A 2v2 (or other variant) evaluation of the same agents never overwrites the plain one's folder."""
+    plain = EvalConfig(agents=("greedy", "expert"), players=4, deals=10, seed=5)
+    assert default_out(plain).name == "greedy_expert-4p-10d-s5"
+    variants = [EvalConfig(agents=("greedy", "expert"), players=4, deals=10, seed=5, teams=parse_teams("2", 4)),
+                EvalConfig(agents=("greedy", "expert"), players=4, deals=10, seed=5, set_aside="spades"),
+                EvalConfig(agents=("greedy", "expert"), players=4, deals=10, seed=5, last_capture_point=True),
+                EvalConfig(agents=("greedy", "expert"), players=4, deals=10, seed=5, seatings="permutations"),
+                EvalConfig(agents=("greedy", "expert"), players=4, deals=10, seed=5, independent=True),
+                EvalConfig(agents=("greedy", "expert"), players=2, deals=10, seed=5, two_player_deal="5+6")]
+    names = [default_out(c).name for c in variants]
+    assert names[0] == "greedy_expert-4p-10d-s5-teams02+13"
+    assert len(set(names + [default_out(plain).name])) == len(names) + 1
+    long = EvalConfig(agents=("pimc:policy=ppo:" + "x" * 200, "expert"), players=4, deals=10, seed=5,
+                      teams=parse_teams("2", 4))
+    assert default_out(long).name.endswith("-4p-10d-s5-teams02+13") and len(default_out(long).name) <= 120
+
+
 def test_t_quantiles() -> None:
     for p in (0.9, 0.975, 0.995):
         assert t_quantile(p, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-9)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from eval.kille import KilleConfig, chunks, evaluate, load_agents, play_chunk
-from eval.kille_report import run_eval
+from eval.kille_report import default_out, run_eval
 from krypenv.cli import main
 from krypenv.kungsholmskille.config import POT_OUT, TRUNCATED
 from krypenv.kungsholmskille.records import check_record
@@ -92,6 +92,14 @@ def test_cli_runs_and_bad_specs_are_one_line(tmp_path, capsys):
     code = main(["eval", "--agents", "expert,random", "--max-deals", "3", "--out", str(out), "--no-progress"])
     err = capsys.readouterr().err.strip()
     assert code != 0 and len(err.splitlines()) == 1
+
+
+def test_default_output_folder_names_max_deals_and_seatings():
+    """Episodes of another length or other seatings never overwrite the default evaluation's folder."""
+    names = [default_out(KilleConfig(agents=("expert", "timid"), players=4, deals=10, seed=3, **kw)).name
+             for kw in ({}, {"max_deals": 20}, {"seatings": "permutations"})]
+    assert names == ["kille-expert_timid-4p-10d-s3", "kille-expert_timid-4p-10d-s3-m20",
+                     "kille-expert_timid-4p-10d-s3-permutations"]
 
 
 def test_config_errors_name_the_field():
