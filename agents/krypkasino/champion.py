@@ -9,8 +9,8 @@ builds, once per table, the first agent of this lookup that applies:
 |         |       | policy-guided search (:mod:`agents.krypkasino.guided`), measured strongest |
 | 3–6     | none  | ``pimc:policy=ppo:<dir>/ppo-{P}p.zip`` with :data:`GUIDED` options, when   |
 |         |       | that checkpoint exists and was trained for P players without teams         |
-|         |       | (shipped: ``ppo-3p.zip``, over it better than pimc; ``ppo-4p.zip``, over   |
-|         |       | it level with pimc: README)                                                |
+|         |       | (shipped: ``ppo-3p.zip``, ``ppo-4p.zip`` and ``ppo-6p.zip``; over each of  |
+|         |       | them the search beats pimc: README, More players)                          |
 | 4, 6    | teams | the same with a checkpoint trained with exactly these teams                |
 | any     | any   | else ``pimc``: determinized search with expert rollouts, the strongest     |
 |         |       | measured without a checkpoint (README, Evaluation)                         |

@@ -27,9 +27,10 @@ def test_registered_and_resolved_per_table() -> None:
         agents.load("champion", game="kungsholmskille")
     assert resolve(2) == f"pimc:policy=ppo:{CHECKPOINTS / 'ppo-2p.zip'},{GUIDED}"
     assert resolve(2, None, "/nowhere") == "pimc"
-    for players in (3, 5, 6):
-        if not (CHECKPOINTS / f"ppo-{players}p.zip").exists():
-            assert resolve(players) == "pimc"
+    for players in (3, 4, 6):  # the shipped checkpoints (README, More players)
+        assert resolve(players) == f"pimc:policy=ppo:{CHECKPOINTS / f'ppo-{players}p.zip'},{GUIDED}"
+    assert resolve(5) == "pimc"
+    assert resolve(4, ((0, 2), (1, 3))) == "pimc" and resolve(6, ((0, 2, 4), (1, 3, 5))) == "pimc"
     assert resolve(4, ((0, 2), (1, 3)), "/nowhere") == "pimc"
 
 
