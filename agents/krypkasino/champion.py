@@ -10,7 +10,7 @@ builds, once per table, the first agent of this lookup that applies:
 | 3–6     | none  | ``pimc:policy=ppo:<dir>/ppo-{P}p.zip`` with :data:`GUIDED` options, when   |
 |         |       | that checkpoint exists and was trained for P players without teams         |
 |         |       | (shipped: ``ppo-3p.zip``, ``ppo-4p.zip`` and ``ppo-6p.zip``; over each of  |
-|         |       | them the search beats pimc: README, More players)                          |
+|         |       | them the search beats pimc over the decks of two seeds: README)            |
 | 4, 6    | teams | the same with a checkpoint trained with exactly these teams                |
 | any     | any   | else ``pimc``: determinized search with expert rollouts, the strongest     |
 |         |       | measured without a checkpoint (README, Evaluation)                         |
@@ -88,5 +88,6 @@ class Champion:
         return self.agent_for(batch.rules)[1].act(batch)
 
 
-register("champion", Champion, "the strongest agent measured for the table: policy-guided search with 2 players, "
-         "else pimc (module agents.krypkasino.champion)", games=("krypkasino",))
+register("champion", Champion, "the strongest agent measured for the table: policy-guided search over "
+         "checkpoints/ppo-{P}p.zip where one fits (2, 3, 4, 6 players), else pimc (module agents.krypkasino.champion)",
+         games=("krypkasino",))
