@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import sys
 import time
@@ -14,7 +13,7 @@ from typing import Any, TextIO
 from eval.duplicate import EvalConfig, Results, evaluate
 from eval.play import Played, cores, load_agents
 from eval.report import plot, text, write_tables
-from eval.schedule import parse_teams
+from eval.schedule import out_folder, parse_teams
 
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "games-independent.csv",
            "records.jsonl", "records-independent.jsonl", "scores.png", "run.json")
@@ -54,11 +53,8 @@ def default_out(config: EvalConfig) -> Path:
     """``evals/<agents>-<P>p-<deals>d-s<seed>[-<variant tags>]``: one folder per configuration.
 
     The tags (:func:`variant_tags`) keep, e.g., a 2v2 evaluation from overwriting the same
-    agents' evaluation without teams; the agents are cut so the tags always survive."""
-    tags = [f"{config.players}p", f"{config.deals}d", f"s{config.seed}", *variant_tags(config)]
-    tail = "".join(f"-{t}" for t in tags)
-    agents = re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", "_".join(config.labels))
-    return Path("evals") / (agents[: max(20, 120 - len(tail))] + tail)
+    agents' evaluation without teams."""
+    return out_folder(config.labels, [f"{config.players}p", f"{config.deals}d", f"s{config.seed}", *variant_tags(config)])
 
 
 def config_from_args(args: argparse.Namespace) -> EvalConfig:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import re
 import shlex
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from eval.kille import GAME, OUTPUTS, KilleConfig, KPlayed, KResults, evaluate, load_agents
+from eval.schedule import out_folder
 
 
 # --------------------------------------------------------------------------- reporting
@@ -121,9 +121,7 @@ def default_out(config: KilleConfig) -> Path:
         tags.append(f"m{config.max_deals}")
     if config.seatings != KilleConfig.seatings:
         tags.append(config.seatings)
-    tail = "".join(f"-{t}" for t in tags)
-    agents = re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", "kille-" + "_".join(config.labels))
-    return Path("evals") / (agents[: max(20, 120 - len(tail))] + tail)
+    return out_folder(config.labels, tags, prefix="kille-")
 
 
 def command_line(config: KilleConfig, out: Path) -> str:

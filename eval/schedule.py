@@ -26,7 +26,9 @@ deck of game ``g`` from ``SeedSequence([seed, 1, g])`` instead.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -84,6 +86,16 @@ def agent_labels(specs: tuple[str, ...] | list[str]) -> list[str]:
         seen[spec] = seen.get(spec, 0) + 1
         out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
     return out
+
+
+def out_folder(labels: list[str] | tuple[str, ...], tags: list[str], prefix: str = "") -> Path:
+    """``evals/<prefix><labels joined by _>-<tag>-<tag>…``: the default output folder of both games.
+
+    At most 120 characters; the agents part is the one cut (to no fewer than 20), so the tags
+    that tell configurations apart always survive."""
+    tail = "".join(f"-{t}" for t in tags)
+    agents = re.sub(r"[^A-Za-z0-9_.=#+-]+", "-", prefix + "_".join(labels))
+    return Path("evals") / (agents[: max(20, 120 - len(tail))] + tail)
 
 
 def seed_int(*words: int) -> int:

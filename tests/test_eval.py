@@ -100,7 +100,6 @@ def test_split_specs() -> None:
     assert split_specs("pimc:samples=8,policy=ppo:c/p.zip,z=1,expert") == ["pimc:samples=8,policy=ppo:c/p.zip,z=1", "expert"]
 
 
-# --------------------------------------------------------------------------- statistics
 def test_default_output_folder_names_every_game_defining_variant() -> None:
     """A 2v2 (or other variant) evaluation of the same agents never overwrites the plain one's folder."""
     plain = EvalConfig(agents=("greedy", "expert"), players=4, deals=10, seed=5)
@@ -119,6 +118,7 @@ def test_default_output_folder_names_every_game_defining_variant() -> None:
     assert default_out(long).name.endswith("-4p-10d-s5-teams02+13") and len(default_out(long).name) <= 120
 
 
+# --------------------------------------------------------------------------- statistics
 def test_t_quantiles() -> None:
     for p in (0.9, 0.975, 0.995):
         assert t_quantile(p, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-9)
