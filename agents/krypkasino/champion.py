@@ -6,12 +6,14 @@ builds, once per table, the first agent of this lookup that applies:
 | players | teams | champion                                                                   |
 |---------|-------|----------------------------------------------------------------------------|
 | 2       | —     | ``pimc:policy=ppo:<dir>/ppo-2p.zip`` with :data:`GUIDED` options: the      |
-|         |       | policy-guided search (:mod:`agents.krypkasino.guided`), measured strongest |
+|         |       | policy-guided search (:mod:`agents.krypkasino.guided`); it beats ``ppo``   |
+|         |       | and ``expert`` and is level with ``pimc`` (2,000 fresh decks: README)      |
 | 3–6     | none  | ``pimc:policy=ppo:<dir>/ppo-{P}p.zip`` with :data:`GUIDED` options, when   |
 |         |       | that checkpoint exists and was trained for P players without teams         |
 |         |       | (shipped: ``ppo-3p.zip``, ``ppo-4p.zip`` and ``ppo-6p.zip``; over each of  |
 |         |       | them the search beats pimc over the decks of two seeds: README)            |
-| 4, 6    | teams | the same with a checkpoint trained with exactly these teams                |
+| 4, 6    | teams | the same over ``<dir>/ppo-{P}p-teams{seats}.zip``, e.g.                    |
+|         |       | ``ppo-4p-teams02+13.zip`` (:func:`checkpoint_name`), trained with them     |
 | any     | any   | else ``pimc``: determinized search with expert rollouts, the strongest     |
 |         |       | measured without a checkpoint (README, Evaluation)                         |
 
@@ -23,7 +25,7 @@ the spec for a table without building it.
 
 | option      | default                | meaning                                            |
 |-------------|------------------------|----------------------------------------------------|
-| checkpoints | the repository's       | folder of the ``ppo-{P}p.zip`` checkpoints         |
+| checkpoints | the repository's       | folder of the ``ppo-{P}p[-teams…].zip`` files      |
 """
 
 from __future__ import annotations
@@ -46,9 +48,15 @@ def _teams(teams: Any) -> tuple[tuple[int, ...], ...] | None:
     return None if not teams else tuple(tuple(int(s) for s in t) for t in teams)
 
 
+def checkpoint_name(players: int, teams: Any = None) -> str:
+    """``ppo-{P}p.zip``, with teams ``ppo-{P}p-teams02+13.zip`` (the tag of ``krypenv eval``'s folders)."""
+    seats = _teams(teams)
+    return f"ppo-{players}p" + ("-teams" + "+".join("".join(map(str, t)) for t in seats) if seats else "") + ".zip"
+
+
 def resolve(players: int, teams: Any = None, checkpoints: str | Path = CHECKPOINTS) -> str:
     """The spec ``champion`` plays at a table of ``players`` with ``teams`` (see the module docstring)."""
-    path = Path(checkpoints) / f"ppo-{players}p.zip"
+    path = Path(checkpoints) / checkpoint_name(players, teams)
     if path.is_file():
         from agents.krypkasino.ppo import read_metadata
 

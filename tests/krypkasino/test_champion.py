@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
-from agents.krypkasino.champion import CHECKPOINTS, GUIDED, Champion, resolve  # noqa: E402
+from agents.krypkasino.champion import CHECKPOINTS, GUIDED, Champion, checkpoint_name, resolve  # noqa: E402
 from agents.krypkasino.guided import GuidedPIMC  # noqa: E402
 from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
 from agents.krypkasino.ppo import add_metadata, metadata  # noqa: E402
@@ -50,6 +50,24 @@ def test_plays_each_table_with_its_agent(tmp_path: Path) -> None:
         assert isinstance(champ.agent_for(batch.rules)[1], kind)
     assert isinstance(agents.load("champion").agent_for(Rules(2))[1], GuidedPIMC)
     assert resolve(4, ((0, 2), (1, 3)), tmp_path) == "pimc"
+
+
+def test_a_team_table_looks_up_its_own_checkpoint(tmp_path: Path) -> None:
+    """Teams: ``ppo-{P}p-teams{seats}.zip`` beside the no-teams file, used only if trained with those teams."""
+    from agents.krypkasino.move_features import VERSION
+
+    assert checkpoint_name(4) == "ppo-4p.zip" and checkpoint_name(4, ((0, 2), (1, 3))) == "ppo-4p-teams02+13.zip"
+    assert checkpoint_name(6, [[0, 3], [1, 4], [2, 5]]) == "ppo-6p-teams03+14+25.zip"
+    teams = ((0, 2), (1, 3))
+    path = tmp_path / "ppo-4p-teams02+13.zip"
+    make_model(4, policy="moves").save(path)
+    add_metadata(path, metadata(Rules(players=4), features=VERSION, env_steps=0, args={}))  # trained without teams
+    assert resolve(4, teams, tmp_path) == "pimc" and resolve(4, None, tmp_path) == "pimc"
+    add_metadata(path, metadata(Rules(players=4, teams=teams), features=VERSION, env_steps=0, args={}))
+    assert resolve(4, teams, tmp_path) == f"pimc:policy=ppo:{path},{GUIDED}"
+    assert resolve(4, ((0, 1), (2, 3)), tmp_path) == "pimc" and resolve(4, None, tmp_path) == "pimc"
+    champ = agents.load(f"champion:checkpoints={tmp_path}")
+    assert isinstance(champ.agent_for(Rules(players=4, teams=teams))[1], GuidedPIMC)
 
 
 def test_a_broken_checkpoint_is_a_one_line_error(tmp_path: Path) -> None:
