@@ -12,8 +12,9 @@ builds, once per table, the first agent of this lookup that applies:
 |         |       | that checkpoint exists and was trained for P players without teams         |
 |         |       | (shipped: ``ppo-3p.zip``, ``ppo-4p.zip`` and ``ppo-6p.zip``; over each of  |
 |         |       | them the search beats pimc over the decks of two seeds: README)            |
-| 4, 6    | teams | the same over ``<dir>/ppo-{P}p-teams{seats}.zip``, e.g.                    |
-|         |       | ``ppo-4p-teams02+13.zip`` (:func:`checkpoint_name`), trained with them     |
+| 4, 6    | teams | the same over ``<dir>/ppo-{P}p-teams{seats}.zip`` (``checkpoint_name``)    |
+|         |       | when it was trained with these teams (shipped: ``ppo-4p-teams02+13.zip``,  |
+|         |       | 2v2 with partners opposite; the search beats pimc on two seeds: README)    |
 | any     | any   | else ``pimc``: determinized search with expert rollouts, the strongest     |
 |         |       | measured without a checkpoint (README, Evaluation)                         |
 
@@ -97,5 +98,6 @@ class Champion:
 
 
 register("champion", Champion, "the strongest agent measured for the table: policy-guided search over "
-         "checkpoints/ppo-{P}p.zip where one fits (2, 3, 4, 6 players), else pimc (module agents.krypkasino.champion)",
+         "checkpoints/ppo-{P}p[-teams…].zip where one fits (2, 3, 4, 6 players, 2v2), else pimc "
+         "(module agents.krypkasino.champion)",
          games=("krypkasino",))

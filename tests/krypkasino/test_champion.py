@@ -30,7 +30,9 @@ def test_registered_and_resolved_per_table() -> None:
     for players in (3, 4, 6):  # the shipped checkpoints (README, More players)
         assert resolve(players) == f"pimc:policy=ppo:{CHECKPOINTS / f'ppo-{players}p.zip'},{GUIDED}"
     assert resolve(5) == "pimc"
-    assert resolve(4, ((0, 2), (1, 3))) == "pimc" and resolve(6, ((0, 2, 4), (1, 3, 5))) == "pimc"
+    teams = CHECKPOINTS / "ppo-4p-teams02+13.zip"  # shipped: 2v2, seats 0 and 2 against 1 and 3
+    assert resolve(4, ((0, 2), (1, 3))) == f"pimc:policy=ppo:{teams},{GUIDED}"
+    assert resolve(4, ((0, 1), (2, 3))) == "pimc" and resolve(6, ((0, 2, 4), (1, 3, 5))) == "pimc"
     assert resolve(4, ((0, 2), (1, 3)), "/nowhere") == "pimc"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -228,21 +229,25 @@ def test_import_agents_does_not_import_torch():
     assert out.stdout.split() == ["False", "False"]
 
 
-SHIPPED = sorted((Path(__file__).resolve().parents[2] / "checkpoints").glob("ppo-*p.zip"))
+SHIPPED = sorted((Path(__file__).resolve().parents[2] / "checkpoints").glob("ppo-*.zip"))
 
 
 def test_the_shipped_checkpoints_are_there():
     """The README's Krypkasino checkpoints are shipped (the parametrized test below must not run on nothing)."""
-    assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip"}
+    assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip", "ppo-4p-teams02+13.zip"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_shipped_checkpoint_loads_and_plays(path: Path):
-    """Each checkpoints/ppo-{P}p.zip (README) stays loadable by this version and plays its own player count."""
-    players = int(path.name.removeprefix("ppo-").removesuffix("p.zip"))
+    """Each checkpoints/ppo-{P}p[-teams{seats}].zip (README) stays loadable and plays its own table."""
+    match = re.fullmatch(r"ppo-(\d)p(?:-teams(\d+(?:\+\d+)+))?\.zip", path.name)
+    assert match, f"{path.name}: not a ppo-{{P}}p[-teams…].zip name (champion.checkpoint_name)"
+    players = int(match[1])
+    teams = [[int(c) for c in t] for t in match[2].split("+")] if match[2] else None
     agent = agents.load(f"ppo:{path}")
-    assert agent.meta["players"] == players and agent.meta["teams"] is None
-    res = evaluate(EvalConfig(agents=(f"ppo:{path}", "expert"), players=players, deals=2, seed=3, records=False))
+    assert agent.meta["players"] == players and agent.meta["teams"] == teams
+    res = evaluate(EvalConfig(agents=(f"ppo:{path}", "expert"), players=players, teams=teams, deals=2, seed=3,
+                              records=False))
     scores = res.played.scores  # one row per table played, one column per seat
     assert scores.shape[1] == players and (scores.sum(axis=1) == 42).all()  # every deal's points are 42 in all
 
