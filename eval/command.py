@@ -14,6 +14,7 @@ from eval.duplicate import EvalConfig, Results, evaluate
 from eval.play import Played, cores, load_agents
 from eval.report import plot, text, write_tables
 from eval.schedule import out_folder, parse_teams
+from krypenv.krypkasino.rules import teams_tag
 
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "games-independent.csv",
            "records.jsonl", "records-independent.jsonl", "scores.png", "run.json")
@@ -35,7 +36,7 @@ def variant_tags(config: EvalConfig) -> list[str]:
     """Name tags of the game-defining fields that differ from the defaults (teams, rule variants, seatings)."""
     r, tags = config.rules, []
     if r.teams:
-        tags.append("teams" + "+".join("".join(map(str, t)) for t in r.teams))  # teams02+13
+        tags.append("teams" + teams_tag(r.teams))  # teams02+13
     if r.players == 2 and r.two_player_deal != EvalConfig.two_player_deal:
         tags.append("deal" + r.two_player_deal)
     if r.set_aside != EvalConfig.set_aside:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import load, register
+from krypenv.krypkasino.rules import teams_tag
 from krypenv.policy import Agent, DecisionBatch
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
@@ -51,8 +52,8 @@ def _teams(teams: Any) -> tuple[tuple[int, ...], ...] | None:
 
 def checkpoint_name(players: int, teams: Any = None) -> str:
     """``ppo-{P}p.zip``, with teams ``ppo-{P}p-teams02+13.zip`` (the tag of ``krypenv eval``'s folders)."""
-    seats = _teams(teams)
-    return f"ppo-{players}p" + ("-teams" + "+".join("".join(map(str, t)) for t in seats) if seats else "") + ".zip"
+    tag = teams_tag(_teams(teams))
+    return f"ppo-{players}p" + (f"-teams{tag}" if tag else "") + ".zip"
 
 
 def resolve(players: int, teams: Any = None, checkpoints: str | Path = CHECKPOINTS) -> str:

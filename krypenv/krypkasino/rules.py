@@ -113,6 +113,11 @@ class Rules:
         return cls(**d)
 
 
+def teams_tag(teams: Any) -> str:
+    """``02+13`` for teams (0, 2) and (1, 3), ``""`` without: the tag of team checkpoints and eval folders."""
+    return "+".join("".join(str(int(s)) for s in team) for team in teams) if teams else ""
+
+
 def _normalise_teams(teams: Any, players: int) -> tuple[tuple[int, ...], ...] | None:
     """Teams as sorted tuples, or ValueError unless they alternate seats (K18)."""
     if teams is None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from krypenv.krypkasino.rules import Rules
+from krypenv.krypkasino.rules import Rules, teams_tag
 
 # K6, copied by hand from the table in RULES.md: pattern, hand, table, rounds.
 K6_TABLE: dict[int, tuple[tuple[tuple[str, int], ...], int, int, int]] = {
@@ -106,6 +106,14 @@ def test_no_teams_each_seat_is_its_own_side() -> None:
     r = Rules(players=5)
     assert [r.team_of(s) for s in range(5)] == [0, 1, 2, 3, 4]
     assert r.n_teams == 5
+
+
+def test_teams_tag_names_the_sides() -> None:
+    """K18 teams as a file and folder tag: seats of each team, teams joined by '+'; empty without teams."""
+    assert teams_tag(Rules(players=4, teams=[[2, 0], [3, 1]]).teams) == "02+13"
+    assert teams_tag(Rules(players=6, teams=[[0, 3], [1, 4], [2, 5]]).teams) == "03+14+25"
+    assert teams_tag(Rules(players=6, teams=[[1, 3, 5], [0, 2, 4]]).teams) == "024+135"
+    assert teams_tag(Rules(players=4).teams) == teams_tag(None) == ""
 
 
 @pytest.mark.parametrize(
