@@ -52,8 +52,7 @@ def game_config(args: Any) -> dict[str, Any]:
 
         EnvConfig(args.players, None, args.max_deals, True, "raise", None)  # ValueError for a bad value
         return {"players": args.players, "max_deals": args.max_deals}
-    from eval.schedule import parse_teams
-    from krypenv.krypkasino.rules import Rules
+    from krypenv.krypkasino.rules import Rules, parse_teams
 
     g = {"players": args.players, "teams": parse_teams(args.teams, args.players),
          "two_player_deal": args.two_player_deal, "set_aside": args.set_aside,

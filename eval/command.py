@@ -13,8 +13,8 @@ from typing import Any, TextIO
 from eval.duplicate import EvalConfig, Results, evaluate
 from eval.play import Played, cores, load_agents
 from eval.report import plot, text, write_tables
-from eval.schedule import out_folder, parse_teams
-from krypenv.krypkasino.rules import teams_tag
+from eval.schedule import out_folder
+from krypenv.krypkasino.rules import parse_teams, teams_tag
 
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "games-independent.csv",
            "records.jsonl", "records-independent.jsonl", "scores.png", "run.json")

@@ -13,11 +13,11 @@ import pytest
 from eval.command import default_out, run_eval, split_specs
 from eval.duplicate import EvalConfig, evaluate, summarise
 from eval.play import Played
-from eval.schedule import Schedule, lineups, parse_teams, seatings
+from eval.schedule import Schedule, lineups, seatings
 from eval.stats import game_values, mean_ci, pair_interval, ratings, t_quantile, unit_means
 from krypenv.cli import main
 from krypenv.krypkasino.records import check_record
-from krypenv.krypkasino.rules import Rules
+from krypenv.krypkasino.rules import Rules, parse_teams
 
 
 class Lowest:
@@ -54,17 +54,6 @@ def test_lineups_and_seatings() -> None:
     assert len(seatings((0, 1, 0), "permutations")) == 3
     with pytest.raises(ValueError, match="seatings must be one of"):
         seatings((0, 1), "shuffle")
-
-
-def test_teams_parsing() -> None:
-    assert parse_teams(None, 4) is None and parse_teams("none", 4) is None
-    assert parse_teams("2", 4) == ((0, 2), (1, 3))
-    assert parse_teams("2", 6) == ((0, 2, 4), (1, 3, 5))
-    assert parse_teams("3", 6) == ((0, 3), (1, 4), (2, 5))
-    assert parse_teams("1,3/0,2", 4) == ((0, 2), (1, 3))
-    for bad, players in [("2", 3), ("0,1/2,3", 4), ("x", 4), ("3", 4)]:
-        with pytest.raises(ValueError, match="teams"):
-            parse_teams(bad, players)
 
 
 def test_every_deck_once_per_table_with_the_same_deck() -> None:

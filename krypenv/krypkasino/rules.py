@@ -118,6 +118,25 @@ def teams_tag(teams: Any) -> str:
     return "+".join("".join(str(int(s)) for s in team) for team in teams) if teams else ""
 
 
+def parse_teams(text: str | None, players: int) -> tuple[tuple[int, ...], ...] | None:
+    """K18 teams from a command line: ``none``, a number of teams (seat s in team s mod k), or ``0,2/1,3``."""
+    if text is None or text.strip().lower() in ("", "none"):
+        return None
+    text = text.strip()
+    try:
+        if text.isdigit():
+            k = int(text)
+            if not 2 <= k < players:
+                raise ValueError
+            teams: object = [[s for s in range(players) if s % k == j] for j in range(k)]
+        else:
+            teams = [[int(s) for s in part.split(",")] for part in text.split("/")]
+    except ValueError:
+        raise ValueError(f"teams must be none, a number of teams (2 or 3) or seat lists such as 0,2/1,3; "
+                         f"got {text!r} for {players} players") from None
+    return Rules(players=players, teams=teams).teams
+
+
 def _normalise_teams(teams: Any, players: int) -> tuple[tuple[int, ...], ...] | None:
     """Teams as sorted tuples, or ValueError unless they alternate seats (K18)."""
     if teams is None:

@@ -248,8 +248,9 @@ class Adapter:
         """Add the deal's scores to the match totals; the talk of the deal's end."""
         scores = self.deal_scores()
         self._totals += scores
+        sides = "".join(f"; team {'+'.join(map(str, t))} {sum(scores[s] for s in t)}" for t in self.rules.teams or ())
         return ["end of the deal: scores " + ", ".join(f"seat {s} {v}" for s, v in enumerate(scores))
-                + " (the lowest wins)"]
+                + sides + " (the lowest wins)"]
 
     def totals(self) -> list[int]:
         """Match scores per seat so far (finished deals)."""

@@ -34,6 +34,7 @@ import os
 import sys
 from typing import Any, TextIO
 
+from krypenv.krypkasino.rules import parse_teams
 from krypenv.ui.session import InputError, Session
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
@@ -123,8 +124,14 @@ def render_end(session: Session, style: Style) -> list[str]:
     label = "total" if g == "krypkasino" else "net money"
     lines.append(f"  {label}: " + ", ".join(f"{names[s]} {v}" for s, v in enumerate(totals)))
     if g == "krypkasino":
-        best = min(totals)
-        lines.append("  winner: " + " and ".join(names[s] for s, v in enumerate(totals) if v == best))
+        teams = session.game.rules.teams or tuple((s,) for s in range(len(totals)))
+        sides = [sum(totals[s] for s in team) for team in teams]  # K18: a team scores the sum of its seats
+        if len(teams) < len(totals):
+            lines.append("  teams: " + ", ".join(" + ".join(names[s] for s in team) + f" {v}"
+                                                 for team, v in zip(teams, sides)))
+        best = min(sides)
+        lines.append("  winner: " + " and ".join(" + ".join(names[s] for s in team)
+                                                for team, v in zip(teams, sides) if v == best))
     return lines
 
 
@@ -208,11 +215,13 @@ def add_rules_arguments(parser: Any) -> None:
     parser.add_argument("--two-player-deal", choices=("6+4", "5+6"), default=None, help="K6 variant for 2 players")
     parser.add_argument("--set-aside", choices=("court", "spades"), default=None, help="K8 variant")
     parser.add_argument("--last-capture-point", action="store_true", default=None, help="K17 variant")
-    parser.add_argument("--teams", default=None, metavar="T", help="K18 teams as seat lists, e.g. 0,2/1,3")
+    parser.add_argument("--teams", default=None, metavar="T",
+                        help="K18 teams: none (default), a number of teams (2: seats alternate; 3: six players in "
+                             "three teams) or seat lists such as 0,2/1,3")
 
 
-def rules_options(args: Any) -> dict[str, Any]:
-    """The rules options given on the command line, as record rules keys."""
+def rules_options(args: Any, players: int) -> dict[str, Any]:
+    """The rules options given on the command line, as record rules keys (ValueError for bad teams)."""
     opts: dict[str, Any] = {}
     if args.two_player_deal:
         opts["two_player_deal"] = args.two_player_deal
@@ -220,11 +229,9 @@ def rules_options(args: Any) -> dict[str, Any]:
         opts["set_aside"] = args.set_aside
     if args.last_capture_point:
         opts["last_capture_point"] = True
-    if args.teams:
-        try:
-            opts["teams"] = [[int(s) for s in team.split(",")] for team in args.teams.split("/")]
-        except ValueError:
-            raise ValueError(f"--teams must be seat lists such as 0,2/1,3, got {args.teams!r}") from None
+    teams = parse_teams(args.teams, players)  # ValueError naming what is allowed
+    if teams:
+        opts["teams"] = [list(team) for team in teams]
     return opts
 
 
@@ -241,7 +248,7 @@ def run(args: Any, stdin: TextIO | None = None, out: TextIO | None = None) -> in
     specs = (args.agents or default).split(",")
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     session = Session(args.game, players, specs, seat=args.seat, seed=seed, deals=args.deals,
-                      options=rules_options(args), record=args.record)
+                      options=rules_options(args, players), record=args.record)
     colour = out.isatty() and stdin.isatty() and not os.environ.get("NO_COLOR")
     print(f"{args.game}: {players} players, you are seat {session.human}; seed {seed}; "
           f"records go to {session.record_path}", file=out)

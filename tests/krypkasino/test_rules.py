@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from krypenv.krypkasino.rules import Rules, teams_tag
+from krypenv.krypkasino.rules import Rules, parse_teams, teams_tag
 
 # K6, copied by hand from the table in RULES.md: pattern, hand, table, rounds.
 K6_TABLE: dict[int, tuple[tuple[tuple[str, int], ...], int, int, int]] = {
@@ -114,6 +114,18 @@ def test_teams_tag_names_the_sides() -> None:
     assert teams_tag(Rules(players=6, teams=[[0, 3], [1, 4], [2, 5]]).teams) == "03+14+25"
     assert teams_tag(Rules(players=6, teams=[[1, 3, 5], [0, 2, 4]]).teams) == "024+135"
     assert teams_tag(Rules(players=4).teams) == teams_tag(None) == ""
+
+
+def test_teams_parsing() -> None:
+    """K18 teams from a command line (krypenv eval, play, train.py): none, a number of teams or seat lists."""
+    assert parse_teams(None, 4) is None and parse_teams("none", 4) is None
+    assert parse_teams("2", 4) == ((0, 2), (1, 3))
+    assert parse_teams("2", 6) == ((0, 2, 4), (1, 3, 5))
+    assert parse_teams("3", 6) == ((0, 3), (1, 4), (2, 5))
+    assert parse_teams("1,3/0,2", 4) == ((0, 2), (1, 3))
+    for bad, players in [("2", 3), ("0,1/2,3", 4), ("x", 4), ("3", 4)]:
+        with pytest.raises(ValueError, match="teams"):
+            parse_teams(bad, players)
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,7 @@ def _play_piped(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run([sys.executable, "-m", "krypenv.cli", "play", *args, "--record", str(record)],
                           input="1\n" * 400, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
-    return proc, [json.loads(line) for line in record.read_text().splitlines()]
+    return proc, [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
 
 
 @pytest.mark.parametrize("game,args,final", [
@@ -96,6 +96,28 @@ def test_piped_play_to_the_end(tmp_path: Path, game: str, args: list[str], final
     assert proc.returncode == 0, proc.stderr
     assert "Match over" in proc.stdout and final in proc.stdout and "\x1b" not in proc.stdout
     assert records and all("result" in r and check_record(r).ok for r in records)
+
+
+def test_piped_team_play_scores_the_teams(tmp_path: Path) -> None:
+    """``--teams 2`` (as in eval and train.py) seats 2v2 (K18): team totals, a winning team, teams in the record."""
+    proc, records = _play_piped(tmp_path, "--players", "4", "--teams", "2", "--agents", "greedy", "--seed", "3")
+    assert proc.returncode == 0, proc.stderr
+    (rec,) = records
+    assert rec["rules"]["teams"] == [[0, 2], [1, 3]] and check_record(rec).ok
+    scores = rec["result"]["scores"]
+    sides = {"you + seat 2 (greedy)": scores[0] + scores[2], "seat 1 (greedy) + seat 3 (greedy)": scores[1] + scores[3]}
+    assert "  teams: " + ", ".join(f"{k} {v}" for k, v in sides.items()) in proc.stdout
+    assert f"  winner: {min(sides, key=sides.get)}" in proc.stdout
+    assert f"team 0+2 {scores[0] + scores[2]}; team 1+3 {scores[1] + scores[3]}" in proc.stdout
+
+
+@pytest.mark.parametrize("teams,players,why", [("0,1/2,3", 4, "do not alternate seats"), ("2", 3, "4 or 6 players"),
+                                               ("two", 4, "a number of teams")])
+def test_bad_teams_are_one_line_errors(tmp_path: Path, teams: str, players: int, why: str) -> None:
+    """A bad ``--teams`` is refused before the game starts, with the reason and no traceback."""
+    proc, _ = _play_piped(tmp_path, "--players", str(players), "--teams", teams, "--seed", "3")
+    assert proc.returncode != 0 and why in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "game.jsonl").exists()
 
 
 def test_pseudo_terminal_session(tmp_path: Path) -> None:
