@@ -25,6 +25,9 @@ mean replaces it only when ``z`` standard errors below it.
 | weights  | 0       | world weighting: weigh each world by (likelihood of the opponents' moves of   |
 |          |         | this round under the policy, replayed in that world) to this power; 0 = off   |
 | sample   | false   | rollouts sample from the policy's distribution instead of its argmax          |
+| rollout  | policy  | who plays the rollouts: ``policy``; ``expert`` (pimc's rollouts, the policy's |
+|          |         | move as baseline); ``both``: every world × move rolled out once each way, its |
+|          |         | value the mean of the two (an ensemble of two evaluators on the same worlds)  |
 | rows     | 4096    | rollout rows per lockstep batch (memory; decisions are never split)           |
 | threads  | 1       | torch threads of the network calls (the process's setting is restored after  |
 |          |         | each call): these small batches gain nothing from more, and lose much when    |
@@ -81,6 +84,8 @@ import numpy as np
 
 from agents.checkpoint import check_table, game_of
 from agents.krypkasino import lockstep as L
+from agents.krypkasino import tactics as T
+from agents.krypkasino.heuristics import expert_weights
 from agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
 from agents.krypkasino.ppo import GAME, PPOAgent
 from krypenv.krypkasino.actions import N_ACTIONS
@@ -91,8 +96,10 @@ from krypenv.krypkasino.env_kernels import k_observe_seats
 from krypenv.policy import DecisionBatch
 
 DEFAULTS: dict[str, Any] = {"samples": 32, "rounds": 1, "horizon": 0, "z": 2.0, "voids": True, "value": "own",
-                            "critic": False, "weights": 0.0, "sample": False, "rows": 4096, "threads": 1}
+                            "critic": False, "weights": 0.0, "sample": False, "rollout": "policy", "rows": 4096,
+                            "threads": 1}
 VALUES = ("own", "relative")
+ROLLOUTS = ("policy", "expert", "both")
 
 
 def _int(name: str, value: object, least: int, most: int) -> int:
@@ -211,6 +218,10 @@ class GuidedPIMC:
         if o["value"] not in VALUES:
             raise ValueError(f"pimc option value must be one of {', '.join(VALUES)}, got {o['value']!r}")
         self.value = str(o["value"])
+        if o["rollout"] not in ROLLOUTS:
+            raise ValueError(f"pimc option rollout must be one of {', '.join(ROLLOUTS)}, got {o['rollout']!r}")
+        self.rollout = str(o["rollout"])
+        self.expert_w = expert_weights()
         self.ppo = load_ppo(path)
         self.path = path
         self.meta = self.ppo.meta
@@ -256,6 +267,25 @@ class GuidedPIMC:
         L.draw(rng, rows, u)
         pick = (cdf < (u * cdf[:, -1])[:, None]).sum(axis=1)
         return np.minimum(pick, logits.shape[1] - 1).astype(np.int64)
+
+    def _rollout_actions(self, rs: np.ndarray, ri: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray,
+                         rng: np.ndarray, expert_from: int) -> np.ndarray:
+        """One rollout ply's actions of ``rows``: the policy's below row ``expert_from``, the expert's from there."""
+        acts = np.empty(rows.shape[0], np.int64)
+        pol = rows < expert_from
+        if pol.any():
+            p = rows[pol]
+            logits, _ = self._policy_logits(rs, ri, cfg, rules, p, rs[p, K.TURN].astype(np.int64))
+            acts[pol] = self._pick(logits, rng, p)
+        if not pol.all():
+            e = rows[~pol]
+            u = np.empty(e.shape[0], np.float64)
+            L.draw(rng, e, u)  # the expert's tie-breaks, from each row's own stream
+            out = np.empty(e.shape[0], np.int64)
+            T.act_batch(rs, rs[:, cfg[C_E0]:cfg[C_E0] + 53], e, rules.players, rules.hand_size,
+                        rules.set_aside == "spades", T.EXPERT, self.expert_w, u, out)
+            acts[~pol] = out
+        return acts
 
     # ------------------------------------------------------------------ acting
     def act(self, batch: DecisionBatch) -> np.ndarray:
@@ -315,16 +345,19 @@ class GuidedPIMC:
         wlo = np.zeros(len(cands) * S + 1, np.int64)
         L.setup_rows(core.st, core.ints, cfg, envs, u, S, acts, lo, self.voids, rules.hand_size, self.rounds, replay,
                      rs, ri, rng, plies, stop_round, mover, wrows, wacts, wlo, self.scr[0])
-        live = np.empty(R, np.int64)
+        expert_from = {"policy": R, "expert": 0, "both": R}[self.rollout]  # rows from here on roll out with expert
+        if self.rollout == "both":  # the same worlds and moves again, for the expert's rollouts
+            rs, ri, rng, plies, stop_round, mover = (np.concatenate([a, a]) for a in (rs, ri, rng, plies, stop_round,
+                                                                                       mover))
+        live = np.empty(rs.shape[0], np.int64)
         n = L.live_rows(rs, cfg, plies, stop_round, self.horizon, mover, self.critic, live)
         steps = 0
         while n:
             rows = live[:n].copy()
-            logits, _ = self._policy_logits(rs, ri, cfg, rules, rows, rs[rows, K.TURN].astype(np.int64))
-            n = L.step_rows(rs, ri, cfg, rows, self._pick(logits, rng, rows), plies, stop_round, self.horizon, mover,
-                            self.critic, self.scr[0], live)
+            n = L.step_rows(rs, ri, cfg, rows, self._rollout_actions(rs, ri, cfg, rules, rows, rng, expert_from),
+                            plies, stop_round, self.horizon, mover, self.critic, self.scr[0], live)
             steps += 1
-        vals, left = np.empty(R, np.float64), np.empty(R, np.float64)
+        vals, left = np.empty(rs.shape[0], np.float64), np.empty(rs.shape[0], np.float64)
         L.row_values(rs, self._game(rules), mover, self.value == "relative", vals, left)
         if self.critic:
             cut = np.flatnonzero(rs[:, K.DONE] == 0).astype(np.int64)
@@ -336,6 +369,8 @@ class GuidedPIMC:
                 vals[cut] += own
                 if self.value == "relative" and rules.n_teams > 1:  # the other sides share the rest
                     vals[cut] -= (left[cut] - own) / (rules.n_teams - 1)
+        if self.rollout == "both":
+            vals = (vals[:R] + vals[R:]) / 2
         logw = self._world_logweights(wrows, wacts, wlo, core.ints[np.repeat(envs, S)], cfg, rules) if replay else None
         self.stats["searched"] += len(cands)
         self.stats["rows"] += R

@@ -51,6 +51,7 @@ def test_spec_builds_the_guided_search_and_leaves_pimc_alone() -> None:
     ("weights=much", "pimc option weights must be a number"), ("critic=1", "pimc option critic must be true or false"),
     ("sample=yes", "pimc option sample must be true"), ("voids=0", "pimc option voids"), ("rows=0", "pimc option rows"),
     ("threads=0", "pimc option threads"), ("value=mine", "pimc option value must be one of own, relative"), ("rollouts=2", r"unknown pimc option\(s\) \['rollouts'\]"),
+    ("rollout=pimc", "pimc option rollout must be one of policy, expert, both"),
 ])
 def test_option_errors_name_the_option(options: str, match: str) -> None:
     with pytest.raises(ValueError, match=match):
@@ -178,6 +179,31 @@ def test_one_network_call_per_lockstep_ply() -> None:
     assert stats["rows"] > 10 * len(calls)  # rollouts (8 games x 6 worlds x their moves) far outnumber calls
 
 
+def test_both_rollouts_average_the_policys_and_the_experts_values() -> None:
+    """``rollout=both``: every world × move valued by the mean of its policy rollout and its expert rollout."""
+    for core, batch in decisions_of(2, 3, n=8):
+        if len(batch) == 8 and (batch.mask.sum(1) > 1).all():
+            break
+    seen: dict[str, list[np.ndarray]] = {}
+    for mode in ("policy", "expert", "both"):
+        agent = guided(f"samples=5,rollout={mode}")
+        seen[mode] = []
+        choose = agent._choose
+
+        def keep(v, e, w, mode=mode, choose=choose):  # type: ignore[no-untyped-def]
+            seen[mode].append(v.copy())
+            return choose(v, e, w)
+
+        agent._choose = keep  # type: ignore[method-assign]
+        rng = core.rng.copy()
+        agent.act(batch)
+        core.rng[:] = rng
+    assert len(seen["both"]) == len(seen["policy"]) == len(seen["expert"]) == 8
+    for pol, exp, both in zip(seen["policy"], seen["expert"], seen["both"]):
+        np.testing.assert_allclose(both, (pol + exp) / 2)
+    assert any(not np.array_equal(p, e) for p, e in zip(seen["policy"], seen["expert"]))  # two evaluators
+
+
 def test_reproducible_and_independent_of_batching() -> None:
     spec = TINY + ",critic=true,weights=1,sample=true,value=relative"
     seeds = list(range(20, 24))
@@ -186,6 +212,10 @@ def test_reproducible_and_independent_of_batching() -> None:
     assert np.array_equal(whole, play([spec, "expert"], 2, seeds, batch_size=1))
     assert np.array_equal(whole, play([spec + ",rows=1", "expert"], 2, seeds))
     assert np.array_equal(whole[1], play([spec, "expert"], 2, [seeds[1]])[0])
+    both = TINY + ",rollout=both"
+    whole = play([both, "expert"], 2, seeds)
+    assert np.array_equal(whole, play([both, "expert"], 2, seeds, batch_size=1))
+    assert np.array_equal(whole, play([both + ",rows=1", "expert"], 2, seeds))
 
 
 def test_world_weights_follow_the_likelier_worlds() -> None:
