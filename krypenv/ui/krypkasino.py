@@ -28,7 +28,7 @@ from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine.captures import hand_sweep_values
 from krypenv.krypkasino.records import describe_move, parse_record, record_from_deals
 from krypenv.krypkasino.render import announcement
-from krypenv.krypkasino.rules import Rules
+from krypenv.krypkasino.rules import SET_ASIDE_VARIANTS, TWO_PLAYER_DEALS, Rules, parse_teams
 from krypenv.policy import check_actions
 from krypenv.rng import seed_state
 from krypenv.ui.moves import Choice, InputError, softmax_masked
@@ -46,6 +46,99 @@ def _names(counts: np.ndarray) -> list[str]:
     return names_from_counts(counts)
 
 
+def _team_layouts(players: int) -> list[list[list[int]]]:
+    """Every K18 team seating of ``players`` seats (none for 2, 3 or 5 players), as seat lists."""
+    out = []
+    for k in (2, 3):
+        try:
+            teams = parse_teams(str(k), players)
+        except ValueError:
+            continue
+        out.append([list(team) for team in teams or ()])
+    return out
+
+
+def rules_meta() -> dict[str, Any]:
+    """Krypkasino's rules options for the web page: rule id, default, choices, the player counts they fit, labels."""
+    default = Rules()
+    return {
+        "teams": {"rule": "K18", "label": "Teams", "default": None, "players": [4, 6],
+                  "choices": {str(p): t for p in range(2, 7) if (t := _team_layouts(p))},
+                  "help": "seats alternate so that neighbours are opponents; a team's score is the sum of its "
+                          "seats' scores"},
+        "two_player_deal": {"rule": "K6", "label": "2-player deal", "default": default.two_player_deal,
+                            "players": [2], "choices": list(TWO_PLAYER_DEALS),
+                            "labels": {"6+4": "6+4 (hand 6, table 4)", "5+6": "5+6 (hand 5, table 6)"},
+                            "help": "the initial deal of a 2-player game: 6 cards in hand and 4 on the table, or "
+                                    "5 and 6; 12 rounds either way"},
+        "set_aside": {"rule": "K8", "label": "Set aside", "default": default.set_aside, "players": [2, 3, 4, 5, 6],
+                      "choices": list(SET_ASIDE_VARIANTS),
+                      "labels": {"court": "court cards (J Q K)", "spades": "spades"},
+                      "help": "what leaves the table after the deal and at each round's end, for the last capturer"},
+        "last_capture_point": {"rule": "K17", "label": "Last capture +1 point", "default": default.last_capture_point,
+                               "players": [2, 3, 4, 5, 6], "choices": [False, True],
+                               "help": "the last capturer gets 1 extra point: a deal sums to 43 instead of 42"},
+    }
+
+
+def options_from_json(obj: Any, players: int) -> dict[str, Any]:
+    """A request's ``rules`` object as the adapter's options (record rules keys); ValueError naming what is wrong.
+
+    Strict: an object whose keys are among :data:`RULE_OPTIONS`, each null (the default) or of
+    its type: ``teams`` a number of teams (2 or 3) or a list of seat lists (K18),
+    ``two_player_deal`` and ``set_aside`` strings (K6, K8), ``last_capture_point`` true or false
+    (K17); then the whole set is checked by :class:`Rules` for ``players`` seats.
+    """
+    if obj is None:
+        return {}
+    if not isinstance(obj, dict):
+        why = f"rules must be an object with keys among {', '.join(RULE_OPTIONS)}, got {type(obj).__name__}"
+        raise ValueError(why)  # noqa: TRY004 - a ValueError is the API's 400, as in Rules' own checks
+    unknown = sorted(set(obj) - set(RULE_OPTIONS))
+    if unknown:
+        where = " (players is a field of the request itself)" if "players" in unknown else ""
+        raise ValueError(f"unknown Krypkasino rules key(s) {unknown}{where}; keys are {', '.join(RULE_OPTIONS)}")
+    opts: dict[str, Any] = {}
+    teams = obj.get("teams")
+    if isinstance(teams, bool) or not (teams is None or isinstance(teams, (int, list))):
+        raise ValueError(f"rules.teams must be null, a number of teams (2 or 3) or a list of seat lists such as "
+                         f"[[0, 2], [1, 3]] (K18), got {type(teams).__name__} {teams!r}")
+    if isinstance(teams, int):
+        if not 2 <= teams <= 3:
+            raise ValueError(f"rules.teams: a number of teams is 2 or 3 (K18), got {teams}")
+        if players not in (4, 6):
+            raise ValueError(f"rules.teams: teams need 4 or 6 players (K18), got players={players}")
+        try:
+            teams = [list(team) for team in parse_teams(str(teams), players) or ()]
+        except ValueError as exc:  # names the layouts K18 allows for this many players
+            raise ValueError(f"rules.teams: {exc}") from None
+    elif isinstance(teams, list) and not all(
+            isinstance(t, list) and all(isinstance(s, int) and not isinstance(s, bool) for s in t) for t in teams):
+        raise ValueError(f"rules.teams must be a list of seat lists of integers such as [[0, 2], [1, 3]] (K18), "
+                         f"got {teams!r}")
+    if teams is not None:
+        opts["teams"] = teams
+    for key, choices in (("two_player_deal", TWO_PLAYER_DEALS), ("set_aside", SET_ASIDE_VARIANTS)):
+        value = obj.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"rules.{key} must be a string, one of {', '.join(choices)}; "
+                             f"got {type(value).__name__} {value!r}")
+        if value is not None:
+            opts[key] = value
+    lcp = obj.get("last_capture_point")
+    if lcp is not None and not isinstance(lcp, bool):
+        raise ValueError(f"rules.last_capture_point must be true or false (K17), got {type(lcp).__name__} {lcp!r}")
+    if lcp is not None:
+        opts["last_capture_point"] = lcp
+    try:
+        rules = Rules(players=players, **opts)
+    except ValueError as exc:
+        raise ValueError(f"rules: {exc}") from None
+    if rules.teams is not None:
+        opts["teams"] = [list(team) for team in rules.teams]
+    return opts
+
+
 class Adapter:
     """One Krypkasino deal at a time for a :class:`krypenv.ui.session.Session` (see the module docstring)."""
 
@@ -56,6 +149,8 @@ class Adapter:
         unknown = sorted(set(options) - set(RULE_OPTIONS))
         if unknown:
             raise ValueError(f"unknown Krypkasino rules option(s) {unknown}; options are {', '.join(RULE_OPTIONS)}")
+        if isinstance(options.get("teams"), str):  # command-line text (krypenv play --teams): parsed as eval does
+            options = {**options, "teams": parse_teams(options["teams"], players)}
         self.rules = Rules(players=players, **{k: v for k, v in options.items() if v is not None})
         self.players = players
         r = self.rules
@@ -233,6 +328,7 @@ class Adapter:
             "round": int(d.round[0]) + 1, "rounds": self.rules.rounds, "deck_left": 104 - int(d.pos[0]),
             "sistan": bool(d.pos[0] >= 104), "call": None if self.done else announcement(d.table[0]),
             "done": self.done, "rules": self.rules.to_dict(), "score_name": "score",
+            "teams": self.rules.to_dict()["teams"],  # K18 seat lists, or None: the page marks partners and team totals
         }
         return out
 

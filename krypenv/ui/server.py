@@ -17,8 +17,12 @@ never applies a rule: it shows the legal moves it is sent.
 
 | method and path                 | body / answer                                                   |
 |---------------------------------|-----------------------------------------------------------------|
-| GET  /api/meta                  | games, their agents, default players and hint agent             |
-| POST /api/games                 | ``{game, players, agents, seat, seed, deals}`` → ``{id, state}``|
+| GET  /api/meta                  | games, their agents, default players, hint agent and ``rules``  |
+|                                 | (each rules option: rule id, default, choices, player counts)   |
+| POST /api/games                 | ``{game, players, agents, seat, seed, deals, rules}`` →         |
+|                                 | ``{id, seed, state}``; ``rules`` (Krypkasino only, optional):   |
+|                                 | ``{teams, two_player_deal, set_aside, last_capture_point}``,    |
+|                                 | each optional, null meaning the default (see below)             |
 | GET  /api/games/ID              | ``{state}`` (``?since=N``: events from N on)                    |
 | POST /api/games/ID/move         | ``{n}`` (1-based) or ``{key}`` (short form), ``since`` → state  |
 | POST /api/games/ID/hint         | ``{spec}`` (optional) → the hint                                |
@@ -26,6 +30,14 @@ never applies a rule: it shows the legal moves it is sent.
 | GET  /api/replay                | ``{files: [{id, name, deals}]}``: the records files opened      |
 | POST /api/replay                | the text of a records file → ``{id, deals, errors}``            |
 | GET  /api/replay/ID             | ``{id, deals, errors}``; ``/api/replay/ID/K``: frames of deal K |
+
+A Krypkasino game's ``rules`` are the game record's rules keys: ``teams`` (K18) is null, a number
+of teams (2: seats alternate, 4 or 6 players; 3: six players) or a list of seat lists such as
+``[[0, 2], [1, 3]]``; ``two_player_deal`` (K6, 2 players) ``"6+4"`` or ``"5+6"``; ``set_aside``
+(K8) ``"court"`` or ``"spades"``; ``last_capture_point`` (K17) true or false.  They are checked
+strictly: an unknown key, a wrong type, a value the rules refuse (teams for 3 players, teams
+that do not alternate seats), or ``rules`` for Kungsholmskille is a 400 naming what was wrong.
+The state of a team game carries ``teams`` (seat lists, else null) and ``team_totals``.
 
 Every bad request (illegal move, unknown id, malformed JSON, a records file of which no record
 parses, a body over :data:`MAX_BODY`) is answered with a 4xx status and ``{"error": "..."}``
@@ -113,13 +125,15 @@ class App:
         import agents
 
         from krypenv.ui.hints import default_hint_spec
+        from krypenv.ui.krypkasino import rules_meta
 
         return {"games": {g: {"agents": agents.known(g), "default_players": DEFAULT_PLAYERS[g],
                               "default_opponent": "expert" if g == "krypkasino" else "random",
-                              "hint": default_hint_spec(g)} for g in GAMES}}
+                              "hint": default_hint_spec(g), "rules": rules_meta() if g == "krypkasino" else {}}
+                          for g in GAMES}}
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Start a game from ``{game, players, agents, seat, seed, deals}``."""
+        """Start a game from ``{game, players, agents, seat, seed, deals, rules}``."""
         game = body.get("game", "krypkasino")
         if game not in GAMES:
             raise ApiError(400, f"unknown game {game!r}; known games: {', '.join(GAMES)}")
@@ -134,7 +148,8 @@ class App:
         seed = body.get("seed")
         seed = secrets.randbelow(10**6) if seed in (None, "") else _int(body, "seed", 0, 0, 2**63 - 1)
         deals = _int(body, "deals", 1, 1, 100)
-        session = Session(game, players, specs, seat=seat, seed=seed, deals=deals,
+        options = _rules(game, players, body.get("rules"))
+        session = Session(game, players, specs, seat=seat, seed=seed, deals=deals, options=options,
                           record=Path("games") / f"web-{game}-{secrets.token_hex(4)}-s{seed}.jsonl")
         with self.lock:
             gid = self._store(self.games, (session, threading.Lock()), MAX_GAMES)
@@ -171,6 +186,20 @@ class App:
         with lock:
             text = "\n".join(json.dumps(r) for r in session.records())
         return self.open_records(text, f"game {gid}", key=f"game-{gid}")
+
+
+def _rules(game: str, players: int, value: Any) -> dict[str, Any]:
+    """A request's ``rules`` as the game's options (record rules keys); 400 naming what is wrong."""
+    if value is None:
+        return {}
+    if game != "krypkasino":
+        raise ApiError(400, f"rules are Krypkasino's options (K6, K8, K17, K18); {game} takes none, got {value!r}")
+    from krypenv.ui.krypkasino import options_from_json
+
+    try:
+        return options_from_json(value, players)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
 
 
 def _int(body: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:

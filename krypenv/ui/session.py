@@ -14,7 +14,8 @@ named by a spec string (``agents.load(spec, game=...)``: ``expert``, ``pimc:samp
 * :meth:`Session.play` applies the human's move (the engine decides legality) and lets the
   agents play until the human must act again or the match is over; every move becomes an
   :class:`Event` with the table talk of the rule texts.
-* :meth:`Session.state` is one seat's view as plain JSON: only what that seat may see.
+* :meth:`Session.state` is one seat's view as plain JSON: only what that seat may see, with the
+  teams of a team game (``teams``: seat lists or None, Krypkasino K18) and their ``team_totals``.
 * Every deal becomes a game record (the game's ``record_from_deals``); :meth:`Session.records`
   lists them, the unfinished deal as a partial record, and :meth:`Session.save` writes them
   as JSON Lines, readable by ``krypenv replay``.
@@ -268,12 +269,15 @@ class Session:
         seat = self.human if seat is None else seat
         out = self.game.state(seat)
         legal = self.legal() if seat == self.human else []
+        totals = self.game.totals()
+        teams = out.setdefault("teams", None)  # seat lists of a team game (Krypkasino K18), else None
         out.update({
             "game": self.game_name, "players": self.players, "names": self.names, "specs": self.specs,
             "seat": seat, "human": self.human, "to_act": self.to_act, "your_turn": bool(legal),
             "deal_no": self.deal_no, "deals": self.deals, "over": self.over,
             "legal": [c.to_json(i) for i, c in enumerate(legal)],
-            "totals": self.game.totals(), "results": self.results,
+            "totals": totals, "results": self.results,
+            "team_totals": None if teams is None else [sum(totals[s] for s in team) for team in teams],  # K18
             "events": [e.to_json() for e in self.events[events_from:]], "n_events": len(self.events),
         })
         return out

@@ -34,7 +34,6 @@ import os
 import sys
 from typing import Any, TextIO
 
-from krypenv.krypkasino.rules import parse_teams
 from krypenv.ui.session import InputError, Session
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
@@ -124,11 +123,13 @@ def render_end(session: Session, style: Style) -> list[str]:
     label = "total" if g == "krypkasino" else "net money"
     lines.append(f"  {label}: " + ", ".join(f"{names[s]} {v}" for s, v in enumerate(totals)))
     if g == "krypkasino":
-        teams = session.game.rules.teams or tuple((s,) for s in range(len(totals)))
-        sides = [sum(totals[s] for s in team) for team in teams]  # K18: a team scores the sum of its seats
-        if len(teams) < len(totals):
+        st = session.state()
+        teams, sides = st["teams"], st["team_totals"]  # K18: a team scores the sum of its seats
+        if teams:
             lines.append("  teams: " + ", ".join(" + ".join(names[s] for s in team) + f" {v}"
                                                  for team, v in zip(teams, sides)))
+        else:
+            teams, sides = [(s,) for s in range(len(totals))], totals
         best = min(sides)
         lines.append("  winner: " + " and ".join(" + ".join(names[s] for s in team)
                                                 for team, v in zip(teams, sides) if v == best))
@@ -220,8 +221,9 @@ def add_rules_arguments(parser: Any) -> None:
                              "three teams) or seat lists such as 0,2/1,3")
 
 
-def rules_options(args: Any, players: int) -> dict[str, Any]:
-    """The rules options given on the command line, as record rules keys (ValueError for bad teams)."""
+def rules_options(args: Any) -> dict[str, Any]:
+    """The rules options given on the command line, as record rules keys; teams as their text, which the game's
+    adapter parses (none, a number of teams or seat lists)."""
     opts: dict[str, Any] = {}
     if args.two_player_deal:
         opts["two_player_deal"] = args.two_player_deal
@@ -229,9 +231,8 @@ def rules_options(args: Any, players: int) -> dict[str, Any]:
         opts["set_aside"] = args.set_aside
     if args.last_capture_point:
         opts["last_capture_point"] = True
-    teams = parse_teams(args.teams, players)  # ValueError naming what is allowed
-    if teams:
-        opts["teams"] = [list(team) for team in teams]
+    if args.teams:
+        opts["teams"] = args.teams
     return opts
 
 
@@ -248,7 +249,7 @@ def run(args: Any, stdin: TextIO | None = None, out: TextIO | None = None) -> in
     specs = (args.agents or default).split(",")
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     session = Session(args.game, players, specs, seat=args.seat, seed=seed, deals=args.deals,
-                      options=rules_options(args, players), record=args.record)
+                      options=rules_options(args), record=args.record)
     colour = out.isatty() and stdin.isatty() and not os.environ.get("NO_COLOR")
     print(f"{args.game}: {players} players, you are seat {session.human}; seed {seed}; "
           f"records go to {session.record_path}", file=out)

@@ -260,3 +260,83 @@ def test_replay_html_file_opens_without_a_server(browser: Any, tmp_path: Path) -
     page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('7 /')")
     assert errors == [] and all(u.startswith("file://") for u in requests), requests
     page.close()
+
+
+def setup_teams(page: Any, base: str, players: int, seed: int, view: str = "") -> None:
+    """Fill the setup form for a Krypkasino team game (K18: 2 teams, seats alternate) against greedy agents."""
+    page.goto(f"{base}/#play")
+    page.wait_for_selector("#f-teams")
+    page.select_option("#f-game", "krypkasino")
+    page.fill("#f-players", "3")
+    assert page.locator("#f-teams").is_disabled() and page.locator("#f-two_player_deal").is_disabled()
+    page.fill("#f-players", "6")  # six players: two teams of three or three pairs (K18)
+    assert page.locator("#f-teams option").all_inner_texts() == ["none", "2 teams: 0+2+4 v 1+3+5",
+                                                                 "3 teams: 0+3 v 1+4 v 2+5"]
+    page.fill("#f-players", str(players))
+    page.fill("#f-agents", "greedy")
+    page.fill("#f-seed", str(seed))
+    page.select_option("#f-speed", "0")
+    page.select_option("#f-teams", label="2 teams: 0+2 v 1+3")
+    assert page.locator("#f-two_player_deal").is_disabled() and not page.locator("#f-set_aside").is_disabled()
+    assert "your partner: seat 2" in page.inner_text("#rules-help")
+    shot(page, f"{view}setup-krypkasino-teams")
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+
+@pytest.mark.slow
+def test_team_game_from_the_form_to_the_team_totals(browser: Any, base: str) -> None:
+    """A 2v2 Krypkasino game (K18) set up through the form, played by clicking: partners are marked during play,
+    and the end shows both team totals (the sums of the seats' scores) and the winning team, as in the record."""
+    seed = 5417
+    page = browser.new_page(viewport=LAPTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    setup_teams(page, base, 4, seed)
+    page.click("#start")
+    page.wait_for_function("document.body.dataset.events !== undefined")
+    page.wait_for_function("location.hash.startsWith('#play/')")
+    gid = page.evaluate("location.hash").split("/")[1]
+    assert api_state(base, gid)["teams"] == [[0, 2], [1, 3]]
+    assert "teams 0+2 v 1+3" in page.inner_text("#play-info")
+    assert page.locator("#play-board .seat[data-seat='2'] .tag.partner").count() == 1
+    assert page.locator("#play-board .seat .tag.partner").count() == 1  # seats 1 and 3 are opponents
+    moves = 0
+    while True:
+        st = wait_drawn(page, base, gid)
+        if st["over"]:
+            break
+        if moves == 2:
+            shot(page, "play-krypkasino-teams")
+        click_move(page, "krypkasino", pick(st["legal"], moves))
+        page.wait_for_function(f"document.body.dataset.events !== '{st['n_events']}'")
+        moves += 1
+    assert moves >= 20, moves  # 25 cards for each of four seats (K6, K7)
+    page.wait_for_selector("#end:not([hidden])")
+    [path] = Path("games").glob(f"web-krypkasino-*-s{seed}.jsonl")  # the game record (the fixture's folder)
+    [record] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert record["rules"]["teams"] == [[0, 2], [1, 3]]
+    scores, names = record["result"]["scores"], st["names"]
+    sides = {(0, 2): scores[0] + scores[2], (1, 3): scores[1] + scores[3]}  # K18
+    best = min(sides.values())
+    for team, total in sides.items():
+        row = page.locator(f"#end-teams tr[data-team='{team[0]},{team[1]}']")
+        assert row.locator("td").last.inner_text() == str(total)
+        assert row.locator(".tag.win").count() == (total == best)
+    winners = " and ".join(f"{names[a]} + {names[b]}" for (a, b), v in sides.items() if v == best)
+    assert page.inner_text("#end-winner") == f"Winner: {winners} ({best})"
+    assert page.locator("#end-seats tr").count() == 5
+    page.locator("#end").scroll_into_view_if_needed()
+    shot(page, "end-krypkasino-teams")
+    assert errors == []
+    page.close()
+
+    phone = browser.new_page(viewport=PHONE)
+    phone.on("pageerror", lambda exc: errors.append(str(exc)))
+    setup_teams(phone, base, 4, seed, view="phone-")
+    phone.goto(f"{base}/#play/{gid}")  # the finished game, on a phone
+    phone.wait_for_selector("#end:not([hidden])")
+    assert phone.inner_text("#end-winner") == f"Winner: {winners} ({best})"
+    shot(phone, "phone-end-krypkasino-teams")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert errors == []
+    phone.close()

@@ -124,3 +124,88 @@ def test_root_answers_without_crashing(base: str) -> None:
             assert resp.status == 200 and b"<html" in resp.read().lower()
     except urllib.error.HTTPError as exc:
         assert exc.code == 404 and "JSON API is under /api/" in json.loads(exc.read())["error"]
+
+
+def test_team_game_rules_reach_the_record(base: str) -> None:
+    """``rules`` with K18 teams, K8 spades and K17: the state names the teams, the record keeps every rule.
+
+    A 2v2 game (teams {0,2} {1,3}) played to the end: ``team_totals`` are the sums of the seats'
+    totals (K18), and the deal sums to 43 with the last-capture point (K16, K17).
+    """
+    rules = {"teams": [[0, 2], [1, 3]], "set_aside": "spades", "last_capture_point": True}
+    status, out = call(base, "POST", "/api/games", {"game": "krypkasino", "players": 4, "seed": 8101,
+                                                    "agents": ["greedy"], "rules": rules})
+    assert status == 200, out
+    gid, st = out["id"], out["state"]
+    assert st["teams"] == [[0, 2], [1, 3]] and st["rules"]["set_aside"] == "spades"
+    while not st["over"]:
+        status, out = call(base, "POST", f"/api/games/{gid}/move", {"n": 1})
+        assert status == 200, out
+        st = out["state"]
+    totals = st["totals"]
+    assert st["team_totals"] == [totals[0] + totals[2], totals[1] + totals[3]]
+    [path] = Path("games").glob("web-krypkasino-*-s8101.jsonl")  # the fixture's folder; this test's seed only
+    [record] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert record["rules"] == {"players": 4, "teams": [[0, 2], [1, 3]], "two_player_deal": "6+4",
+                               "set_aside": "spades", "last_capture_point": True}
+    assert record["result"]["scores"] == totals and sum(totals) == 43
+
+
+@pytest.mark.parametrize("players,teams,expected", [(4, 2, [[0, 2], [1, 3]]), (6, 2, [[0, 2, 4], [1, 3, 5]]),
+                                                    (6, 3, [[0, 3], [1, 4], [2, 5]]), (6, [[1, 4], [2, 5], [0, 3]],
+                                                                                       [[0, 3], [1, 4], [2, 5]]),
+                                                    (3, None, None)])
+def test_teams_as_a_number_or_seat_lists(base: str, players: int, teams: Any, expected: Any) -> None:
+    """K18: a number of teams seats them alternately; seat lists in any order are the same teams; null is none."""
+    status, out = call(base, "POST", "/api/games", {"game": "krypkasino", "players": players, "seed": 4,
+                                                    "agents": ["greedy"], "rules": {"teams": teams}})
+    assert status == 200, out
+    assert out["state"]["teams"] == expected and out["state"]["rules"]["teams"] == expected
+
+
+@pytest.mark.parametrize("game,players,rules,words", [
+    ("krypkasino", 4, {"team": 2}, "unknown Krypkasino rules key(s) ['team']"),
+    ("krypkasino", 4, {"players": 4}, "players is a field of the request"),
+    ("krypkasino", 4, [["teams", 2]], "rules must be an object"),
+    ("krypkasino", 4, "teams=2", "rules must be an object"),
+    ("krypkasino", 3, {"teams": 2}, "teams need 4 or 6 players (K18), got players=3"),
+    ("krypkasino", 3, {"teams": [[0, 2], [1]]}, "teams need 4 or 6 players (K18), got players=3"),
+    ("krypkasino", 4, {"teams": [[0, 1], [2, 3]]}, "do not alternate seats"),
+    ("krypkasino", 4, {"teams": 3}, "do not alternate seats"),
+    ("krypkasino", 6, {"teams": [[0, 2], [1, 3], [4, 5]]}, "do not alternate seats"),
+    ("krypkasino", 4, {"teams": 1}, "a number of teams is 2 or 3"),
+    ("krypkasino", 4, {"teams": "0,2/1,3"}, "rules.teams must be null, a number of teams"),
+    ("krypkasino", 4, {"teams": True}, "rules.teams must be null, a number of teams"),
+    ("krypkasino", 4, {"teams": [[0, "2"], [1, 3]]}, "rules.teams must be a list of seat lists of integers"),
+    ("krypkasino", 4, {"teams": [0, 2, 1, 3]}, "rules.teams must be a list of seat lists of integers"),
+    ("krypkasino", 3, {"two_player_deal": "5+6"}, "two_player_deal='5+6' needs players=2"),
+    ("krypkasino", 2, {"two_player_deal": "7+3"}, "two_player_deal must be one of"),
+    ("krypkasino", 2, {"two_player_deal": 56}, "rules.two_player_deal must be a string"),
+    ("krypkasino", 3, {"set_aside": "hearts"}, "set_aside must be one of"),
+    ("krypkasino", 3, {"set_aside": ["spades"]}, "rules.set_aside must be a string"),
+    ("krypkasino", 3, {"last_capture_point": 1}, "rules.last_capture_point must be true or false"),
+    ("krypkasino", 3, {"last_capture_point": "yes"}, "rules.last_capture_point must be true or false"),
+    ("kungsholmskille", 4, {"teams": 2}, "kungsholmskille takes none"),
+    ("kungsholmskille", 4, {}, "kungsholmskille takes none"),
+])
+def test_bad_rules_are_400s_naming_the_problem(base: str, game: str, players: int, rules: Any, words: str) -> None:
+    """Every kind of bad ``rules`` (unknown key, wrong type, a value K6/K8/K17/K18 refuse, rules for
+    Kungsholmskille) is a 400 whose message names it, never a 500 or a silent fix-up; the server keeps serving."""
+    got, out = call(base, "POST", "/api/games", {"game": game, "players": players, "seed": 1, "agents": ["random"],
+                                                 "rules": rules})
+    assert got == 400 and words in out["error"], (rules, got, out)
+    assert call(base, "GET", "/api/meta")[0] == 200
+    got, out = call(base, "POST", "/api/games", {"game": game, "players": players, "seed": 1, "agents": ["random"]})
+    assert got == 200 and out["state"]["teams"] is None  # the same request without rules still starts a game
+
+
+def test_meta_lists_the_rules_options(base: str) -> None:
+    """GET /api/meta describes Krypkasino's options (K6, K8, K17, K18) so the page need not hard-code them."""
+    got, meta = call(base, "GET", "/api/meta")
+    assert got == 200
+    opts = meta["games"]["krypkasino"]["rules"]
+    assert set(opts) == {"teams", "two_player_deal", "set_aside", "last_capture_point"}
+    assert opts["teams"]["choices"] == {"4": [[[0, 2], [1, 3]]], "6": [[[0, 2, 4], [1, 3, 5]], [[0, 3], [1, 4], [2, 5]]]}
+    assert opts["two_player_deal"]["players"] == [2] and opts["two_player_deal"]["choices"] == ["6+4", "5+6"]
+    assert opts["set_aside"]["default"] == "court" and opts["last_capture_point"]["choices"] == [False, True]
+    assert meta["games"]["kungsholmskille"]["rules"] == {}

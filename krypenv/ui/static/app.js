@@ -76,7 +76,7 @@ function cardRow(game, names, cls) {
 function board(view, game, ctx) {
   const root = el("div", "table-wrap " + game);
   const seats = el("div", "seats");
-  const P = view.hand_sizes.length;
+  const P = view.hand_sizes.length, hasViewer = ctx.viewer !== null && ctx.viewer !== undefined;
   for (let s = 0; s < P; s++) {
     if (s === ctx.viewer) continue;
     const box = el("div", "seat" + (s === ctx.active ? " active" : "") + (view.folded && view.folded[s] ? " folded" : ""));
@@ -85,6 +85,9 @@ function board(view, game, ctx) {
     head.append(el("b", "", ctx.names[s]));
     if (s === view.dealer) head.append(el("span", "tag", "dealer"));
     if (game === "kungsholmskille" && s === view.forehand) head.append(el("span", "tag", "forehand"));
+    const team = teamOf(view.teams, s);
+    if (team && hasViewer && team.includes(ctx.viewer)) head.append(el("span", "tag partner", "partner"));
+    else if (team && !hasViewer) head.append(el("span", "tag", `team ${team.join("+")}`));
     box.append(head);
     const hand = view.hands && ctx.showHands ? cardRow(game, view.hands[s], "small") : backs(view.hand_sizes[s], true);
     box.append(hand, seatFacts(view, game, s));
@@ -126,11 +129,13 @@ function board(view, game, ctx) {
     centre.append(t);
   }
   root.append(centre);
-  if (ctx.viewer !== null && ctx.viewer !== undefined) {
+  if (hasViewer) {
     const mine = el("div", "mine" + (ctx.viewer === ctx.active ? " active" : ""));
     const head = el("div", "seat-head");
     head.append(el("b", "", `${ctx.names[ctx.viewer]} (seat ${ctx.viewer})`));
     if (ctx.viewer === view.dealer) head.append(el("span", "tag", "dealer"));
+    const team = teamOf(view.teams, ctx.viewer);
+    if (team) head.append(el("span", "tag", `team ${team.join("+")}`));
     mine.append(head);
     const names = view.hand || (view.hands ? view.hands[ctx.viewer] : []);
     const row = cardRow(game, names, "my-hand");
@@ -140,6 +145,11 @@ function board(view, game, ctx) {
   }
   return root;
 }
+
+// The team (a list of seats) holding seat s in a team game (K18), or null.
+function teamOf(teams, s) { return teams ? teams.find((t) => t.includes(s)) || null : null; }
+
+function teamNames(team, names) { return team.map((s) => names[s]).join(" + "); }
 
 function seatFacts(view, game, s) {
   if (game === "krypkasino") {
@@ -159,6 +169,7 @@ function speed() { return Number($("play-speed").value); }
 async function loadMeta() {
   if (play.meta) return play.meta;
   play.meta = await api("GET", "/api/meta");
+  buildRules();
   setupGame();
   return play.meta;
 }
@@ -170,6 +181,80 @@ function setupGame() {
   const list = $("agent-list");
   list.replaceChildren(...Object.keys(m.agents).map((a) => { const o = el("option"); o.value = a; return o; }));
   $("agents-help").textContent = "Agents: " + Object.entries(m.agents).map(([k, v]) => `${k} — ${v}`).join("; ");
+  updateRules();
+}
+
+// Krypkasino's rules options, as /api/meta describes them: {key: {rule, label, default, players, choices, labels}}.
+// ``choices`` is a list (a select, or a checkbox for [false, true]) or, for teams, the seatings per player count.
+function ruleOptions() { return (play.meta && play.meta.games.krypkasino && play.meta.games.krypkasino.rules) || {}; }
+
+function layoutText(layout) { return `${layout.length} teams: ${layout.map((t) => t.join("+")).join(" v ")}`; }
+
+function buildRules() {
+  const box = $("f-rules"), help = $("rules-help");
+  box.querySelectorAll("label").forEach((l) => l.remove());
+  for (const [key, o] of Object.entries(ruleOptions())) {
+    const label = el("label", "rule-opt"), name = el("span", "", o.label);
+    name.append(el("span", "rule", o.rule));
+    let input;
+    if (Array.isArray(o.choices) && typeof o.choices[0] === "boolean") {
+      input = el("input");
+      input.type = "checkbox";
+      input.checked = Boolean(o.default);
+      label.classList.add("check");
+      label.append(input, name);
+    } else {
+      input = el("select");
+      if (Array.isArray(o.choices)) {
+        input.append(...o.choices.map((c) => new Option(o.labels && o.labels[c] ? o.labels[c] : c, c)));
+        input.value = o.default;
+      }
+      label.append(name, input);
+    }
+    input.id = `f-${key}`;
+    input.dataset.rule = key;
+    input.addEventListener("change", updateRules);
+    box.insertBefore(label, help);
+  }
+}
+
+// Show the rules for Krypkasino only; offer what fits the player count (teams: its seatings), grey out the rest.
+function updateRules() {
+  const on = $("f-game").value === "krypkasino" && Object.keys(ruleOptions()).length > 0;
+  $("f-rules").hidden = !on;
+  if (!on) return;
+  const P = Number($("f-players").value), seat = Number($("f-seat").value);
+  for (const [key, o] of Object.entries(ruleOptions())) {
+    const input = $(`f-${key}`), fits = o.players.includes(P), label = input.closest("label");
+    if (!Array.isArray(o.choices)) {
+      const keep = input.value, layouts = o.choices[String(P)] || [];
+      input.replaceChildren(new Option(fits ? "none" : `none (${o.players.join(" or ")} players)`, ""),
+        ...layouts.map((t) => new Option(layoutText(t), JSON.stringify(t))));
+      input.value = [...input.options].some((x) => x.value === keep) ? keep : "";
+    }
+    input.disabled = !fits;
+    label.classList.toggle("off", !fits);
+    label.title = `${o.label} (${o.rule}): ${fits ? o.help || "" : `only with ${o.players.join(" or ")} players`}`;
+  }
+  const teams = $("f-teams") && $("f-teams").value ? JSON.parse($("f-teams").value) : null;
+  const mine = teamOf(teams, seat), partners = mine ? mine.filter((s) => s !== seat) : [];
+  $("rules-help").textContent = partners.length
+    ? `You play seat ${seat}; your partner${partners.length > 1 ? "s" : ""}: seat ${partners.join(" and seat ")}. ` +
+      "Neighbours are opponents; a team scores the sum of its seats' scores, the lowest wins (K18)."
+    : "Greyed-out options do not fit this many players. The lowest score wins.";
+}
+
+// The request's ``rules``: every option open to this player count (teams null for none).
+function rulesBody() {
+  const out = {};
+  for (const [key, o] of Object.entries(ruleOptions())) {
+    const input = $(`f-${key}`);
+    if (input.disabled) continue;
+    if (input.type === "checkbox") out[key] = input.checked;
+    else if (!Array.isArray(o.choices)) out[key] = input.value ? JSON.parse(input.value) : null;
+    else out[key] = input.value;
+  }
+  return out;
 }
 
 async function startGame(ev) {
@@ -179,6 +264,7 @@ async function startGame(ev) {
   const body = { game: f.get("game"), players: Number(f.get("players")), seat: Number(f.get("seat")),
     agents: String(f.get("agents")).split(","), deals: Number(f.get("deals")) };
   if (f.get("seed") !== "") body.seed = Number(f.get("seed"));
+  if (body.game === "krypkasino" && play.meta) body.rules = rulesBody();
   $("play-speed").value = f.get("speed");
   $("start").disabled = true;
   try {
@@ -240,6 +326,7 @@ function drawPlay(state, view, active, banner) {
   const game = state.game;
   $("play-info").textContent = `${game === "krypkasino" ? "Krypkasino" : "Kungsholmskille"} · deal ${state.deal_no + 1}/${state.deals}` +
     (game === "krypkasino" ? ` · round ${view.round}/${view.rounds} · deck ${view.deck_left}` : "") +
+    (state.teams ? ` · teams ${state.teams.map((t) => t.join("+")).join(" v ")}` : "") +
     (play.seed !== null ? ` · seed ${play.seed}` : "");
   const b = board(view, game, { names: state.names, viewer: state.human, showHands: false, active, idPrefix: "play-" });
   $("play-board").replaceChildren(b);
@@ -375,6 +462,7 @@ function drawEnd(state) {
   const money = state.game === "kungsholmskille";
   end.replaceChildren(el("h2", "", "Game over"));
   const t = el("table", "scores");
+  t.id = "end-seats";
   const head = el("tr");
   head.append(el("th", "", "seat"), ...state.results.map((_, k) => el("th", "", `deal ${k + 1}`)),
     el("th", "", money ? "net money (kr)" : "total score"));
@@ -384,7 +472,35 @@ function drawEnd(state) {
     tr.append(el("td", "", name), ...state.results.map((r) => el("td", "", r[s])), el("td", "", state.totals[s]));
     t.append(tr);
   });
-  end.append(t, el("p", "small", money ? "Money won or lost, antes included (kronor)." : "The lowest score wins."));
+  end.append(t);
+  if (!money) {
+    // K18: a team's score is the sum of its seats' scores; without teams every seat is its own side. Lowest wins (K19).
+    const sides = state.teams || state.names.map((_, s) => [s]);
+    const totals = state.team_totals || state.totals, best = Math.min(...totals);
+    if (state.teams) {
+      const tt = el("table", "scores teams");
+      tt.id = "end-teams";
+      const th = el("tr");
+      th.append(el("th", "", "team"), ...state.results.map((_, k) => el("th", "", `deal ${k + 1}`)), el("th", "", "team total"));
+      tt.append(th);
+      sides.forEach((team, k) => {
+        const tr = el("tr", (team.includes(state.human) ? "me" : "") + (totals[k] === best ? " win" : ""));
+        tr.dataset.team = team.join(",");
+        const who = el("td", "", teamNames(team, state.names));
+        if (totals[k] === best) who.append(el("span", "tag win", "winner"));
+        tr.append(who, ...state.results.map((r) => el("td", "", team.reduce((a, s) => a + r[s], 0))),
+          el("td", "", totals[k]));
+        tt.append(tr);
+      });
+      end.append(tt);
+    }
+    const won = sides.filter((_, k) => totals[k] === best);
+    const p = el("p", "winner", `Winner: ${won.map((team) => teamNames(team, state.names)).join(" and ")} (${best})`);
+    p.id = "end-winner";
+    end.append(p);
+  }
+  end.append(el("p", "small", money ? "Money won or lost, antes included (kronor)." :
+    state.teams ? "A team's score is the sum of its seats' scores; the lowest wins." : "The lowest score wins."));
   const a = el("a", "button", "Watch the replay of this game");
   a.id = "replay-link";
   a.href = `#replay/game-${play.id}/0/0`;
@@ -523,6 +639,8 @@ async function route() {
 function init() {
   $("setup-form").addEventListener("submit", startGame);
   $("f-game").addEventListener("change", setupGame);
+  $("f-players").addEventListener("input", updateRules);
+  $("f-seat").addEventListener("input", updateRules);
   $("hint-btn").addEventListener("click", askHint);
   $("new-btn").addEventListener("click", () => { location.hash = "#play"; });
   $("r-file").addEventListener("change", (e) => e.target.value && openFile(e.target.value, 0, 0).catch((x) => showError(x.message)));
