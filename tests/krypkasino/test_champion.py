@@ -9,7 +9,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
-from agents.krypkasino.champion import CHECKPOINTS, GUIDED, Champion, checkpoint_name, resolve  # noqa: E402
+from agents.krypkasino.champion import (CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion,  # noqa: E402
+                                        checkpoint_name, resolve)
 from agents.krypkasino.guided import GuidedPIMC  # noqa: E402
 from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
 from agents.krypkasino.ppo import add_metadata, metadata  # noqa: E402
@@ -24,8 +25,7 @@ def test_registered_and_resolved_per_table() -> None:
     assert "champion" not in agents.known("kungsholmskille")
     with pytest.raises(ValueError, match="agent 'champion' plays krypkasino, not kungsholmskille"):
         agents.load("champion", game="kungsholmskille")
-    assert resolve(2) == f"pimc:policy=ppo:{CHECKPOINTS / 'ppo-2p.zip'},{GUIDED}"
-    assert resolve(2, None, "/nowhere") == "pimc"
+    assert resolve(2) == resolve(2, None, "/nowhere") == TWO_PLAYERS == "pimc:samples=256,z=1"  # no checkpoint
     for players in (3, 4, 6):  # the shipped checkpoints (README, More players)
         assert resolve(players) == f"pimc:policy=ppo:{CHECKPOINTS / f'ppo-{players}p.zip'},{GUIDED}"
     assert resolve(5) == "pimc"
@@ -36,7 +36,7 @@ def test_registered_and_resolved_per_table() -> None:
 
 
 def test_plays_each_table_with_its_agent(tmp_path: Path) -> None:
-    """2 players: the guided search; 3 with a 3-player checkpoint there: guided on it; teams: pimc."""
+    """2 players: pimc with more worlds; 3 with a 3-player checkpoint there: guided on it; teams: pimc."""
     from agents.krypkasino.move_features import VERSION
 
     path = tmp_path / "ppo-3p.zip"
@@ -49,7 +49,8 @@ def test_plays_each_table_with_its_agent(tmp_path: Path) -> None:
         for _, (_core, batch) in zip(range(3), decisions_of(players, 11, n=3)):
             check_actions(champ.name, batch, champ.act(batch))
         assert isinstance(champ.agent_for(batch.rules)[1], kind)
-    assert isinstance(agents.load("champion").agent_for(Rules(2))[1], GuidedPIMC)
+    two = agents.load("champion").agent_for(Rules(2))[1]
+    assert isinstance(two, PIMCAgent) and (two.samples, two.z, two.policy) == (256, 1.0, "expert")
     assert resolve(4, ((0, 2), (1, 3)), tmp_path) == "pimc"
 
 
