@@ -9,8 +9,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
-from agents.krypkasino.champion import (CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion,  # noqa: E402
-                                        checkpoint_name, resolve)
+from agents.krypkasino.champion import CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion, checkpoint_name, resolve  # noqa: E402
 from agents.krypkasino.guided import GuidedPIMC  # noqa: E402
 from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
 from agents.krypkasino.ppo import add_metadata, metadata  # noqa: E402
