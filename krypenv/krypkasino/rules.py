@@ -118,19 +118,24 @@ def teams_tag(teams: Any) -> str:
     return "+".join("".join(str(int(s)) for s in team) for team in teams) if teams else ""
 
 
+def alternating_teams(k: int, players: int) -> tuple[tuple[int, ...], ...]:
+    """K18 teams by their number: seat s in team s mod k; ValueError unless k is 2 or 3 and the rules allow it."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 3:
+        raise ValueError(f"a number of teams is 2 or 3 (K18), got {k!r}")
+    teams = Rules(players=players, teams=[[s for s in range(players) if s % k == j] for j in range(k)]).teams
+    assert teams is not None  # Rules keeps the teams it is given, normalised
+    return teams
+
+
 def parse_teams(text: str | None, players: int) -> tuple[tuple[int, ...], ...] | None:
     """K18 teams from a command line: ``none``, a number of teams (seat s in team s mod k), or ``0,2/1,3``."""
     if text is None or text.strip().lower() in ("", "none"):
         return None
     text = text.strip()
+    if text.isdigit():
+        return alternating_teams(int(text), players)
     try:
-        if text.isdigit():
-            k = int(text)
-            if not 2 <= k < players:
-                raise ValueError
-            teams: object = [[s for s in range(players) if s % k == j] for j in range(k)]
-        else:
-            teams = [[int(s) for s in part.split(",")] for part in text.split("/")]
+        teams = [[int(s) for s in part.split(",")] for part in text.split("/")]
     except ValueError:
         raise ValueError(f"teams must be none, a number of teams (2 or 3) or seat lists such as 0,2/1,3; "
                          f"got {text!r} for {players} players") from None

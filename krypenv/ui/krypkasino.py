@@ -28,7 +28,7 @@ from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine.captures import hand_sweep_values
 from krypenv.krypkasino.records import describe_move, parse_record, record_from_deals
 from krypenv.krypkasino.render import announcement
-from krypenv.krypkasino.rules import SET_ASIDE_VARIANTS, TWO_PLAYER_DEALS, Rules, parse_teams
+from krypenv.krypkasino.rules import SET_ASIDE_VARIANTS, TWO_PLAYER_DEALS, Rules, alternating_teams, parse_teams
 from krypenv.policy import check_actions
 from krypenv.rng import seed_state
 from krypenv.ui.moves import Choice, InputError, softmax_masked
@@ -51,10 +51,9 @@ def _team_layouts(players: int) -> list[list[list[int]]]:
     out = []
     for k in (2, 3):
         try:
-            teams = parse_teams(str(k), players)
+            out.append([list(team) for team in alternating_teams(k, players)])
         except ValueError:
             continue
-        out.append([list(team) for team in teams or ()])
     return out
 
 
@@ -104,12 +103,8 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
         raise ValueError(f"rules.teams must be null, a number of teams (2 or 3) or a list of seat lists such as "
                          f"[[0, 2], [1, 3]] (K18), got {type(teams).__name__} {teams!r}")
     if isinstance(teams, int):
-        if not 2 <= teams <= 3:
-            raise ValueError(f"rules.teams: a number of teams is 2 or 3 (K18), got {teams}")
-        if players not in (4, 6):
-            raise ValueError(f"rules.teams: teams need 4 or 6 players (K18), got players={players}")
         try:
-            teams = [list(team) for team in parse_teams(str(teams), players) or ()]
+            teams = [list(team) for team in alternating_teams(teams, players)]
         except ValueError as exc:  # names the layouts K18 allows for this many players
             raise ValueError(f"rules.teams: {exc}") from None
     elif isinstance(teams, list) and not all(
@@ -328,8 +323,8 @@ class Adapter:
             "round": int(d.round[0]) + 1, "rounds": self.rules.rounds, "deck_left": 104 - int(d.pos[0]),
             "sistan": bool(d.pos[0] >= 104), "call": None if self.done else announcement(d.table[0]),
             "done": self.done, "rules": self.rules.to_dict(), "score_name": "score",
-            "teams": self.rules.to_dict()["teams"],  # K18 seat lists, or None: the page marks partners and team totals
         }
+        out["teams"] = out["rules"]["teams"]  # K18 seat lists, or None: the page marks partners and team totals
         return out
 
     def record(self) -> dict[str, Any]:

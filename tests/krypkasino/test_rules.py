@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from krypenv.krypkasino.rules import Rules, parse_teams, teams_tag
+from krypenv.krypkasino.rules import Rules, alternating_teams, parse_teams, teams_tag
 
 # K6, copied by hand from the table in RULES.md: pattern, hand, table, rounds.
 K6_TABLE: dict[int, tuple[tuple[tuple[str, int], ...], int, int, int]] = {
@@ -114,6 +114,17 @@ def test_teams_tag_names_the_sides() -> None:
     assert teams_tag(Rules(players=6, teams=[[0, 3], [1, 4], [2, 5]]).teams) == "03+14+25"
     assert teams_tag(Rules(players=6, teams=[[1, 3, 5], [0, 2, 4]]).teams) == "024+135"
     assert teams_tag(Rules(players=4).teams) == teams_tag(None) == ""
+
+
+def test_teams_by_number_alternate_seats() -> None:
+    """K18 by a number of teams: seat s in team s mod k, only where the rules allow that seating."""
+    assert alternating_teams(2, 4) == ((0, 2), (1, 3))
+    assert alternating_teams(2, 6) == ((0, 2, 4), (1, 3, 5)) and alternating_teams(3, 6) == ((0, 3), (1, 4), (2, 5))
+    for k, players, words in [(1, 4, "a number of teams is 2 or 3"), (4, 6, "a number of teams is 2 or 3"),
+                              (True, 4, "a number of teams is 2 or 3"), (2, 3, "teams need 4 or 6 players"),
+                              (2, 2, "teams need 4 or 6 players"), (3, 4, "do not alternate seats")]:
+        with pytest.raises(ValueError, match=words):
+            alternating_teams(k, players)
 
 
 def test_teams_parsing() -> None:
