@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,8 @@ import numpy as np
 from krypenv.policy import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
 from krypenv.rng import k_pick_legal
 
-__all__ = ["DEFAULT_GAME", "MoveAgent", "RandomAgent", "check_game", "known", "load", "register"]
+__all__ = ["BOOL", "DEFAULT_GAME", "Entry", "Limit", "MoveAgent", "RandomAgent", "check_game", "find_entry", "known", "load",
+           "parse_options", "register"]
 
 DEFAULT_GAME = "krypkasino"  # the game of load() and register() when none is named
 
@@ -85,6 +86,39 @@ class RandomAgent:
 
 # --------------------------------------------------------------------------- registry and specs
 @dataclass(frozen=True)
+class Limit:
+    """The values one option may take in a spec from outside (a web request): a range, or a set of choices.
+
+    ``checkpoint`` names a learned-policy kind (``"ppo"``) whose ``KIND:NAME`` values are also
+    allowed, NAME being one of the checkpoints the caller trusts (see :mod:`krypenv.ui.menu`).
+    """
+
+    lo: float | None = None
+    hi: float | None = None
+    integer: bool = True
+    choices: tuple[Any, ...] | None = None
+    checkpoint: str | None = None
+
+    def describe(self) -> str:
+        """The allowed values in words, for error messages."""
+        if self.choices is not None:
+            words = [str(c).lower() if isinstance(c, bool) else str(c) for c in self.choices]
+            return "one of " + ", ".join(words + ([f"{self.checkpoint}:NAME"] if self.checkpoint else []))
+        return f"{'an integer' if self.integer else 'a number'} from {self.lo:g} to {self.hi:g}"
+
+    def admits(self, value: Any) -> bool:
+        """True if ``value`` (as :func:`parse_options` reads it) is allowed; checkpoint values are the caller's to check."""
+        if self.choices is not None:
+            return any(value is c or (type(value) is type(c) and value == c) for c in self.choices)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.integer and not isinstance(value, int)):
+            return False
+        return bool(self.lo is not None and self.hi is not None and self.lo <= value <= self.hi)
+
+
+BOOL = Limit(choices=(True, False))
+
+
+@dataclass(frozen=True)
 class Entry:
     """A registered agent: how to build it from options, its idea in a line, and the games it plays."""
 
@@ -92,6 +126,7 @@ class Entry:
     summary: str
     takes_path: bool = False  # options are one path (``ppo:PATH``), not k=v pairs
     games: tuple[str, ...] | None = (DEFAULT_GAME,)  # None: every game
+    limits: dict[str, Limit] = field(default_factory=dict)  # options a spec from outside may set, and their bounds
 
     def plays(self, game: str) -> bool:
         """True if this agent plays ``game``."""
@@ -102,22 +137,23 @@ _REGISTRY: dict[str, tuple[Entry, ...]] = {}  # name -> its entries, one per set
 
 
 def register(name: str, factory: Callable[..., Agent], summary: str, takes_path: bool = False,
-             games: tuple[str, ...] | None = (DEFAULT_GAME,)) -> None:
+             games: tuple[str, ...] | None = (DEFAULT_GAME,), limits: dict[str, Limit] | None = None) -> None:
     """Make ``name`` (and ``name:k=v,...``) a spec that builds an agent with ``factory(**options)`` for ``games``.
 
     ``games`` names the games the agent plays (default Krypkasino only); None means every game.
     One name may be registered once per game (``expert`` is a different agent in each game);
-    registering it again for a game replaces that game's agent.
+    registering it again for a game replaces that game's agent.  ``limits`` declares the options
+    a spec from outside (``krypenv serve``) may set and their bounds; any other option is refused there.
     """
     if games is not None and (isinstance(games, str) or not all(isinstance(g, str) and g for g in games)):
         raise ValueError(f"games must be a tuple of game names or None (every game), got {games!r}")
-    new = Entry(factory, summary, takes_path, None if games is None else tuple(games))
+    new = Entry(factory, summary, takes_path, None if games is None else tuple(games), dict(limits or {}))
     kept = tuple(e for e in _REGISTRY.get(name, ()) if not (e.games is None or new.games is None
                                                             or set(e.games) & set(new.games)))
     _REGISTRY[name] = (*kept, new)
 
 
-def _entry(name: str, game: str) -> Entry | None:
+def find_entry(name: str, game: str) -> Entry | None:
     """The entry of ``name`` that plays ``game``, if any."""
     return next((e for e in _REGISTRY.get(name, ()) if e.plays(game)), None)
 
@@ -126,7 +162,7 @@ def known(game: str | None = None) -> dict[str, str]:
     """The registered agent names that play ``game`` (every registered one for None), with their one-line summaries."""
     out = {}
     for name, entries in sorted(_REGISTRY.items()):
-        entry = entries[0] if game is None else _entry(name, game)
+        entry = entries[0] if game is None else find_entry(name, game)
         if entry is not None:
             out[name] = entry.summary
     return out
@@ -150,7 +186,8 @@ def _parse_value(text: str) -> Any:
     return text
 
 
-def _options(spec: str, text: str) -> dict[str, Any]:
+def parse_options(spec: str, text: str) -> dict[str, Any]:
+    """The ``k=v,k2=v2`` options of a spec as a dict of parsed values; ValueError naming the bad part."""
     opts: dict[str, Any] = {}
     for part in filter(None, text.split(",")):
         key, sep, value = part.partition("=")
@@ -168,14 +205,14 @@ def load(spec: str, game: str = DEFAULT_GAME) -> Agent:
     name, sep, rest = spec.partition(":")
     entries = _REGISTRY.get(name)
     if entries:
-        entry = _entry(name, game)
+        entry = find_entry(name, game)
         if entry is None:
             names = ", ".join(known(game))
             plays = ", ".join(g for e in entries for g in (e.games or ()))
             raise ValueError(f"agent {name!r} plays {plays}, not {game}; "
                              f"known for {game}: {names}, or module:attr for your own")
         try:
-            agent = entry.factory(rest) if entry.takes_path else entry.factory(**_options(spec, rest))
+            agent = entry.factory(rest) if entry.takes_path else entry.factory(**parse_options(spec, rest))
         except TypeError as exc:
             raise ValueError(f"agent spec {spec!r}: {exc}") from None
         agent.name = spec
@@ -200,7 +237,7 @@ def check_game(agent: Agent, game: str) -> None:
     built = getattr(agent, "game", None)
     if built is None or built == game:
         return
-    entry = _entry(str(getattr(agent, "name", "")).partition(":")[0], built)
+    entry = find_entry(str(getattr(agent, "name", "")).partition(":")[0], built)
     if entry is not None and entry.plays(game):  # random plays every game
         return
     raise ValueError(f"agent {getattr(agent, 'name', agent)!r} was built for {built}, not {game}; "

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"  # the checkpoints that ship with krypenv
 FORMAT = "krypenv-ppo/1"
 META_NAME = "krypenv.json"
 LEGACY_GAME = "krypkasino"  # the game of a checkpoint whose krypenv.json names none

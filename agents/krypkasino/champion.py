@@ -39,10 +39,11 @@ from typing import Any
 import numpy as np
 
 from agents.base import load, register
+from agents.checkpoint import SHIPPED
 from krypenv.krypkasino.rules import teams_tag
 from krypenv.policy import Agent, DecisionBatch
 
-CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+CHECKPOINTS = SHIPPED
 GUIDED = "samples=32"  # the options of the policy-guided search (README: measured)
 TWO_PLAYERS = "pimc:samples=256,z=1"  # the 2-player champion, no checkpoint (README: measured on fresh decks)
 FALLBACK = "pimc"

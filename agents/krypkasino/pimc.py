@@ -57,7 +57,7 @@ import numpy as np
 from numba import njit, prange
 
 from agents.krypkasino import tactics as T
-from agents.base import register
+from agents.base import BOOL, Limit, register
 from agents.krypkasino.heuristics import expert_weights
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
@@ -388,5 +388,10 @@ def make(**options: object) -> Agent:
     return PIMCAgent(**options)
 
 
+# What a spec from outside (a web request) may set: each decision costs samples × rollouts rollouts per move.
+SERVED_LIMITS = {"samples": Limit(1, 256), "rollouts": Limit(1, 4), "z": Limit(0, 10, integer=False), "voids": BOOL,
+                 "rounds": Limit(0, 12), "horizon": Limit(0, 1000),
+                 "policy": Limit(choices=tuple(POLICIES), checkpoint="ppo")}
+
 register("pimc", make, "determinized search: samples hidden cards, rolls every move out with expert play "
-         "(or a learned policy: policy=ppo:PATH)", games=("krypkasino",))
+         "(or a learned policy: policy=ppo:PATH)", games=("krypkasino",), limits=SERVED_LIMITS)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.base import register
+from agents.base import Limit, register
 from agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, TIMID_PARAMS, decide, offsets
 from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import MAX_LEGAL, N_ACTIONS
@@ -159,4 +159,5 @@ class PimcAgent:
 
 
 register("pimc", PimcAgent, "determinized search: samples the hidden cards, rolls every move out with expert play, "
-         "best mean money", games=(GAME,))
+         "best mean money", games=(GAME,),
+         limits={"worlds": Limit(1, 256), "rollout": Limit(choices=tuple(ROLLOUTS)), "value": Limit(choices=VALUES)})

@@ -18,6 +18,7 @@ Nothing in the game changes: the agent acts on copies.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,8 +70,21 @@ class Hint:
                 "text": "\n".join(self.lines())}
 
 
-def hint(session: Session, spec: str | None = None, votes: int = 12) -> Hint:
-    """The advice of agent ``spec`` (default: :func:`default_hint_spec`) for the person's decision."""
+class HintCancelled(Exception):
+    """The hint was given up before it was ready (the person interrupted it, or the client went away)."""
+
+
+MAX_CACHED = 4  # hint agents kept per session (a new spec beyond that replaces the oldest)
+
+
+def hint(session: Session, spec: str | None = None, votes: int = 12, shown: str | None = None,
+         stop: Callable[[], bool] | None = None) -> Hint:
+    """The advice of agent ``spec`` (default: :func:`default_hint_spec`) for the person's decision.
+
+    ``shown`` is the name the hint gives its agent (default ``spec``; the server shows the
+    request's spec, not the path it resolved to); ``stop`` is asked between votes, and when it
+    says True the hint is abandoned with :class:`HintCancelled`.
+    """
     import agents
 
     legal = session.legal()
@@ -78,19 +92,25 @@ def hint(session: Session, spec: str | None = None, votes: int = 12) -> Hint:
         raise ValueError("a hint needs your turn: " + ("the match is over" if session.over else "you are not to act"))
     game = session.game_name
     spec = spec or default_hint_spec(game)
-    cache = session.__dict__.setdefault("_hint_agents", {})
+    shown = shown or spec
+    cache: dict[str, Any] = session.__dict__.setdefault("_hint_agents", {})
     if spec not in cache:
+        while len(cache) >= MAX_CACHED:
+            cache.pop(next(iter(cache)))
         cache[spec] = agents.load(spec, game=game)
     agent = cache[spec]
-    name = spec.split(":")[0]
-    summary = agents.known(game).get(name, "your agent")
+    summary = agents.known(game).get(shown.split(":")[0], "your agent")
     probs = session.game.move_probabilities(agent)
     if probs is not None:
         ranked = sorted(zip(legal, probs), key=lambda cp: -cp[1])
-        return Hint(spec, summary, "probability", ranked[0][0], ranked[:TOP])
+        return Hint(shown, summary, "probability", ranked[0][0], ranked[:TOP])
     start = 1000 + 7919 * len(session.events)  # fresh streams per decision, the same for the same position
-    chosen = [session.game.agent_choice(agent, start + k) for k in range(votes)]
+    chosen = []
+    for k in range(votes):
+        if stop is not None and stop():
+            raise HintCancelled("the hint was cancelled")
+        chosen.append(session.game.agent_choice(agent, start + k))
     count = Counter(c.key for c in chosen)
     by_key = {c.key: c for c in chosen}
     ranked = [(by_key[k], n / votes) for k, n in count.most_common(TOP)]
-    return Hint(spec, summary, "votes", ranked[0][0], ranked, votes)
+    return Hint(shown, summary, "votes", ranked[0][0], ranked, votes)

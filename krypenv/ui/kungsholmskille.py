@@ -75,6 +75,16 @@ class Adapter:
         self.deal_no = 0
 
     # ------------------------------------------------------------------ DecisionSource
+    @property
+    def st(self) -> np.ndarray:
+        """The deal's state rows, as the environments' core names them (``pimc`` samples worlds from them)."""
+        return self.deals.state
+
+    @property
+    def cash(self) -> np.ndarray:
+        """The deal's money rows, as the environments' core names them."""
+        return self.deals.cash
+
     def uniforms(self, idx: np.ndarray, k: int = 1) -> np.ndarray:
         """(len(idx), k) uniforms from the session's agent stream."""
         out = np.empty((len(idx), k), np.float64)

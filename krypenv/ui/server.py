@@ -1,364 +1,382 @@
 """``krypenv serve``: the local web app (play against agents, watch replays) and its JSON API.
 
-    krypenv serve [--host 127.0.0.1] [--port 8000] [--open] [--records FILE]
+    krypenv serve [--host 127.0.0.1] [--port 8000] [--open] [--records FILE...]
+                  [--checkpoint PATH...] [--allow-host NAME...] [--games DIR]
 
 **Stack.** The standard library's :class:`http.server.ThreadingHTTPServer`: no dependency
-beyond the package, nothing to build, and a thread per request is plenty for a few people on
-one machine (the agents' numba kernels release nothing to gain from an async loop).  The
-page is vanilla HTML, CSS and JavaScript shipped in ``krypenv/ui/static/``; it needs no
-network.  It binds to 127.0.0.1 by default: only this machine can connect.  Binding to
-another address (``--host 0.0.0.0``) lets everyone who can reach the machine play, read the
-records files opened with ``--records`` and use its CPU, without any authentication.
+beyond the package and nothing to build.  The page is vanilla HTML, CSS and JavaScript
+shipped in ``krypenv/ui/static/``; it needs no network.
 
-**The server decides.** Games live in memory under random ids (the oldest are dropped beyond
-:data:`MAX_GAMES`); the server holds the engine, checks every move and sends each page only
-its seat's view (its own hand, never another's, until the record is replayed).  The page
-never applies a rule: it shows the legal moves it is sent.
+**Security model** (``docs/SECURITY.md`` says it in one page).  The server binds to 127.0.0.1
+by default.  A request is data, never code: an agent is a name the server offers with
+bounded options, and a learned policy a checkpoint it trusts, by name, never a path
+(:mod:`krypenv.ui.menu`); nothing from a request is imported, unpickled or used as a path.
+Every request must name this server in ``Host`` and, when a browser sends an ``Origin``, come
+from this server's own page; bodies are JSON only (:mod:`krypenv.ui.guard`: no page of
+another site, no DNS rebinding).  Everything a request can make the server do is bounded:
+body size, connections and socket time-outs, search budgets, agent work (a small pool, off
+the request threads, dropped when the client goes away), games and record files kept
+(:mod:`krypenv.ui.store`), uploads (only the first errors are kept).  ``--host 0.0.0.0``
+lets everyone who can reach the machine play, read the records opened with ``--records`` and
+use its CPU, without any login: the command says so when it starts.
+
+**The server decides.** The server holds the engine, checks every move and sends each page
+only its seat's view (its own hand, never another's; a game's replay opens its finished
+deals only).  The page never applies a rule: it shows the legal moves it is sent.
 
 | method and path                 | body / answer                                                   |
 |---------------------------------|-----------------------------------------------------------------|
-| GET  /api/meta                  | games, their agents, default players, hint agent and ``rules``  |
-|                                 | (each rules option: rule id, default, choices, player counts)   |
+| GET  /api/meta                  | games, the agents offered (``[{spec, summary, players}]``),     |
+|                                 | default players and opponent, hint agent, ``rules`` options     |
 | POST /api/games                 | ``{game, players, agents, seat, seed, deals, rules}`` →         |
-|                                 | ``{id, seed, state}``; ``rules`` (Krypkasino only, optional):   |
-|                                 | ``{teams, two_player_deal, set_aside, last_capture_point}``,    |
-|                                 | each optional, null meaning the default (see below)             |
+|                                 | ``{id, seed, state}``                                           |
 | GET  /api/games/ID              | ``{state}`` (``?since=N``: events from N on)                    |
-| POST /api/games/ID/move         | ``{n}`` (1-based) or ``{key}`` (short form), ``since`` → state  |
+| POST /api/games/ID/move         | ``{move_index, n}`` (n 1-based) or ``{move_index, key}``,       |
+|                                 | ``since`` → state                                               |
 | POST /api/games/ID/hint         | ``{spec}`` (optional) → the hint                                |
-| GET  /api/games/ID/replay       | the replay list of the game's records (see /api/replay)         |
+| GET  /api/games/ID/replay       | the replay list of the game's finished deals                    |
 | GET  /api/replay                | ``{files: [{id, name, deals}]}``: the records files opened      |
-| POST /api/replay                | the text of a records file → ``{id, deals, errors}``            |
+| POST /api/replay                | ``{name, text}``: a records file → ``{id, deals, errors}``      |
 | GET  /api/replay/ID             | ``{id, deals, errors}``; ``/api/replay/ID/K``: frames of deal K |
 
-A Krypkasino game's ``rules`` are the game record's rules keys: ``teams`` (K18) is null, a number
-of teams (2: seats alternate, 4 or 6 players; 3: six players) or a list of seat lists such as
-``[[0, 2], [1, 3]]``; ``two_player_deal`` (K6, 2 players) ``"6+4"`` or ``"5+6"``; ``set_aside``
-(K8) ``"court"`` or ``"spades"``; ``last_capture_point`` (K17) true or false.  They are checked
-strictly: an unknown key, a wrong type, a value the rules refuse (teams for 3 players, teams
-that do not alternate seats), or ``rules`` for Kungsholmskille is a 400 naming what was wrong.
-The state of a team game carries ``teams`` (seat lists, else null) and ``team_totals``.
-
-Every bad request (illegal move, unknown id, malformed JSON, a records file of which no record
-parses, a body over :data:`MAX_BODY`) is answered with a 4xx status and ``{"error": "..."}``
-and changes nothing; an unexpected failure is a 500 with its message, and the server keeps
-running.
+A move names the ``move_index`` of the state it answers (``state.move_index``, the moves made so
+far by every seat): a move for another index, a repeated request included, is a 409 and changes
+nothing.  After the
+person's move the agents play on the pool; the answer comes when they reach the person's
+next decision or after a few seconds with ``state.thinking`` true (then ``GET`` the state
+until it is false).  A Krypkasino game's ``rules`` are ``teams`` (K18: null, a number of
+teams, or seat lists), ``two_player_deal`` (K6), ``set_aside`` (K8), ``last_capture_point``
+(K17), checked strictly (:mod:`krypenv.ui.krypkasino`).  Every bad request (unknown field,
+illegal move, unknown id, malformed JSON, a records file of which no record parses) is a 4xx
+with ``{"error": "..."}`` naming what was wrong and changes nothing; an unexpected failure is
+a 500 with its message, and the server keeps running.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import secrets
+import select
+import socket
 import sys
 import threading
+import time
 import webbrowser
-from collections import OrderedDict
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from krypenv.ui.games import DEFAULT_PLAYERS, GAMES
-from krypenv.ui.replay import STATIC, Deal, frames, load_text, page
-from krypenv.ui.session import InputError, Session
+from krypenv.ui.api import App, int_field
+from krypenv.ui.guard import HttpError, RequestGuard, body_length, check_json
+from krypenv.ui.menu import AgentMenu
+from krypenv.ui.replay import STATIC, frames, page
+from krypenv.ui.session import InputError
+from krypenv.ui.store import Busy, Store, Table
 
 MAX_BODY = 8 * 1024 * 1024  # bytes of a request body (an uploaded records file)
-MAX_GAMES = 64  # games kept in memory; the oldest go first
-MAX_REPLAYS = 32  # opened records files kept in memory
+MAX_CONNECTIONS = 64  # requests handled at once; more are answered 503 at once
+SOCKET_TIMEOUT = 20.0  # seconds a client may stay silent while sending its request
+MOVE_WAIT = 8.0  # seconds a move (or a new game) waits for the agents before answering with thinking: true
+HINT_WAIT = 60.0  # seconds a hint may take
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
+_BUSY_BODY = json.dumps({"error": "too many connections at once; try again shortly"}).encode()
+BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY))  # the answer past MAX_CONNECTIONS
 
 
-class ApiError(Exception):
-    """A bad request: its HTTP status and the message of the JSON error."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class App:
-    """The server's state: games and opened records files in memory, each under a random id."""
-
-    def __init__(self) -> None:
-        self.games: OrderedDict[str, tuple[Session, threading.Lock]] = OrderedDict()
-        self.replays: OrderedDict[str, tuple[list[Deal], list[str]]] = OrderedDict()
-        self.names: dict[str, str] = {}  # replay id -> the file's name
-        self.lock = threading.Lock()
-
-    @staticmethod
-    def _store(table: OrderedDict, value: Any, limit: int, key: str | None = None) -> str:
-        key = key or secrets.token_urlsafe(9)
-        table[key] = value
-        while len(table) > limit:
-            table.popitem(last=False)
-        return key
-
-    def game(self, gid: str) -> tuple[Session, threading.Lock]:
-        """The game of an id; 404 otherwise."""
-        with self.lock:
-            if gid not in self.games:
-                raise ApiError(404, f"unknown game id {gid!r} (games live in memory and end with the server)")
-            return self.games[gid]
-
-    def replay(self, rid: str) -> tuple[list[Deal], list[str]]:
-        """The opened records file of an id; 404 otherwise."""
-        with self.lock:
-            if rid not in self.replays:
-                raise ApiError(404, f"unknown replay id {rid!r}")
-            return self.replays[rid]
-
-    def open_records(self, text: str, name: str, key: str | None = None) -> dict[str, Any]:
-        """Check a records file's text and keep its legal records; 400 if none parses."""
-        deals, errors = load_text(text, name)
-        if not deals:
-            why = "; ".join(errors[:3]) or "the file is empty"
-            raise ApiError(400, f"no game record in {name} parses: {why}")
-        with self.lock:
-            rid = self._store(self.replays, (deals, errors), MAX_REPLAYS, key)
-            self.names = {k: self.names.get(k, name) for k in self.replays}
-        return {"id": rid, "deals": [d.to_json(i) for i, d in enumerate(deals)], "errors": errors}
-
-    # ------------------------------------------------------------------ the API
-    def meta(self) -> dict[str, Any]:
-        """Games, their agents, defaults."""
-        import agents
-
-        from krypenv.ui.hints import default_hint_spec
-        from krypenv.ui.krypkasino import rules_meta
-
-        return {"games": {g: {"agents": agents.known(g), "default_players": DEFAULT_PLAYERS[g],
-                              "default_opponent": "expert" if g == "krypkasino" else "random",
-                              "hint": default_hint_spec(g), "rules": rules_meta() if g == "krypkasino" else {}}
-                          for g in GAMES}}
-
-    def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Start a game from ``{game, players, agents, seat, seed, deals, rules}``."""
-        game = body.get("game", "krypkasino")
-        if game not in GAMES:
-            raise ApiError(400, f"unknown game {game!r}; known games: {', '.join(GAMES)}")
-        players = _int(body, "players", DEFAULT_PLAYERS[game], 2, 6)
-        specs = body.get("agents") or ["expert" if game == "krypkasino" else "random"]
-        if isinstance(specs, str):
-            specs = specs.split(",")
-        if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
-            raise ApiError(400, "agents must be a list of agent spec strings")
-        seat = body.get("seat")
-        seat = None if seat is None else _int(body, "seat", 0, 0, players - 1)
-        seed = body.get("seed")
-        seed = secrets.randbelow(10**6) if seed in (None, "") else _int(body, "seed", 0, 0, 2**63 - 1)
-        deals = _int(body, "deals", 1, 1, 100)
-        options = _rules(game, players, body.get("rules"))
-        session = Session(game, players, specs, seat=seat, seed=seed, deals=deals, options=options,
-                          record=Path("games") / f"web-{game}-{secrets.token_hex(4)}-s{seed}.jsonl")
-        with self.lock:
-            gid = self._store(self.games, (session, threading.Lock()), MAX_GAMES)
-        return {"id": gid, "seed": seed, "state": session.state()}
-
-    def move(self, gid: str, body: dict[str, Any]) -> dict[str, Any]:
-        """The person's move by number ``n`` or short form ``key``; the state with events from ``since``."""
-        session, lock = self.game(gid)
-        since = _int(body, "since", 0, 0, 10**9)
-        with lock:
-            if "n" in body:
-                n = _int(body, "n", 1, 1, 10**6)
-                session.play(n - 1)
-            elif isinstance(body.get("key"), str):
-                session.play(session.parse(body["key"]))
-            else:
-                raise ApiError(400, "a move needs n (its number in the legal list) or key (its short form)")
-            return {"state": session.state(events_from=since)}
-
-    def hint(self, gid: str, body: dict[str, Any]) -> dict[str, Any]:
-        """The hint of agent ``spec`` (default: the strongest shipped one)."""
-        from krypenv.ui.hints import hint
-
-        session, lock = self.game(gid)
-        spec = body.get("spec") or None
-        if spec is not None and not isinstance(spec, str):
-            raise ApiError(400, "spec must be an agent spec string")
-        with lock:
-            return hint(session, spec).to_json(session.legal())
-
-    def game_replay(self, gid: str) -> dict[str, Any]:
-        """The game's records, opened for replay under the id ``game-ID``."""
-        session, lock = self.game(gid)
-        with lock:
-            text = "\n".join(json.dumps(r) for r in session.records())
-        return self.open_records(text, f"game {gid}", key=f"game-{gid}")
-
-
-def _rules(game: str, players: int, value: Any) -> dict[str, Any]:
-    """A request's ``rules`` as the game's options (record rules keys); 400 naming what is wrong."""
-    if value is None:
-        return {}
-    if game != "krypkasino":
-        raise ApiError(400, f"rules are Krypkasino's options (K6, K8, K17, K18); {game} takes none, got {value!r}")
-    from krypenv.ui.krypkasino import options_from_json
-
-    try:
-        return options_from_json(value, players)
-    except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
-
-
-def _int(body: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    """An integer field of a request body within [lo, hi]; 400 naming it otherwise."""
-    value = body.get(key, default)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ApiError(400, f"{key} must be an integer from {lo} to {hi}, got {value!r}")
-    return value
+class ClientGone(Exception):
+    """The client closed its connection while waiting: its work was cancelled and no answer is sent."""
 
 
 class Handler(BaseHTTPRequestHandler):
-    """Routes requests to the :class:`App`; every answer of the API is JSON."""
+    """Checks Host, Origin and the body (:mod:`krypenv.ui.guard`), then routes to the :class:`App`; answers JSON."""
 
     app: App
+    guard: RequestGuard
     server_version = "krypenv"
+    timeout = SOCKET_TIMEOUT  # socketserver sets it on the connection: a silent client is dropped
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: errors only."""
         if args and str(args[1] if len(args) > 1 else "").startswith(("4", "5")):
             sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
-    def _send(self, status: int, body: bytes, ctype: str) -> None:
+    def _send(self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
         self.end_headers()
         self.wfile.write(body)
 
-    def _json(self, status: int, obj: Any) -> None:
-        self._send(status, json.dumps(obj).encode(), "application/json")
+    def _json(self, status: int, obj: Any, extra: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json", extra)
 
+    # ------------------------------------------------------------------ bodies
     def _body_text(self) -> str:
+        check_json(self.headers.get("Content-Type"))
+        length = body_length(self.headers, MAX_BODY)
+        data = self.rfile.read(length)
+        if len(data) != length:
+            raise HttpError(400, f"the body ended after {len(data)} of {length} bytes")
         try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            raise ApiError(400, "bad Content-Length") from None
-        if length > MAX_BODY:
-            raise ApiError(413, f"request body of {length} bytes is over the limit of {MAX_BODY}")
-        try:
-            return self.rfile.read(length).decode("utf-8")
+            return data.decode("utf-8")
         except UnicodeDecodeError:
-            raise ApiError(400, "the request body is not UTF-8 text") from None
+            raise HttpError(400, "the request body is not UTF-8 text") from None
 
     def _body(self) -> dict[str, Any]:
         text = self._body_text()
         try:
             obj = json.loads(text or "{}")
         except json.JSONDecodeError as exc:
-            raise ApiError(400, f"malformed JSON: {exc}") from None
+            raise HttpError(400, f"malformed JSON: {exc}") from None
+        except RecursionError:
+            raise HttpError(400, "malformed JSON: nested too deeply") from None
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise HttpError(400, f"malformed JSON: {exc}") from None
         if not isinstance(obj, dict):
-            raise ApiError(400, f"the request body must be a JSON object, got {type(obj).__name__}")
+            raise HttpError(400, f"the request body must be a JSON object, got {type(obj).__name__}")
         return obj
 
+    # ------------------------------------------------------------------ waiting for agent work
+    def _client_gone(self) -> bool:
+        """True if the client closed its connection (the socket reads as ended)."""
+        try:
+            ready, _, _ = select.select([self.connection], [], [], 0)
+            return bool(ready) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
+
+    def _wait(self, job: Future[Any] | None, limit: float, cancel: threading.Event) -> bool:
+        """Wait up to ``limit`` seconds for ``job``; True when done.  A vanished client sets ``cancel`` (ClientGone)."""
+        deadline = time.monotonic() + limit
+        while job is not None:
+            try:
+                job.result(timeout=0.05)
+                return True
+            except FutureTimeout:
+                pass
+            except Exception:  # noqa: BLE001 - the job's own error is read by its caller
+                return True
+            if self._client_gone():
+                cancel.set()
+                raise ClientGone
+            if time.monotonic() >= deadline:
+                return False
+        return True
+
+    def _state(self, table: Table, since: int) -> dict[str, Any]:
+        with table.lock:
+            return {"state": table.state(events_from=since)}
+
+    # ------------------------------------------------------------------ routing
     def _handle(self, method: str) -> None:
         url = urlparse(self.path)
         parts = [p for p in url.path.split("/") if p]
         try:
+            host = self.guard.check_host(self.headers.get("Host"))
+            self.guard.check_origin(self.headers.get("Origin"), host)
+            if method not in ("GET", "POST"):
+                raise HttpError(405, f"{method} is not allowed: the API takes GET and POST")
             if parts[:1] != ["api"]:
                 if method != "GET":
-                    raise ApiError(405, f"{method} is not allowed on {url.path}")
+                    raise HttpError(405, f"{method} is not allowed on {url.path[:80]}")
                 return self._static(parts)
             self._json(200, self._api(method, parts[1:], parse_qs(url.query)))
-        except ApiError as exc:
-            self._json(exc.status, {"error": str(exc)})
+        except ClientGone:
+            self.close_connection = True
+        except HttpError as exc:
+            self._json(exc.status, {"error": str(exc)}, {"Allow": "GET, POST"} if exc.status == 405 else None)
+        except Busy as exc:
+            self._json(503, {"error": str(exc)}, {"Retry-After": "2"})
         except (InputError, ValueError) as exc:
             self._json(400, {"error": str(exc)})
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
         except Exception as exc:  # noqa: BLE001 - the server answers and keeps running
             self._json(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
 
     def _api(self, method: str, parts: list[str], query: dict[str, list[str]]) -> Any:
         app = self.app
         route = (method, parts[0] if parts else "", len(parts))
+        since = int_field({"since": query.get("since", ["0"])[0]}, "since", 0, 0, 10**9)
         if route == ("GET", "meta", 1):
             return app.meta()
         if route == ("POST", "games", 1):
-            return app.new_game(self._body())
-        if route == ("GET", "games", 2):
-            session, lock = app.game(parts[1])
-            since = _int({"since": query.get("since", ["0"])[0]}, "since", 0, 0, 10**9)
-            with lock:
-                return {"state": session.state(events_from=since)}
-        if route == ("POST", "games", 3) and parts[2] == "move":
-            return app.move(parts[1], self._body())
-        if route == ("POST", "games", 3) and parts[2] == "hint":
-            return app.hint(parts[1], self._body())
-        if route == ("GET", "games", 3) and parts[2] == "replay":
-            return app.game_replay(parts[1])
+            table, out = app.new_game(self._body())
+            self._wait(table.job, MOVE_WAIT, table.cancel)
+            return out | self._state(table, 0)
+        if route[0] in ("GET", "POST") and parts[:1] == ["games"] and len(parts) in (2, 3):
+            return self._game(method, app.table(parts[1]), parts[2:], since)
         if route == ("GET", "replay", 1):
             with app.lock:
                 return {"files": [{"id": k, "name": app.names.get(k, k), "deals": len(v[0])}
                                   for k, v in app.replays.items() if not k.startswith("game-")]}
         if route == ("POST", "replay", 1):
-            name = query.get("name", ["upload"])[0][:200]
-            return app.open_records(self._body_text(), name)
+            body = self._body()
+            if set(body) - {"name", "text"} or not isinstance(body.get("text"), str):
+                raise HttpError(400, "a records upload is {\"name\": \"file name\", \"text\": \"the file's text\"}")
+            return app.open_records(body["text"], str(body.get("name") or "upload")[:200])
         if route == ("GET", "replay", 2):
-            deals, errors = app.replay(parts[1])
+            deals, errors, _ = app.replay(parts[1])
             return {"id": parts[1], "deals": [d.to_json(i) for i, d in enumerate(deals)], "errors": errors}
         if route == ("GET", "replay", 3):
-            deals, _ = app.replay(parts[1])
-            k = _int({"deal": parts[2]}, "deal", 0, 0, len(deals) - 1)
-            return frames(deals[k])
-        raise ApiError(404, f"no API route {method} /api/{'/'.join(parts)}")
+            deals, _, _ = app.replay(parts[1])
+            return frames(deals[int_field({"deal": parts[2]}, "deal", 0, 0, len(deals) - 1)])
+        raise HttpError(404, f"no API route {method} /api/{'/'.join(parts)[:80]}")
+
+    def _game(self, method: str, table: Table, rest: list[str], since: int) -> Any:
+        """The routes under ``/api/games/ID``."""
+        app = self.app
+        if method == "GET" and not rest:
+            app.store.drive(table)  # resume agents stopped for a client that went away
+            return self._state(table, since)
+        if method == "POST" and rest == ["move"]:
+            app.move(table, self._body())
+            self._wait(table.job, MOVE_WAIT, table.cancel)
+            return self._state(table, since)
+        if method == "POST" and rest == ["hint"]:
+            cancel = threading.Event()
+            job = app.hint(table, self._body(), cancel)
+            if not self._wait(job, HINT_WAIT, cancel):
+                cancel.set()
+                raise HttpError(503, f"the hint took longer than {HINT_WAIT:g} s and was given up; "
+                                     f"try an agent with a smaller search")
+            return job.result()
+        if method == "GET" and rest == ["replay"]:
+            return app.game_replay(table)
+        raise HttpError(404, f"no API route {method} /api/games/{table.gid}/{'/'.join(rest)[:40]}")
 
     def _static(self, parts: list[str]) -> None:
         if not parts:
             if not (STATIC / "index.html").is_file():
-                raise ApiError(404, "the web page is not part of this checkout yet; the JSON API is under /api/")
+                raise HttpError(404, "the web page is not part of this checkout; the JSON API is under /api/")
             return self._send(200, page().encode(), TYPES[".html"])
         if len(parts) == 2 and parts[0] == "static":
             files = {p.name: p for p in STATIC.iterdir() if p.is_file()} if STATIC.is_dir() else {}
             if parts[1] in files:
                 path = files[parts[1]]
                 return self._send(200, path.read_bytes(), TYPES.get(path.suffix, "application/octet-stream"))
-        raise ApiError(404, f"no page /{'/'.join(parts)}")
+        raise HttpError(404, f"no page /{'/'.join(parts)[:80]}")
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         """GET: the page, static files, API reads."""
         self._handle("GET")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         """POST: API actions."""
         self._handle("POST")
 
+    def do_OTHER(self) -> None:
+        """Any other method: a JSON 405."""
+        self._handle(self.command)
 
-def make_server(host: str = "127.0.0.1", port: int = 8000, records: list[str] | None = None) -> ThreadingHTTPServer:
-    """A server bound to ``host:port`` (port 0: a free one), with records files preloaded for replay."""
-    app = App()
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = do_TRACE = do_CONNECT = do_OTHER
+
+
+class Server(ThreadingHTTPServer):
+    """A threading HTTP server with a bounded number of requests at once, IPv4 or IPv6 by its host."""
+
+    daemon_threads = True
+    request_queue_size = 128  # the listen backlog
+
+    def __init__(self, address: tuple[str, int], handler: type[Handler], app: App) -> None:
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.app = app
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Handle the request on a thread, or answer 503 at once when :data:`MAX_CONNECTIONS` are being handled."""
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """The base class's request thread, giving its slot back at the end."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def server_close(self) -> None:
+        """Close the socket, stop the agents and save every game's record."""
+        super().server_close()
+        self.app.store.close()
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8000, records: list[str] | None = None,
+                checkpoints: list[str] | None = None, allow_hosts: list[str] | None = None,
+                games: str | Path = "games") -> Server:
+    """A server bound to ``host:port`` (port 0: a free one) with the agents, records and hosts it is given."""
+    app = App(Path(games), AgentMenu.build(checkpoints or []), Store(Path(games)))
     for k, path in enumerate(records or []):
-        app.open_records(Path(path).read_text(encoding="utf-8"), path, key=f"file{k}")
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            app.open_records(text, path, key=f"file{k}")
+        except (OSError, UnicodeDecodeError, HttpError) as exc:
+            raise ValueError(f"--records {path}: {exc}") from None
     handler = type("BoundHandler", (Handler,), {"app": app})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
+    server = Server((host, port), handler, app)
+    handler.guard = RequestGuard(host, server.server_address[1], allow_hosts or [])
     return server
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port 0..65535 (0: a free one)."""
+    if not text.strip().isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 0 to 65535 (0: a free one), got {text!r}")
+    return int(text)
 
 
 def add_arguments(parser: Any) -> None:
     """The ``serve`` sub-command's arguments."""
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only). Another address, e.g. "
-                             "0.0.0.0, exposes the app to everyone who can reach this machine, without any login: "
-                             "they can play, use its CPU and read the records opened with --records")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+                        help="address to listen on (default 127.0.0.1: this machine only; ::1 for IPv6). Another "
+                             "address, e.g. 0.0.0.0, exposes the app to everyone who can reach this machine, without "
+                             "any login: they can play, use its CPU and read the records opened with --records")
+    parser.add_argument("--port", type=port_number, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--open", action="store_true", help="open the page in the default web browser")
     parser.add_argument("--records", nargs="*", default=[], metavar="FILE",
                         help="records files to offer in the replay view (e.g. evals/.../records.jsonl)")
+    parser.add_argument("--checkpoint", nargs="*", default=[], metavar="PATH", dest="checkpoints",
+                        help="more checkpoints the page may play, offered by file name (ppo:NAME); loading one runs "
+                             "pickle, so name only files you trust (the shipped checkpoints are always offered)")
+    parser.add_argument("--allow-host", nargs="*", default=[], metavar="NAME", dest="allow_hosts",
+                        help="host names the page may be reached by besides the bound address (and localhost on a "
+                             "loopback address); requests naming any other Host are refused (DNS rebinding)")
+    parser.add_argument("--games", default="games", metavar="DIR",
+                        help="folder of the games' records (default ./games; the oldest web-* files beyond 1000 "
+                             "are removed)")
 
 
 def run(args: Any) -> int:
     """Serve until Ctrl-C."""
     try:
-        server = make_server(args.host, args.port, args.records)
-    except ApiError as exc:
-        raise ValueError(str(exc)) from None
+        server = make_server(args.host, args.port, args.records, args.checkpoints, args.allow_hosts, args.games)
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {args.host} port {args.port}: {exc.strerror or exc}") from None
     host, port = server.server_address[:2]
-    url = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}/"
+    shown = "localhost" if host in ("127.0.0.1", "::1") else (f"[{host}]" if ":" in host else host)
+    url = f"http://{shown}:{port}/"
     print(f"krypenv serve: {url} (Ctrl-C stops)", flush=True)
+    if not (host.startswith("127.") or host == "::1"):
+        print(f"krypenv serve: warning: listening on {host}, not this machine only: everyone who can reach it may "
+              f"play, use its CPU and read the records opened with --records, without any login", file=sys.stderr,
+              flush=True)
     for k, path in enumerate(args.records):
         print(f"  replay of {path}: {url}#replay/file{k}", flush=True)
     if args.open:

@@ -23,6 +23,7 @@ named by a spec string (``agents.load(spec, game=...)``: ``expert``, ``pimc:samp
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -121,33 +122,35 @@ class GameAdapter(Protocol):
         ...
 
 
-def parse_specs(specs: list[str], players: int, seat: int | None) -> tuple[list[str], int]:
+def parse_specs(specs: list[str], players: int, seat: int | None, agents_name: str = "--agents",
+                seat_name: str = "--seat") -> tuple[list[str], int]:
     """Per-seat specs and the human's seat from ``--agents`` and ``--seat``; ValueError saying what is wrong.
 
     ``specs`` lists every seat in order with one ``human`` (``human,expert,expert``), or the
     opponents only (one spec for all of them, or one per other seat), the human at ``seat``
-    (default 0).
+    (default 0).  Errors name the two inputs ``agents_name`` and ``seat_name`` (the web API's
+    fields are ``agents`` and ``seat``).
     """
     specs = [s.strip() for s in specs if s.strip()]
     if not specs:
-        raise ValueError("--agents needs at least one agent spec, e.g. human,expert")
+        raise ValueError(f"{agents_name} needs at least one agent spec, e.g. human,expert")
     humans = [i for i, s in enumerate(specs) if s == HUMAN]
     if len(humans) > 1:
-        raise ValueError(f"--agents names {len(humans)} humans; one person plays, the other seats are agents")
+        raise ValueError(f"{agents_name} names {len(humans)} humans; one person plays, the other seats are agents")
     if humans:
         if len(specs) != players:
-            raise ValueError(f"--agents {','.join(specs)} lists {len(specs)} seats for {players} players; "
+            raise ValueError(f"{agents_name} {','.join(specs)} lists {len(specs)} seats for {players} players; "
                              f"name one spec per seat, or only the opponents")
         if seat is not None and seat != humans[0]:
-            raise ValueError(f"--seat {seat} disagrees with --agents, where human sits at seat {humans[0]}")
+            raise ValueError(f"{seat_name} {seat} disagrees with {agents_name}, where human sits at seat {humans[0]}")
         return specs, humans[0]
     seat = 0 if seat is None else seat
     if not 0 <= seat < players:
-        raise ValueError(f"--seat must be a seat 0..{players - 1}, got {seat}")
+        raise ValueError(f"{seat_name} must be a seat 0..{players - 1}, got {seat}")
     if len(specs) == 1:
         specs = specs * (players - 1)
     if len(specs) != players - 1:
-        raise ValueError(f"--agents lists {len(specs)} opponents for {players} players; name {players - 1} "
+        raise ValueError(f"{agents_name} lists {len(specs)} opponents for {players} players; name {players - 1} "
                          f"(or one for all of them)")
     return specs[:seat] + [HUMAN] + specs[seat:], seat
 
@@ -162,18 +165,22 @@ class Session:
     """A match of ``deals`` deals between one person and agents (see the module docstring)."""
 
     def __init__(self, game: str, players: int, specs: list[str], seat: int | None = None, seed: int | None = None,
-                 deals: int = 1, options: dict[str, Any] | None = None, record: str | Path | None = None) -> None:
-        """Load the agents, deal the first deal and let the agents play up to the human's first decision."""
-        import agents  # the UI is the top layer: agents load here, never below
+                 deals: int = 1, options: dict[str, Any] | None = None, record: str | Path | None = None,
+                 advance: bool = True, loaded: dict[int, Any] | None = None) -> None:
+        """Load the agents, deal the first deal and (with ``advance``) let the agents play up to the human's decision.
 
+        ``loaded`` gives seats' agents already built (the server builds them from checked specs);
+        the other seats' agents are loaded from ``specs``.
+        """
+        import agents  # the UI is the top layer: agents load here, never below
 
         if not isinstance(deals, int) or deals < 1:
             raise ValueError(f"deals must be a positive integer, got {deals!r}")
         self.game_name = game
         self.seed = seed
         self.specs, self.human = parse_specs(specs, players, seat)
-        self.agents: dict[int, Any] = {s: agents.load(spec, game=game) for s, spec in enumerate(self.specs)
-                                       if spec != HUMAN}
+        self.agents: dict[int, Any] = {s: (loaded or {}).get(s) or agents.load(spec, game=game)
+                                       for s, spec in enumerate(self.specs) if spec != HUMAN}
         self.game: GameAdapter = adapter(game, players, seed, options or {})
         self.players = players
         self.deals = deals
@@ -184,8 +191,11 @@ class Session:
         self.record_path = Path(record) if record is not None else default_record_path(game, seed)
         self.names = [("you" if s == self.human else f"seat {s} ({spec})") for s, spec in enumerate(self.specs)]
         self.over = False
+        self.moves = 0  # moves made in the match, every seat's: the move_index a move request must name (see the server)
+        self.record_error: str | None = None  # why the last save failed, if it did; the game goes on
         self._talk(-1, self.game.start_deal(0))
-        self.advance()
+        if advance:
+            self.advance()
 
     # ------------------------------------------------------------------ playing
     def _talk(self, seat: int, talk: list[str], text: str = "") -> None:
@@ -219,8 +229,8 @@ class Session:
             return legal[n - 1]
         return self.game.parse(text, legal)
 
-    def play(self, choice: Choice | int | str) -> list[Event]:
-        """Apply the human's move (a Choice, its 0-based index, or typed text), then the agents'; the new events."""
+    def play(self, choice: Choice | int | str, advance: bool = True) -> list[Event]:
+        """Apply the human's move (a Choice, its 0-based index, or typed text), then (``advance``) the agents'; the new events."""
         legal = self.legal()
         if not legal:
             raise InputError("it is not your turn" if not self.over else "the match is over")
@@ -236,27 +246,35 @@ class Session:
             raise InputError(f"{choice.label} is not a legal move now")
         start = len(self.events)
         text, talk = self.game.play(choice)
+        self.moves += 1
         self._talk(self.human, talk, f"{self.names[self.human]}: {text}")
-        self.advance()
+        if advance:
+            self.advance()
         return self.events[start:]
 
-    def advance(self) -> None:
-        """Let the agents play until the human must act or the match is over; deals follow one another."""
-        while not self.over:
+    @property
+    def agents_to_act(self) -> bool:
+        """True while agents have moves (or a deal's end) to play before the human acts or the match ends."""
+        return not self.over and (self.game.done or self.game.to_act != self.human)
+
+    def advance(self, max_moves: int | None = None) -> None:
+        """Let the agents play (at most ``max_moves`` moves) until the human must act or the match is over."""
+        made = 0
+        while self.agents_to_act and (max_moves is None or made < max_moves):
             if self.game.done:
                 self._end_deal()
                 continue
             seat = self.game.to_act
-            if seat == self.human:
-                return
             text, talk = self.game.agent_play(self.agents[seat])
+            self.moves += 1
+            made += 1
             self._talk(seat, talk, f"{self.names[seat]}: {text}")
 
     def _end_deal(self) -> None:
         self.finished.append(self.game.record())
         self.results.append(self.game.deal_scores())
         self._talk(-1, self.game.finish_deal())
-        self.save()
+        self.save_or_note()
         if self.deal_no + 1 >= self.deals:
             self.over = True
             return
@@ -274,7 +292,8 @@ class Session:
         out.update({
             "game": self.game_name, "players": self.players, "names": self.names, "specs": self.specs,
             "seat": seat, "human": self.human, "to_act": self.to_act, "your_turn": bool(legal),
-            "deal_no": self.deal_no, "deals": self.deals, "over": self.over,
+            "deal_no": self.deal_no, "deals": self.deals, "over": self.over, "move_index": self.moves,
+            "record_error": self.record_error,
             "legal": [c.to_json(i) for i, c in enumerate(legal)],
             "totals": totals, "results": self.results,
             "team_totals": None if teams is None else [sum(totals[s] for s in team) for team in teams],  # K18
@@ -290,10 +309,34 @@ class Session:
             out.append(self.game.record())
         return out
 
+    def finished_records(self) -> list[dict[str, Any]]:
+        """The records of the finished deals only: what may be replayed while the match goes on (no hidden hands)."""
+        return list(self.finished)
+
     def save(self) -> Path:
-        """Write :meth:`records` to the record file as JSON Lines (creating its folder); its path."""
+        """Write :meth:`records` to the record file as JSON Lines (creating its folder); its path; OSError if it fails.
+
+        The file is written beside the record and then renamed over it, so a failed save never
+        leaves half a file in place of the last good one.
+        """
         self.record_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.record_path, "w", encoding="utf-8") as fh:
-            for rec in self.records():
-                fh.write(json.dumps(rec) + "\n")
+        tmp = self.record_path.with_name(self.record_path.name + ".part")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                for rec in self.records():
+                    fh.write(json.dumps(rec) + "\n")
+            tmp.replace(self.record_path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise
+        self.record_error = None
         return self.record_path
+
+    def save_or_note(self) -> Path | None:
+        """:meth:`save`, or None with the reason in ``record_error`` (shown to the person): the match goes on."""
+        try:
+            return self.save()
+        except OSError as exc:
+            self.record_error = f"the record could not be saved to {self.record_path}: {exc.strerror or exc}"
+            return None

@@ -79,7 +79,7 @@ def start(page: Any, base: str, game: str, players: int, seed: int, view: str = 
     page.goto(f"{base}/#play")
     page.select_option("#f-game", game)
     page.fill("#f-players", str(players))
-    page.fill("#f-agents", "random")
+    page.select_option("#f-agents", "random")
     page.fill("#f-seed", str(seed))
     page.select_option("#f-speed", "0")
     shot(page, f"{view}setup-{game}")
@@ -209,7 +209,9 @@ def test_phone_sized_window_does_not_overflow(browser: Any, base: str) -> None:
         shot(page, f"phone-play-{game}")
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     while not api_state(base, gid)["over"]:  # finish the deal through the API, then watch it
-        req = urllib.request.Request(f"{base}/api/games/{gid}/move", data=b'{"n": 1}', method="POST")
+        body = json.dumps({"n": 1, "move_index": api_state(base, gid)["move_index"]}).encode()
+        req = urllib.request.Request(f"{base}/api/games/{gid}/move", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
         urllib.request.urlopen(req, timeout=60).close()
     page.goto(f"{base}/#replay/game-{gid}/0/4")
     page.wait_for_function("document.querySelector('#r-pos').textContent.startsWith('4 /')")
@@ -273,7 +275,7 @@ def setup_teams(page: Any, base: str, players: int, seed: int, view: str = "") -
     assert page.locator("#f-teams option").all_inner_texts() == ["none", "2 teams: 0+2+4 v 1+3+5",
                                                                  "3 teams: 0+3 v 1+4 v 2+5"]
     page.fill("#f-players", str(players))
-    page.fill("#f-agents", "greedy")
+    page.select_option("#f-agents", "greedy")
     page.fill("#f-seed", str(seed))
     page.select_option("#f-speed", "0")
     page.select_option("#f-teams", label="2 teams: 0+2 v 1+3")
@@ -312,7 +314,7 @@ def test_team_game_from_the_form_to_the_team_totals(browser: Any, base: str) -> 
         moves += 1
     assert moves >= 20, moves  # 25 cards for each of four seats (K6, K7)
     page.wait_for_selector("#end:not([hidden])")
-    [path] = Path("games").glob(f"web-krypkasino-*-s{seed}.jsonl")  # the game record (the fixture's folder)
+    [path] = Path("games").glob(f"web-krypkasino-*-s{seed}-*.jsonl")  # the game record (the fixture's folder)
     [record] = [json.loads(line) for line in path.read_text().splitlines()]
     assert record["rules"]["teams"] == [[0, 2], [1, 3]]
     scores, names = record["result"]["scores"], st["names"]

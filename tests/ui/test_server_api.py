@@ -31,15 +31,25 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     os.chdir(old)
 
 
-def call(base: str, method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
-    """(status, decoded JSON) of one request."""
+def call(base: str, method: str, path: str, body: Any = None, raw: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """(status, decoded JSON) of one request (JSON bodies, as the page sends them)."""
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(base + path, data=data, method=method)
+    sent = ({"Content-Type": "application/json"} if data is not None else {}) | (headers or {})
+    req = urllib.request.Request(base + path, data=data, method=method, headers=sent)
     try:
         with urllib.request.urlopen(req, timeout=120) as resp:
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
+
+
+def move(base: str, gid: str, st: dict[str, Any], n: int = 1) -> tuple[int, Any]:
+    """Make move ``n`` of the legal list in state ``st`` (naming its move_index), waiting out the agents' thinking."""
+    status, out = call(base, "POST", f"/api/games/{gid}/move", {"n": n, "move_index": st["move_index"]})
+    while status == 200 and out["state"]["thinking"]:
+        status, out = call(base, "GET", f"/api/games/{gid}")
+    return status, out
 
 
 @pytest.mark.parametrize("game,players", [("krypkasino", 2), ("kungsholmskille", 3)])
@@ -51,7 +61,7 @@ def test_whole_game_then_its_replay(base: str, game: str, players: int) -> None:
     gid, st = out["id"], out["state"]
     while not st["over"]:
         assert st["hands"] is None and st["hand"] is not None and st["legal"]
-        status, out = call(base, "POST", f"/api/games/{gid}/move", {"n": 1})
+        status, out = move(base, gid, st)
         assert status == 200, out
         st = out["state"]
     assert st["results"] and st["legal"] == []
@@ -67,13 +77,16 @@ def test_bad_requests_answer_json_errors_and_change_nothing(base: str) -> None:
     _, out = call(base, "POST", "/api/games", {"game": "krypkasino", "players": 2, "seed": 1, "agents": "greedy"})
     gid = out["id"]
     before = call(base, "GET", f"/api/games/{gid}")[1]["state"]
-    n_legal = len(before["legal"])
+    n_legal, at = len(before["legal"]), before["move_index"]
     cases = [
-        ("POST", f"/api/games/{gid}/move", {"n": n_legal + 1}, 400, "no move"),
-        ("POST", f"/api/games/{gid}/move", {"key": "ks qs"}, 400, ""),
-        ("POST", f"/api/games/{gid}/move", {}, 400, "needs n"),
-        ("POST", f"/api/games/{gid}/move", {"n": "x"}, 400, "integer"),
-        ("POST", "/api/games/nope/move", {"n": 1}, 404, "unknown game id"),
+        ("POST", f"/api/games/{gid}/move", {"n": n_legal + 1, "move_index": at}, 400, "no move"),
+        ("POST", f"/api/games/{gid}/move", {"key": "ks qs", "move_index": at}, 400, ""),
+        ("POST", f"/api/games/{gid}/move", {"move_index": at}, 400, "needs n"),
+        ("POST", f"/api/games/{gid}/move", {"n": 1}, 400, "needs move_index"),
+        ("POST", f"/api/games/{gid}/move", {"n": "x", "move_index": at}, 400, "integer"),
+        ("POST", f"/api/games/{gid}/move", {"n": 1, "move_index": at + 1}, 409, "nothing was played"),
+        ("POST", f"/api/games/{gid}/move", {"n": 1, "move_index": at, "m": 2}, 400, "unknown field(s) 'm'"),
+        ("POST", "/api/games/nope/move", {"n": 1, "move_index": 0}, 404, "unknown game id"),
         ("GET", "/api/games/nope", None, 404, "unknown game id"),
         ("POST", "/api/games", {"game": "poker"}, 400, "unknown game"),
         ("POST", "/api/games", {"game": "krypkasino", "players": 9}, 400, "players must be"),
@@ -89,10 +102,10 @@ def test_bad_requests_answer_json_errors_and_change_nothing(base: str) -> None:
     assert got == 400 and "malformed JSON" in out["error"]
     got, out = call(base, "POST", f"/api/games/{gid}/move", raw=b"[1, 2]")
     assert got == 400 and "JSON object" in out["error"]
-    got, out = call(base, "POST", "/api/replay", raw=b'{"game": "krypkasino", "moves": []}\nnot json\n')
+    got, out = call(base, "POST", "/api/replay", {"text": '{"game": "krypkasino", "moves": []}\nnot json\n'})
     assert got == 400 and "no game record" in out["error"] and ":2: bad JSON" in out["error"]
     assert call(base, "GET", f"/api/games/{gid}")[1]["state"] == before  # nothing changed
-    assert call(base, "POST", f"/api/games/{gid}/move", {"n": 1})[0] == 200  # and the server still plays
+    assert move(base, gid, before)[0] == 200  # and the server still plays
 
 
 def test_replay_upload_keeps_good_records_and_lists_bad_ones(base: str, tmp_path: Path) -> None:
@@ -103,10 +116,11 @@ def test_replay_upload_keeps_good_records_and_lists_bad_ones(base: str, tmp_path
     while not s.over:
         s.play(0)
     text = (tmp_path / "r.jsonl").read_text() + '{"game": "kungsholmskille"}\n'
-    got, out = call(base, "POST", "/api/replay?name=mine.jsonl", raw=text.encode())
+    got, out = call(base, "POST", "/api/replay", {"name": "mine.jsonl", "text": text})
     assert got == 200 and len(out["deals"]) == 1 and out["errors"][0].startswith("mine.jsonl:2: missing key")
     got, hint = call(base, "GET", "/api/meta")
-    assert got == 200 and hint["games"]["krypkasino"]["hint"] == "pimc" and "random" in hint["games"]["kungsholmskille"]["agents"]
+    offered = [a["spec"] for a in hint["games"]["kungsholmskille"]["agents"]]
+    assert got == 200 and hint["games"]["krypkasino"]["hint"] == "pimc" and "random" in offered
 
 
 def test_hint_over_the_api(base: str) -> None:
@@ -139,12 +153,12 @@ def test_team_game_rules_reach_the_record(base: str) -> None:
     gid, st = out["id"], out["state"]
     assert st["teams"] == [[0, 2], [1, 3]] and st["rules"]["set_aside"] == "spades"
     while not st["over"]:
-        status, out = call(base, "POST", f"/api/games/{gid}/move", {"n": 1})
+        status, out = move(base, gid, st)
         assert status == 200, out
         st = out["state"]
     totals = st["totals"]
     assert st["team_totals"] == [totals[0] + totals[2], totals[1] + totals[3]]
-    [path] = Path("games").glob("web-krypkasino-*-s8101.jsonl")  # the fixture's folder; this test's seed only
+    [path] = Path("games").glob("web-krypkasino-*-s8101-*.jsonl")  # the fixture's folder; this test's seed only
     [record] = [json.loads(line) for line in path.read_text().splitlines()]
     assert record["rules"] == {"players": 4, "teams": [[0, 2], [1, 3]], "two_player_deal": "6+4",
                                "set_aside": "spades", "last_capture_point": True}

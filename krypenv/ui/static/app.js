@@ -24,10 +24,9 @@ function showError(msg) {
   p.hidden = !msg;
 }
 
-async function api(method, path, body, raw) {
+async function api(method, path, body) {
   const opts = { method, headers: {} };
-  if (raw !== undefined) opts.body = raw;
-  else if (body !== undefined) {
+  if (body !== undefined) {
     opts.body = JSON.stringify(body);
     opts.headers["Content-Type"] = "application/json";
   }
@@ -175,13 +174,28 @@ async function loadMeta() {
 }
 
 function setupGame() {
-  const g = $("f-game").value, m = play.meta.games[g];
+  const g = $("f-game").value;
   $("f-players").value = g === "krypkasino" ? 2 : 3;
-  $("f-agents").value = m.default_opponent;
-  const list = $("agent-list");
-  list.replaceChildren(...Object.keys(m.agents).map((a) => { const o = el("option"); o.value = a; return o; }));
-  $("agents-help").textContent = "Agents: " + Object.entries(m.agents).map(([k, v]) => `${k} — ${v}`).join("; ");
+  offerAgents(play.meta.games[g].default_opponent);
   updateRules();
+}
+
+// The opponents the server offers for this game and player count (/api/meta): a name and its line each.
+function offerAgents(keep) {
+  const m = play.meta.games[$("f-game").value], P = Number($("f-players").value), box = $("f-agents");
+  const fits = m.agents.filter((a) => !a.players || a.players.includes(P));
+  box.replaceChildren(...fits.map((a) => {
+    const o = new Option(`${a.spec} — ${a.summary}`, a.spec);
+    o.title = a.summary;
+    return o;
+  }));
+  box.value = fits.some((a) => a.spec === keep) ? keep : m.default_opponent;
+  describeAgent();
+}
+
+function describeAgent() {
+  const m = play.meta.games[$("f-game").value], a = m.agents.find((x) => x.spec === $("f-agents").value);
+  $("agents-help").textContent = a ? `${a.spec}: ${a.summary}` : "";
 }
 
 // Krypkasino's rules options, as /api/meta describes them: {key: {rule, label, default, players, choices, labels}}.
@@ -262,7 +276,7 @@ async function startGame(ev) {
   showError("");
   const f = new FormData($("setup-form"));
   const body = { game: f.get("game"), players: Number(f.get("players")), seat: Number(f.get("seat")),
-    agents: String(f.get("agents")).split(","), deals: Number(f.get("deals")) };
+    agents: [String(f.get("agents"))], deals: Number(f.get("deals")) };
   if (f.get("seed") !== "") body.seed = Number(f.get("seed"));
   if (body.game === "krypkasino" && play.meta) body.rules = rulesBody();
   $("play-speed").value = f.get("speed");
@@ -293,8 +307,24 @@ async function resumeGame(gid) {
   await receive(out.state, true);
 }
 
-// Animate the new events (each carries the table as the person's seat saw it after it), then show the state.
+// Animate the new events (each carries the table as the person's seat saw it after it), then show the state;
+// while the agents are still thinking (state.thinking), ask for the new events until they are done.
 async function receive(state, instant) {
+  await animate(state, instant);
+  while (state.thinking && play.id) {
+    await sleep(250);
+    state = (await api("GET", `/api/games/${play.id}?since=${play.nEvents}`)).state;
+    await animate(state, instant);
+  }
+  showProblems(state);
+}
+
+function showProblems(state) {
+  const problems = [state.agent_error, state.record_error].filter(Boolean);
+  if (problems.length) showError(problems.join("; "));
+}
+
+async function animate(state, instant) {
   play.busy = true;
   play.sel = { card: null, table: new Set(), discard: new Set() };
   $("hint").hidden = true;
@@ -430,7 +460,7 @@ async function sendMove(n) {
   showError("");
   drawMoves(play.state, false);
   try {
-    const out = await api("POST", `/api/games/${play.id}/move`, { n, since: play.nEvents });
+    const out = await api("POST", `/api/games/${play.id}/move`, { n, since: play.nEvents, move_index: play.state.move_index });
     play.busy = false;
     await receive(out.state);
   } catch (e) {
@@ -601,7 +631,7 @@ async function uploadFile() {
   if (!file) return;
   showError("");
   try {
-    const out = await api("POST", `/api/replay?name=${encodeURIComponent(file.name)}`, undefined, await file.text());
+    const out = await api("POST", "/api/replay", { name: file.name, text: await file.text() });
     await openFile(out.id, 0, 0);
   } catch (e) {
     showError(e.message);
@@ -639,7 +669,8 @@ async function route() {
 function init() {
   $("setup-form").addEventListener("submit", startGame);
   $("f-game").addEventListener("change", setupGame);
-  $("f-players").addEventListener("input", updateRules);
+  $("f-players").addEventListener("input", () => { offerAgents($("f-agents").value); updateRules(); });
+  $("f-agents").addEventListener("change", describeAgent);
   $("f-seat").addEventListener("input", updateRules);
   $("hint-btn").addEventListener("click", askHint);
   $("new-btn").addEventListener("click", () => { location.hash = "#play"; });
