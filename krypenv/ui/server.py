@@ -320,9 +320,12 @@ class Server(ThreadingHTTPServer):
 
 def make_server(host: str = "127.0.0.1", port: int = 8000, records: list[str] | None = None,
                 checkpoints: list[str] | None = None, allow_hosts: list[str] | None = None,
-                games: str | Path = "games") -> Server:
-    """A server bound to ``host:port`` (port 0: a free one) with the agents, records and hosts it is given."""
-    app = App(Path(games), AgentMenu.build(checkpoints or []), Store(Path(games)))
+                games: str | Path = "games", store: Store | None = None) -> Server:
+    """A server bound to ``host:port`` (port 0: a free one) with the agents, records and hosts it is given.
+
+    ``store`` replaces the default :class:`~krypenv.ui.store.Store` of ``games`` (other limits, for tests).
+    """
+    app = App(Path(games), AgentMenu.build(checkpoints or []), store or Store(Path(games)))
     for k, path in enumerate(records or []):
         try:
             text = Path(path).read_text(encoding="utf-8")

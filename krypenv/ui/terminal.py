@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any, TextIO
 
 from krypenv.ui.session import InputError, Session
@@ -136,10 +137,39 @@ def render_end(session: Session, style: Style) -> list[str]:
     return lines
 
 
+def hint_lines(session: Session, spec: str | None) -> list[str]:
+    """A hint's lines, computed on a thread so that Ctrl-C gives it up at once (after the search step it is in).
+
+    The prompt comes back as soon as the step running when Ctrl-C came has ended; a second
+    Ctrl-C stops the game as at the prompt (the record is saved).
+    """
+    from krypenv.ui.hints import HintCancelled, hint
+
+    stop = threading.Event()
+    result: list[Any] = []
+
+    def work() -> None:
+        try:
+            result.append(hint(session, spec, stop=stop.is_set).lines())
+        except (ValueError, HintCancelled) as exc:
+            result.append([f"no hint: {exc}"])
+        except Exception as exc:  # noqa: BLE001 - shown at the prompt, the game goes on
+            result.append([f"no hint: {type(exc).__name__}: {exc}"])
+
+    worker = threading.Thread(target=work, name="krypenv-hint", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        stop.set()
+        worker.join()  # the step in progress ends; a second Ctrl-C lands in play()'s handler
+        return ["hint interrupted"]
+    return result[0]
+
+
 def play(session: Session, stdin: TextIO, out: TextIO, colour: bool, hint_spec: str | None = None) -> int:
     """Run the prompt loop until the match ends, ``q`` or the end of input; the exit status."""
-    from krypenv.ui.hints import hint
-
     style = Style(colour)
     shown = 0
 
@@ -175,10 +205,7 @@ def play(session: Session, stdin: TextIO, out: TextIO, colour: bool, hint_spec: 
                         + render_legal(st))
                     continue
                 if text in ("h", "hint"):
-                    try:
-                        say(hint(session, hint_spec).lines())
-                    except ValueError as exc:
-                        say([f"no hint: {exc}"])
+                    say(hint_lines(session, hint_spec))
                     continue
                 try:
                     session.play(session.parse(text))

@@ -342,3 +342,103 @@ def test_team_game_from_the_form_to_the_team_totals(browser: Any, base: str) -> 
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert errors == []
     phone.close()
+
+
+EVIL_PAGE = """<!doctype html><html><body><form id="f" method="POST" enctype="text/plain" action="TARGET/api/games">
+<input name='{"game": "krypkasino", "players": 2, "agents": ["ppo:EVIL"], "x": "' value='"}'></form>
+<script>
+const target = "TARGET", body = JSON.stringify({game: "krypkasino", players: 2, agents: ["ppo:EVIL"]});
+window.results = [];
+async function attack() {
+  for (const [mode, type] of [["no-cors", "text/plain"], ["cors", "application/json"], ["cors", "text/plain"]]) {
+    try {
+      const r = await fetch(target + "/api/games", {method: "POST", mode, headers: {"Content-Type": type}, body});
+      window.results.push(mode + " " + type + ": " + r.status + " " + (mode === "cors" ? await r.text() : "opaque"));
+    } catch (e) { window.results.push(mode + " " + type + ": blocked " + e); }
+  }
+  try { const r = await fetch(target + "/api/meta"); window.results.push("read meta: " + r.status); }
+  catch (e) { window.results.push("read meta: blocked " + e); }
+  window.done = true;
+}
+attack();
+</script></body></html>"""
+
+
+def test_a_page_of_another_origin_cannot_use_the_server(browser: Any, tmp_path: Path) -> None:
+    """A page served from another origin (another port) POSTs to the app as a simple request, with JSON (needing a
+    preflight) and through a form: no game is made, the crafted checkpoint is never opened, and it reads nothing."""
+    import http.server
+    from functools import partial
+
+    from tests.ui.test_server_hostile import crafted_checkpoint
+
+    marker = tmp_path / "pwned"
+    evil_zip = crafted_checkpoint(tmp_path, marker)
+    server = make_server("127.0.0.1", 0, games=tmp_path / "games")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    target = f"http://127.0.0.1:{server.server_address[1]}"
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "evil.html").write_text(EVIL_PAGE.replace("TARGET", target).replace("EVIL", str(evil_zip)))
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(http.server.SimpleHTTPRequestHandler,
+                                                                      directory=str(site)))
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    page = browser.new_page(viewport=LAPTOP)
+    try:
+        page.goto(f"http://127.0.0.1:{other.server_address[1]}/evil.html")
+        page.wait_for_function("window.done === true", timeout=60_000)
+        results = page.evaluate("window.results")
+        assert any(r.startswith("no-cors text/plain") for r in results)
+        assert all("200" not in r for r in results), results  # the CORS ones are blocked or answered 403
+        with page.expect_navigation():  # a form POST navigates to the server's answer
+            page.evaluate("document.getElementById('f').submit()")
+        assert "are refused" in page.content()
+        shot(page, "security-cross-origin-form")
+        assert server.app.store.tables == {} and not marker.exists()
+    finally:
+        page.close()
+        other.shutdown()
+        other.server_close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_dns_rebinding_page_reads_nothing(browser: Any, tmp_path: Path) -> None:
+    """A name that resolves to 127.0.0.1 (Chromium told so, as a rebinding attacker's DNS would) gets the server's
+    refusal for the page and the API: the Host does not name the server."""
+    server = make_server("127.0.0.1", 0, games=tmp_path / "games")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        rules = "--host-resolver-rules=MAP rebind.test 127.0.0.1"
+        b = browser.browser_type.launch(executable_path=CHROMIUM, args=[*ARGS, rules])
+        page = b.new_page(viewport=LAPTOP)
+        page.goto(f"http://rebind.test:{port}/api/meta")
+        assert "does not name this server" in page.content() and "krypkasino" not in page.content()
+        page.goto(f"http://localhost:{port}/api/meta")  # the same server by its own name answers
+        assert "krypkasino" in page.content()
+        b.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_opponents_are_picked_from_the_servers_offer(browser: Any, base: str) -> None:
+    """The Opponents field is a list of what /api/meta offers for the game and player count (a name and its line
+    each), never free text: 4 Krypkasino players add the 4-player checkpoints, Kungsholmskille lists its own."""
+    page = browser.new_page(viewport=LAPTOP)
+    page.goto(f"{base}/#play")
+    page.wait_for_selector("#f-agents option")
+    assert page.evaluate("document.getElementById('f-agents').tagName") == "SELECT"
+    page.select_option("#f-game", "krypkasino")
+    page.fill("#f-players", "4")
+    offered = page.eval_on_selector_all("#f-agents option", "os => os.map((o) => o.value)")
+    assert "ppo:ppo-4p" in offered and "ppo:ppo-2p" not in offered and "expert" in offered
+    page.select_option("#f-agents", "ppo:ppo-4p")
+    assert "checkpoint ppo-4p" in page.inner_text("#agents-help")
+    labels = page.eval_on_selector_all("#f-agents option", "os => os.map((o) => o.textContent)")
+    assert all(" — " in label for label in labels)  # the name and its line
+    page.select_option("#f-game", "kungsholmskille")
+    offered = page.eval_on_selector_all("#f-agents option", "os => os.map((o) => o.value)")
+    assert "timid" in offered and "greedy" not in offered
+    page.close()

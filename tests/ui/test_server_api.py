@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from krypenv.ui.server import make_server
+from tests.ui.client import call, move
 
 
 @pytest.fixture(scope="module")
@@ -29,27 +30,6 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.shutdown()
     server.server_close()
     os.chdir(old)
-
-
-def call(base: str, method: str, path: str, body: Any = None, raw: bytes | None = None,
-         headers: dict[str, str] | None = None) -> tuple[int, Any]:
-    """(status, decoded JSON) of one request (JSON bodies, as the page sends them)."""
-    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    sent = ({"Content-Type": "application/json"} if data is not None else {}) | (headers or {})
-    req = urllib.request.Request(base + path, data=data, method=method, headers=sent)
-    try:
-        with urllib.request.urlopen(req, timeout=120) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
-def move(base: str, gid: str, st: dict[str, Any], n: int = 1) -> tuple[int, Any]:
-    """Make move ``n`` of the legal list in state ``st`` (naming its move_index), waiting out the agents' thinking."""
-    status, out = call(base, "POST", f"/api/games/{gid}/move", {"n": n, "move_index": st["move_index"]})
-    while status == 200 and out["state"]["thinking"]:
-        status, out = call(base, "GET", f"/api/games/{gid}")
-    return status, out
 
 
 @pytest.mark.parametrize("game,players", [("krypkasino", 2), ("kungsholmskille", 3)])

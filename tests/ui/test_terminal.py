@@ -139,3 +139,32 @@ def test_pseudo_terminal_session(tmp_path: Path) -> None:
     assert child.exitstatus == 0
     (rec,) = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
     assert len(rec["moves"]) >= 1 and check_record(rec).ok
+
+
+def test_ctrl_c_gives_up_a_long_hint_and_the_game_goes_on(tmp_path: Path) -> None:
+    """Ctrl-C during a long hint (a 6-player pimc search of 12 votes) gives the prompt back with "hint
+    interrupted"; the game goes on (a move is taken, q saves), instead of the process ending after the search."""
+    pexpect = pytest.importorskip("pexpect")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    child = pexpect.spawn(sys.executable, ["-m", "krypenv.cli", "play", "--players", "6", "--agents", "random",
+                                           "--seed", "1", "--hint", "pimc:samples=256,rollouts=4",
+                                           "--record", str(tmp_path / "t.jsonl")],
+                          env=env, cwd=str(tmp_path), encoding="utf-8", timeout=120)
+    child.expect("your move")
+    child.sendline("h")
+    child.expect("\r\n")  # the echo of h: the hint has started
+    import time
+
+    time.sleep(1.0)  # inside the search (12 votes of 256 worlds × 4 rollouts)
+    child.sendintr()
+    child.expect("hint interrupted")
+    child.expect("your move")
+    child.sendline("1")
+    child.expect("your move")
+    child.sendline("q")
+    child.expect("quit: record saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    (rec,) = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert len(rec["moves"]) >= 1 and check_record(rec).ok
