@@ -428,7 +428,7 @@ def test_opponents_are_picked_from_the_servers_offer(browser: Any, base: str) ->
     each), never free text: 4 Krypkasino players add the 4-player checkpoints, Kungsholmskille lists its own."""
     page = browser.new_page(viewport=LAPTOP)
     page.goto(f"{base}/#play")
-    page.wait_for_selector("#f-agents option")
+    page.wait_for_selector("#f-agents option", state="attached")
     assert page.evaluate("document.getElementById('f-agents').tagName") == "SELECT"
     page.select_option("#f-game", "krypkasino")
     page.fill("#f-players", "4")
