@@ -25,7 +25,9 @@ Spec strings (``agents.load(spec, game="krypkasino")``):
 ``random``).  ``load(spec, game)`` builds agents for one game (default ``krypkasino``) and
 ``known(game)`` lists that game's agents (``known()``: all of them).  A bad spec, or a name
 registered for another game only, raises ValueError naming it and listing the game's known
-agents.  One name may serve several games with a different agent each (``expert``,
+agents.  ``register(..., limits=...)`` declares the options a spec from outside (``krypenv
+serve``'s requests) may set, with their bounds (:class:`Limit`); the server refuses every
+other option and every ``module:attr`` (:mod:`krypenv.ui.menu`).  One name may serve several games with a different agent each (``expert``,
 ``pimc``); ``load`` marks the agent with the game it was built for (``agent.game``) and
 :func:`check_game` (used by the harnesses) refuses it at another game's table.  A
 ``module:attr`` agent is the user's to match to the game.

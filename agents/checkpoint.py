@@ -1,5 +1,9 @@
 """What every game's ``ppo:PATH`` loader shares: the checkpoint zip, its ``krypenv.json``, its checks.
 
+**Trusted files only.**  Loading a checkpoint runs pickle (SB3 unpickles the spaces it stores
+in ``data``): load only checkpoints you trust, as you would run their author's script
+(``docs/SECURITY.md``).  ``krypenv serve`` never loads a path from a request.
+
 A checkpoint is the zip ``MaskablePPO.save`` writes plus a ``krypenv.json`` member
 (:func:`add_metadata`) whose ``"format"`` is :data:`FORMAT` and whose ``"game"`` names the game
 it was trained on (checkpoints written before the second game have no ``"game"``: they are

@@ -9,6 +9,9 @@ learner's RLModule is restored from ``learner_group/learner/rl_module/<module>``
 ``RLModule.from_checkpoint``; this needs the ``ray`` extra (``pip install "krypenv[ray]"``),
 imported only when such an agent is loaded.
 
+**Trusted folders only.**  RLlib restores the module with pickle: load only checkpoints you
+trust (``docs/SECURITY.md``); ``krypenv serve`` loads only those named on its command line.
+
 Every problem is a one-line ValueError naming the path: no such folder, no or a bad
 ``krypenv.json``, no module checkpoint, Ray missing, and at the first decision a game whose
 observation length or number of actions differs from the checkpoint's.

@@ -1,5 +1,9 @@
 """``ppo:PATH``: a policy learned by ``train.py`` (sb3-contrib MaskablePPO), loaded from its checkpoint.
 
+**Trusted files only.**  Loading a checkpoint runs pickle (SB3 unpickles the spaces it stores
+in ``data``): load only checkpoints you trust, as you would run their author's script
+(``docs/SECURITY.md``).  ``krypenv serve`` never loads a path from a request.
+
 **Checkpoint format.**  ``PATH`` is the zip file that ``MaskablePPO.save`` writes (``data``,
 ``policy.pth``, ``policy.optimizer.pth``, ...; ``MaskablePPO.load`` resumes training from it)
 with one more member, ``krypenv.json``, written by :func:`add_metadata`.  A play-only copy

@@ -1,5 +1,9 @@
 """``ppo:PATH`` at a Kungsholmskille table: a MaskablePPO policy trained by ``train.py --game kungsholmskille``.
 
+**Trusted files only.**  Loading a checkpoint runs pickle (SB3 unpickles the spaces it stores
+in ``data``): load only checkpoints you trust, as you would run their author's script
+(``docs/SECURITY.md``).  ``krypenv serve`` never loads a path from a request.
+
 **Checkpoint.**  The SB3 zip with a ``krypenv.json`` member (:mod:`agents.checkpoint`)::
 
     {"format": "krypenv-ppo/1", "game": "kungsholmskille", "krypenv": "0.1.0", "players": 4,

@@ -16,9 +16,13 @@ named by a spec string (``agents.load(spec, game=...)``: ``expert``, ``pimc:samp
   :class:`Event` with the table talk of the rule texts.
 * :meth:`Session.state` is one seat's view as plain JSON: only what that seat may see, with the
   teams of a team game (``teams``: seat lists or None, Krypkasino K18) and their ``team_totals``.
+* :meth:`Session.advance` plays the agents' moves (``max_moves`` at a time: the web server plays
+  them one by one on its worker pool); ``moves`` counts every move made, the ``move_index`` a
+  web move must name.
 * Every deal becomes a game record (the game's ``record_from_deals``); :meth:`Session.records`
   lists them, the unfinished deal as a partial record, and :meth:`Session.save` writes them
-  as JSON Lines, readable by ``krypenv replay``.
+  as JSON Lines, readable by ``krypenv replay`` (beside the file, then renamed over it); a save
+  that fails at a deal's end is noted in ``record_error`` and the match goes on.
 """
 
 from __future__ import annotations
