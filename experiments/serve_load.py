@@ -55,6 +55,8 @@ class Client:
         with self.lock:
             self.stats["status"][status] += 1
             self.stats["times"].append(time.monotonic() - start)
+            if status >= 500 or status == 0:
+                self.stats["errors"].append(f"{method} {path}: {status} {out.get('error')}")
         return status, out
 
     def play_game(self, deadline: float) -> None:
@@ -94,7 +96,7 @@ class Client:
 
 def run_load(base: str, clients: int, seconds: float, seed: int = 0) -> dict[str, Any]:
     """Run ``clients`` clients against ``base`` for ``seconds``; the counts and times."""
-    stats: dict[str, Any] = {"status": Counter(), "times": [], "finished": [], "lost": []}
+    stats: dict[str, Any] = {"status": Counter(), "times": [], "finished": [], "lost": [], "errors": []}
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
     threads = [threading.Thread(target=Client(base, stats, lock, random.Random(seed * 1000 + k)).run,
@@ -132,7 +134,8 @@ def report(stats: dict[str, Any], seconds: float) -> list[str]:
             + ", ".join(f"{k}: {v}" for k, v in sorted(stats["status"].items())),
             f"answer time: median {statistics.median(times) * 1000:.0f} ms, 95% {p95 * 1000:.0f} ms, "
             f"max {times[-1] * 1000:.0f} ms",
-            f"games finished: {len(stats['finished'])}; games in progress lost: {len(stats['lost'])}"]
+            f"games finished: {len(stats['finished'])}; games in progress lost: {len(stats['lost'])}",
+            *(f"  {e}" for e in stats["errors"][:5])]
 
 
 def main() -> None:
@@ -150,7 +153,10 @@ def main() -> None:
     from krypenv.ui.server import make_server
 
     with tempfile.TemporaryDirectory() as tmp:
-        server = make_server("127.0.0.1", 0, games=Path(tmp))
+        from krypenv.ui.store import Store
+
+        # every finished game's record is checked below: keep them all (the default keeps the newest 1000)
+        server = make_server("127.0.0.1", 0, games=Path(tmp), store=Store(Path(tmp), max_files=10**6))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         stats = run_load(f"http://127.0.0.1:{server.server_address[1]}", args.clients, args.seconds, args.seed)
         server.shutdown()

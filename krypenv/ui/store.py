@@ -78,6 +78,7 @@ class Store:
         self.max_games, self.max_files, self.max_jobs, self.idle_stop = max_games, max_files, max_jobs, idle_stop
         self.tables: OrderedDict[str, Table] = OrderedDict()
         self.lock = threading.Lock()
+        self.pruning = threading.Lock()
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="krypenv-agents")
         self.jobs = threading.BoundedSemaphore(max_jobs)
 
@@ -116,17 +117,32 @@ class Store:
         return table
 
     def prune(self) -> None:
-        """Remove the oldest ``web-*`` record files beyond the limit, never those of games held in memory."""
+        """Remove the oldest ``web-*`` record files beyond the limit, never those of games held in memory.
+
+        One prune at a time; a file that vanishes meanwhile is skipped, and a failure is reported
+        on the server's terminal, never to the request that started the game.
+        """
+        with self.pruning:
+            try:
+                self._prune()
+            except OSError as exc:
+                print(f"krypenv serve: could not tidy {self.folder}: {exc}", file=sys.stderr, flush=True)
+
+    def _prune(self) -> None:
         if not self.folder.is_dir():
             return
         with self.lock:
             live = {t.session.record_path.name for t in self.tables.values()}
-        files = [p for p in self.folder.glob("web-*.jsonl*") if p.name.removesuffix(".part") not in live]
-        excess = len(files) + len(live) - self.max_files
-        if excess <= 0:
-            return
-        files.sort(key=lambda p: (p.stat().st_mtime if p.exists() else 0.0, p.name))
-        for p in files[:excess]:
+        dated = []
+        for p in self.folder.glob("web-*.jsonl*"):
+            if p.name.removesuffix(".part") in live:
+                continue
+            try:
+                dated.append((p.stat().st_mtime, p.name, p))
+            except FileNotFoundError:
+                continue
+        excess = len(dated) + len(live) - self.max_files
+        for _, _, p in sorted(dated)[:max(excess, 0)]:
             p.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ agent work

@@ -387,3 +387,29 @@ def test_serve_on_ipv6_loopback(tmp_path: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_web_errors_name_the_request_fields_not_command_line_flags(base: str) -> None:
+    """A bad seating over HTTP names ``agents`` and ``seat``, the request's fields, not ``--agents``."""
+    got, err = call(base, "POST", "/api/games", {"players": 3, "agents": ["human", "human", "random"]})
+    assert got == 400 and err["error"].startswith("agents names 2 humans") and "--" not in err["error"]
+    got, err = call(base, "POST", "/api/games", {"players": 3, "agents": ["random", "random", "random"]})
+    assert got == 400 and "agents lists 3 opponents" in err["error"] and "--" not in err["error"]
+
+
+def test_serving_beyond_this_machine_warns_on_the_terminal(tmp_path: Path) -> None:
+    """``--host 0.0.0.0`` prints a warning that everyone who can reach the machine may play, without login."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-m", "krypenv.cli", "serve", "--host", "0.0.0.0", "--port", "0",
+                             "--games", str(tmp_path / "games")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path)
+    try:
+        line = proc.stderr.readline()
+        assert "warning: listening on 0.0.0.0" in line and "without any login" in line
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    bad = subprocess.run([sys.executable, "-m", "krypenv.cli", "serve", "--port", "99999"], capture_output=True,
+                         text=True, check=False)
+    assert bad.returncode == 2 and "a port is a number from 0 to 65535" in bad.stderr and "Traceback" not in bad.stderr
