@@ -58,6 +58,7 @@ class Adapter:
     """One Kungsholmskille deal at a time for a :class:`krypenv.ui.session.Session`; also the agents' DecisionSource."""
 
     name = GAME
+    game = GAME  # what a checkpoint's table check reads (agents.checkpoint.game_of)
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any]) -> None:
         """A match's adapter for ``players`` seats (Kungsholmskille has no rules options), streams from ``seed``."""

@@ -203,3 +203,17 @@ def test_meta_lists_the_rules_options(base: str) -> None:
     assert opts["two_player_deal"]["players"] == [2] and opts["two_player_deal"]["choices"] == ["6+4", "5+6"]
     assert opts["set_aside"]["default"] == "court" and opts["last_capture_point"]["choices"] == [False, True]
     assert meta["games"]["kungsholmskille"]["rules"] == {}
+
+
+def test_every_offered_agent_plays(base: str) -> None:
+    """Every agent /api/meta offers, for every game, starts a game and answers a move (Kungsholmskille's pimc
+    included, which could not act at the web table before its adapter offered the engine's rows)."""
+    meta = call(base, "GET", "/api/meta")[1]["games"]
+    for game, info in meta.items():
+        for offer in info["agents"]:
+            players = offer["players"][0] if offer["players"] else info["default_players"]
+            status, out = call(base, "POST", "/api/games", {"game": game, "players": players, "seed": 2,
+                                                            "agents": [offer["spec"]]})
+            assert status == 200, (game, offer, out)
+            status, out = move(base, out["id"], out["state"])
+            assert status == 200 and out["state"]["agent_error"] is None, (game, offer, out)
