@@ -31,7 +31,10 @@ of every decision (L5–L11) is one index, nothing else is legal.  With `skip_fo
 (default) a decision with a single legal move — a forced play (L10), always so in the fourth
 trick — is still asked, as L17 records it; with `skip_forced=True` the env makes it.  The
 default keeps one env step per record move, so records, replays and all three interfaces
-see the same decisions.
+see the same decisions.  An action is one integer: a Python `int`, a numpy integer, or an
+integer array of shape `(1,)` or `()`; a float (even `3.0`), a bool, a string or any other
+shape is a ValueError naming the agent and the action (`krypenv.spaces.as_action`); an
+integer outside 0–278 is an illegal action (below).
 
 ### Observation space
 
@@ -89,6 +92,7 @@ from krypenv.kungsholmskille.config import FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_O
 from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_aec_step
 from krypenv.kungsholmskille.render import moves_since, table_text
+from krypenv.spaces import as_action
 
 __all__ = ["ILLEGAL_FINE", "env", "raw_env"]
 
@@ -187,12 +191,11 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
-            action = int(action.reshape(()))
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"{agent} must act with an integer action 0..{N_ACTIONS - 1}, got {action!r}")
+        try:
+            action = as_action(action, N_ACTIONS)
+        except ValueError as exc:
+            raise ValueError(f"{agent}: {exc}") from None
         core = self._core
-        action = int(action)
         deal_before, moves_before = int(core.deal_no[0]), int(core.deals.n_moves[0])
         status = k_aec_step(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash,
                             action, self._lose, self._base, self._delta)

@@ -28,6 +28,10 @@ going out, L14, L15) — so an episode's return is exactly the learner's net mon
 actions: ``illegal="raise"`` (default) raises a ValueError naming the move (L17 string) and the
 legal ones and changes nothing; ``illegal="lose"`` ends the episode, the learner paying
 ``ILLEGAL_FINE`` to every other seat.
+
+An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
+``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
+action (:func:`krypenv.spaces.as_action`).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.spaces import LegalDiscrete
+from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import (
@@ -151,11 +155,7 @@ class KungsholmskilleEnv(gym.Env):
         core = self._core
         if core.over[0] != RUNNING:
             raise ValueError("the episode is over: call reset() before step()")
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
-            action = int(action.reshape(()))
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an integer 0..{N_ACTIONS - 1}, got {action!r}")
-        action = int(action)
+        action = as_action(action, N_ACTIONS)
         legal = 0 <= action < N_ACTIONS and self._mask[action] != 0
         if not legal and not self._lose:
             raise ValueError(illegal_message(self._names[int(core.seat[0])], action, core.deals.legal_moves(0)))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -123,9 +125,40 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     for junk in (N_ACTIONS, -1, 10**6):
         with pytest.raises(ValueError, match="illegal action"):
             env.step(junk)
-    with pytest.raises(ValueError, match="integer action"):
+    with pytest.raises(ValueError, match="action must be one integer"):
         env.step("9S")
     assert np.array_equal(env.unwrapped._core.st, before)
+
+
+LEGAL_FORMS = [int, np.int64, np.int32, np.uint8, lambda a: np.array(a), lambda a: np.array([a]),
+               lambda a: np.array([a], np.int16)]
+BAD_FORMS = [float, np.float64, lambda a: True, lambda a: np.bool_(False), str, lambda a: np.array([a, a]),
+             lambda a: np.array([[a]]), lambda a: np.array([a], np.float32), lambda a: np.array(a, np.float64),
+             lambda a: [a], lambda a: None]
+
+
+@pytest.mark.parametrize("form", LEGAL_FORMS)
+def test_action_is_an_int_a_numpy_integer_or_a_one_element_integer_array(form: Callable[[int], Any]) -> None:
+    """Action Shape (1,): every integer form of the same action plays the same move."""
+    ref, env = raw_env(players=3), raw_env(players=3)
+    for e in (ref, env):
+        e.reset(seed=5)
+    action = int(np.flatnonzero(ref.observe(ref.agent_selection)["action_mask"])[0])
+    ref.step(action)
+    env.step(form(action))
+    assert np.array_equal(env._core.st, ref._core.st) and env.agent_selection == ref.agent_selection
+
+
+@pytest.mark.parametrize("form", BAD_FORMS)
+def test_non_integer_actions_are_refused_naming_the_action(form: Callable[[int], Any]) -> None:
+    """Floats (even integral), bools, strings, lists and other shapes: a ValueError, nothing changes."""
+    env = raw_env(players=3)
+    env.reset(seed=5)
+    action = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    before = env._core.st.copy()
+    with pytest.raises(ValueError, match=rf"{env.agent_selection}: action must be one integer 0\.\.104 .*got "):
+        env.step(form(action))
+    assert np.array_equal(env._core.st, before)
 
 
 def test_illegal_lose_ends_the_episode_with_a_penalty() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -125,6 +128,25 @@ def test_illegal_actions() -> None:
     assert term and r == -2 - 2 * 20 and not info["action_mask"].any()
     with pytest.raises(ValueError, match=r"agent 'cheater' chose illegal action 0 \(bud\) for seat 1 in game 0"):
         _knock_and_play(KungsholmskilleEnv(players=3, opponents=Cheater(), seat=0))
+
+
+@pytest.mark.parametrize("form", [np.int64, np.uint8, lambda a: np.array(a), lambda a: np.array([a], np.int32)])
+def test_action_may_be_a_numpy_integer_or_a_one_element_integer_array(form: Callable[[int], Any]) -> None:
+    ref, env = KungsholmskilleEnv(players=3), KungsholmskilleEnv(players=3)
+    ref.reset(seed=1), env.reset(seed=1)
+    assert env.step(form(BUD))[1:4] == ref.step(BUD)[1:4]
+    assert np.array_equal(env.core.st, ref.core.st)
+
+
+@pytest.mark.parametrize("bad", [1.0, np.float64(0.0), True, np.bool_(False), "bud", np.array([0, 1]),
+                                 np.array([[0]]), np.array([0.0]), [0], None])
+def test_non_integer_actions_are_refused_naming_the_action(bad: Any) -> None:
+    env = KungsholmskilleEnv(players=3)
+    env.reset(seed=1)
+    before = env.core.st.copy()
+    with pytest.raises(ValueError, match=r"action must be one integer 0\.\.278 .*got "):
+        env.step(bad)
+    assert np.array_equal(env.core.st, before)
 
 
 def _knock_and_play(env: KungsholmskilleEnv) -> None:
