@@ -44,7 +44,8 @@ you now": an agent not on turn has no decision, so its mask is all zero — whic
 be confused with "nothing is legal", because the agent on turn always has at least one
 legal action, and the turn is stated explicitly twice: `to_act[0] = 1` in the observation
 vector, and `infos[agent]["to_act"]`.  After the episode every mask is zero and agents
-step `None` (PettingZoo convention).
+step `None` (PettingZoo convention); once every agent has done so and `agents` is empty, the
+raw env's `step` is a ValueError saying the episode is over (call `reset()`).
 
 ### Rewards
 
@@ -203,7 +204,9 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        """Apply the action of ``agent_selection`` (None once it is terminated)."""
+        """Apply the action of ``agent_selection`` (None once it is terminated; ValueError once no agent is left)."""
+        if not self.agents:
+            raise ValueError("the episode is over (every agent has stepped None and left): call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -59,7 +59,9 @@ the first step (PettingZoo requires zero rewards right after `reset`).  So an ag
 is its net money, and the returns of an episode whose pot went out sum to 0.
 
 A folded agent stays in `agents` until the episode ends: it is simply never selected while it
-is out of the deal (L6), receives its rewards, and plays again from the next deal.
+is out of the deal (L6), receives its rewards, and plays again from the next deal.  When the
+episode ends every agent steps `None` (PettingZoo convention); once all have and `agents` is
+empty, the raw env's `step` is a ValueError saying the episode is over (call `reset()`).
 
 Illegal actions: with `illegal="raise"` (default) `step` raises a ValueError naming the move
 (as an L17 string), the agent and the legal moves; nothing changes.  With `illegal="lose"`
@@ -186,7 +188,9 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        """Apply the action of ``agent_selection`` (None once it is terminated or truncated)."""
+        """Apply the action of ``agent_selection`` (None once terminated or truncated; ValueError once none is left)."""
+        if not self.agents:
+            raise ValueError("the episode is over (every agent has stepped None and left): call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

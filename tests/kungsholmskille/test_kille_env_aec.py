@@ -214,6 +214,17 @@ def test_non_integer_actions_are_refused_naming_the_action(form: Callable[[int],
     assert np.array_equal(env.core.st, before)
 
 
+def test_step_after_every_agent_has_left_says_the_episode_is_over() -> None:
+    env = raw_env(players=3)
+    env.reset(seed=3)
+    play(env, random_policy(np.random.default_rng(0)))
+    assert env.agents == []
+    with pytest.raises(ValueError, match=r"episode is over .*call reset\(\)"):
+        env.step(0)
+    env.reset(seed=3)  # and the env plays on
+    play(env, random_policy(np.random.default_rng(0)))
+
+
 def test_illegal_lose_ends_the_episode_and_the_offender_pays_everyone() -> None:
     env = raw_env(players=4, illegal="lose")
     env.reset(seed=4)
