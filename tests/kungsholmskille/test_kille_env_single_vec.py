@@ -288,6 +288,31 @@ def test_vec_illegal_action_raises_before_any_game_moves_and_external_batches() 
     assert max(agent.batch_sizes) > 16
 
 
+@pytest.mark.parametrize("actions", [[3.7, 1.7, 0.0, 2.2], np.array([1.0, 1.0, 1.0, 1.0]), np.zeros(4, np.float32),
+                                     np.ones(4, np.bool_), ["0", "1", "0", "1"], np.zeros(3, np.int64),
+                                     np.zeros(5, np.int64), np.zeros((2, 2), np.int64), np.zeros((1, 4), np.int64), 1])
+def test_vec_non_integer_or_miscounted_actions_are_refused_before_any_game_moves(actions: object) -> None:
+    """Floats are never truncated (integral ones are refused too), bools and strings neither; N actions exactly."""
+    vec = KungsholmskilleVecEnv(4, players=3, seed=2)
+    vec.reset()
+    before = vec.core.st.copy()
+    with pytest.raises(ValueError, match=r"actions must be 4 integers \(an integer array of shape \(4,\)\), one per"):
+        vec.step(actions)
+    assert np.array_equal(vec.core.st, before)
+
+
+@pytest.mark.parametrize("form", [list, lambda a: a.astype(np.int32), lambda a: a.astype(np.uint8),
+                                  lambda a: a[:, None]])
+def test_vec_integer_actions_of_any_integer_dtype_list_or_column(form: Callable[[np.ndarray], Any]) -> None:
+    """A list of ints, any integer dtype and SB3's (N, 1) column all step the same games."""
+    ref, vec = KungsholmskilleVecEnv(4, players=3, seed=2), KungsholmskilleVecEnv(4, players=3, seed=2)
+    ref.reset(), vec.reset()
+    actions = lowest_legal(ref.action_masks())
+    ref.step(actions)
+    vec.step(form(actions))
+    assert np.array_equal(vec.core.st, ref.core.st)
+
+
 def test_parallel_batch_game_equals_a_single_game() -> None:
     """The parallel drivers (64 games) play game i exactly as a one-game VecEnv seeded seed + i."""
     big = KungsholmskilleVecEnv(64, players=4, seed=50, seat="random", max_deals=4)
@@ -317,3 +342,4 @@ def test_maskable_ppo_on_the_parallel_vecenv() -> None:
     obs = vec.reset()
     actions, _ = model.predict(obs, action_masks=vec.action_masks(), deterministic=True)
     assert vec.action_masks()[np.arange(64), actions].all()
+    vec.step(actions)  # predict's dtype is one the VecEnv takes
