@@ -11,7 +11,8 @@ VecEnv's own and cannot be set per game.
 It also checks what SB3 hands every game's VecEnv: ``step_async`` takes exactly one integer
 action per game, an integer array of shape (N,) or (N, 1) (SB3's and sb3-contrib's policies
 pass int64) — floats, even integral ones, bools and any other shape or count are a ValueError
-naming the actions, before any game moves.
+naming the actions, before any game moves; ``seed`` takes None or a non-negative integer
+(:func:`krypenv.rng.check_seed`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
+
+from krypenv.rng import check_seed
 
 __all__ = ["BatchedVecEnv"]
 
@@ -39,6 +42,10 @@ class BatchedVecEnv(VecEnv):
             raise ValueError(f"actions must be {n} integers (an integer array of shape ({n},)), one per game, got "
                              f"{_describe(actions, acts)}")
         self._actions[:] = acts.reshape(n)
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """SB3's ``seed``: game ``i`` gets ``seed + i`` at the next ``reset()`` (ValueError naming a bad ``seed``)."""
+        return super().seed(check_seed(seed))
 
     def action_masks(self) -> np.ndarray:
         """(N, n_actions) bool: every game's legal actions for the learner now."""

@@ -47,6 +47,9 @@ vector, and `infos[agent]["to_act"]`.  After the episode every mask is zero and 
 step `None` (PettingZoo convention); once every agent has done so and `agents` is empty, the
 raw env's `step` is a ValueError saying the episode is over (call `reset()`).
 
+`reset(seed=...)` takes None or a non-negative integer (Python or numpy, not a bool); anything
+else is a ValueError naming `seed` (`krypenv.rng.check_seed`).
+
 ### Rewards
 
 Dense and exact: after every step each agent receives minus the change of its side's value
@@ -87,6 +90,7 @@ from krypenv.krypkasino.config import ILLEGAL_PENALTY, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.env_kernels import k_aec_step, k_observe, k_values
 from krypenv.krypkasino.render import move_lines, table_text
+from krypenv.rng import check_seed
 from krypenv.spaces import as_action
 
 __all__ = ["env", "raw_env", "ILLEGAL_PENALTY"]
@@ -169,7 +173,8 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new episode; ``seed`` seeds the deck stream (without it the stream continues)."""
+        """Start a new episode; ``seed`` (None or an int >= 0) seeds the deck stream (without it, it continues)."""
+        seed = check_seed(seed)
         core = self._core
         if seed is not None or not self._seeded:
             core.seed([seed])

@@ -26,7 +26,8 @@ final score (plus any penalty).
 
 An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
 ``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
-action (:func:`krypenv.spaces.as_action`).
+action (:func:`krypenv.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
+integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
 
 Illegal actions: ``illegal="raise"`` (default) raises a ValueError naming the action and the
 legal ones, and changes nothing; ``illegal="lose"`` ends the episode with the offender's side
@@ -41,6 +42,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from krypenv.rng import check_seed
 from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
 from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
@@ -108,6 +110,7 @@ class KrypkasinoEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode and play the opponents up to the learner's first decision."""
+        seed = check_seed(seed)
         super().reset(seed=seed)
         core = self._core
         if seed is not None or not self._seeded:

@@ -20,7 +20,7 @@ one game at a time.
 Game ``i`` is exactly the Gymnasium env (:mod:`krypenv.krypkasino.single`) seeded with ``seed + i``:
 same decks, same opponents' choices, same rewards.  ``seed`` (here or through SB3's
 ``VecEnv.seed``) applies at the next ``reset()``; without one the streams are seeded from
-fresh entropy.
+fresh entropy; a seed is None or a non-negative integer (ValueError naming ``seed``).
 ``step`` takes one integer action per game: an integer array of shape (N,) (or (N, 1)), as
 SB3 and sb3-contrib pass it; floats (even integral ones), bools or another number of actions
 are a ValueError before any game moves (:class:`krypenv.vec_shell.BatchedVecEnv`).  Illegal

@@ -63,6 +63,9 @@ is out of the deal (L6), receives its rewards, and plays again from the next dea
 episode ends every agent steps `None` (PettingZoo convention); once all have and `agents` is
 empty, the raw env's `step` is a ValueError saying the episode is over (call `reset()`).
 
+`reset(seed=...)` takes None or a non-negative integer (Python or numpy, not a bool); anything
+else is a ValueError naming `seed` (`krypenv.rng.check_seed`).
+
 Illegal actions: with `illegal="raise"` (default) `step` raises a ValueError naming the move
 (as an L17 string), the agent and the legal moves; nothing changes.  With `illegal="lose"`
 the episode ends (terminated) and the offender pays `ILLEGAL_FINE` = 20 to every other seat;
@@ -94,6 +97,7 @@ from krypenv.kungsholmskille.config import FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_O
 from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_aec_step
 from krypenv.kungsholmskille.render import moves_since, table_text
+from krypenv.rng import check_seed
 from krypenv.spaces import as_action
 
 __all__ = ["ILLEGAL_FINE", "env", "raw_env"]
@@ -163,6 +167,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode (L3: every seat antes 2); ``seed`` seeds the stream (without it the stream continues)."""
+        seed = check_seed(seed)
         core = self._core
         if seed is not None or not self._seeded:
             core.seed([seed])

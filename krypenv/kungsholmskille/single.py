@@ -31,7 +31,8 @@ legal ones and changes nothing; ``illegal="lose"`` ends the episode, the learner
 
 An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
 ``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
-action (:func:`krypenv.spaces.as_action`).
+action (:func:`krypenv.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
+integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from krypenv.rng import check_seed
 from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
@@ -133,6 +135,7 @@ class KungsholmskilleEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode (L3) and play the opponents up to the learner's first decision."""
+        seed = check_seed(seed)
         super().reset(seed=seed)
         core = self._core
         if seed is not None or not self._seeded:

@@ -22,7 +22,8 @@ agent and round trip.
 
 Game ``i`` is exactly the Gymnasium env seeded with ``seed + i`` (same decks, seats, opponents'
 choices and rewards).  ``seed`` (here or through SB3's ``VecEnv.seed``) applies at the next
-``reset()``; without one the streams are seeded from fresh entropy.  ``step`` takes one integer action per game:
+``reset()``; without one the streams are seeded from fresh entropy; a seed is None or a
+non-negative integer (ValueError naming ``seed``).  ``step`` takes one integer action per game:
 an integer array of shape (N,) (or (N, 1)), as SB3 and sb3-contrib pass it; floats (even
 integral ones), bools or another number of actions are a ValueError before any game moves
 (:class:`krypenv.vec_shell.BatchedVecEnv`).  Illegal actions: with ``illegal="raise"``

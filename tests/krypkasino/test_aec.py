@@ -161,6 +161,19 @@ def test_non_integer_actions_are_refused_naming_the_action(form: Callable[[int],
     assert np.array_equal(env._core.st, before)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "1", np.float64(2.0)])
+def test_reset_seed_must_be_none_or_a_non_negative_integer(seed: Any) -> None:
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        raw_env(players=3).reset(seed=seed)
+
+
+def test_reset_seed_may_be_a_numpy_integer() -> None:
+    a, b = raw_env(players=3), raw_env(players=3)
+    a.reset(seed=7)
+    b.reset(seed=np.uint32(7))
+    assert np.array_equal(a._core.st, b._core.st)
+
+
 def test_step_after_every_agent_has_left_says_the_episode_is_over() -> None:
     env = raw_env(players=3)
     env.reset(seed=3)

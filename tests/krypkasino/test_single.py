@@ -174,6 +174,14 @@ def test_non_integer_actions_are_refused_naming_the_action(bad: Any) -> None:
     assert np.array_equal(env.core.st, before)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "1"])
+def test_reset_seed_must_be_none_or_a_non_negative_integer(seed: Any) -> None:
+    env = KrypkasinoEnv(players=3)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        env.reset(seed=seed)
+    assert np.array_equal(env.reset(seed=np.int64(3))[0], KrypkasinoEnv(players=3).reset(seed=3)[0])
+
+
 def test_illegal_lose_mode() -> None:
     env = KrypkasinoEnv(players=3, illegal="lose")
     obs, info = env.reset(seed=1)

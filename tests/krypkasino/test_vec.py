@@ -179,6 +179,17 @@ def test_integer_actions_of_any_integer_dtype_list_or_column(form: Callable[[np.
     assert np.array_equal(vec.core.st, ref.core.st)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "9"])
+def test_vec_seed_must_be_none_or_a_non_negative_integer(seed: object) -> None:
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        KrypkasinoVecEnv(2, players=3, seed=seed)
+    vec = KrypkasinoVecEnv(2, players=3)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        vec.seed(seed)
+    a, b = KrypkasinoVecEnv(2, players=3, seed=np.int64(4)), KrypkasinoVecEnv(2, players=3, seed=4)
+    assert np.array_equal(a.reset(), b.reset())
+
+
 def test_seeding_through_sb3_seed() -> None:
     a = KrypkasinoVecEnv(3, players=2)
     a.seed(9)

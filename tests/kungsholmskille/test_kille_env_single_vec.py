@@ -149,6 +149,14 @@ def test_non_integer_actions_are_refused_naming_the_action(bad: Any) -> None:
     assert np.array_equal(env.core.st, before)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "1"])
+def test_reset_seed_must_be_none_or_a_non_negative_integer(seed: Any) -> None:
+    env = KungsholmskilleEnv(players=3)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        env.reset(seed=seed)
+    assert np.array_equal(env.reset(seed=np.int64(3))[0], KungsholmskilleEnv(players=3).reset(seed=3)[0])
+
+
 def _knock_and_play(env: KungsholmskilleEnv) -> None:
     """The learner knocks whenever it can (so opponents face fold decisions), else plays its lowest legal action."""
     obs, info = env.reset(seed=0)
@@ -311,6 +319,17 @@ def test_vec_integer_actions_of_any_integer_dtype_list_or_column(form: Callable[
     ref.step(actions)
     vec.step(form(actions))
     assert np.array_equal(vec.core.st, ref.core.st)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "9"])
+def test_vec_seed_must_be_none_or_a_non_negative_integer(seed: object) -> None:
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        KungsholmskilleVecEnv(2, players=3, seed=seed)
+    vec = KungsholmskilleVecEnv(2, players=3)
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
+        vec.seed(seed)
+    a, b = KungsholmskilleVecEnv(2, players=3, seed=np.int64(4)), KungsholmskilleVecEnv(2, players=3, seed=4)
+    assert np.array_equal(a.reset(), b.reset())
 
 
 def test_parallel_batch_game_equals_a_single_game() -> None:
