@@ -157,7 +157,7 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
 def test_action_may_be_a_numpy_integer_or_a_one_element_integer_array(form: Callable[[int], Any]) -> None:
     ref, env = KrypkasinoEnv(players=3), KrypkasinoEnv(players=3)
     ref.reset(seed=1)
-    obs, info = env.reset(seed=1)
+    _, info = env.reset(seed=1)
     action = int(np.flatnonzero(info["action_mask"])[0])
     assert env.step(form(action))[1:4] == ref.step(action)[1:4]
     assert np.array_equal(env.core.st, ref.core.st)
