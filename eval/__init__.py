@@ -11,6 +11,9 @@ whose key has no ``:`` continues the previous spec's options (``pimc:samples=32,
 is two agents, ``pimc:samples=8,policy=ppo:checkpoints/ppo-2p.zip`` one).
 Give a spec twice for a mirror match (the second is labelled ``spec#2``).
 
+The command needs the ``eval`` extra (``pip install 'krypenv[eval]'``: matplotlib, openskill,
+tqdm); without it, it stops before playing anything with a one-line error naming the extra.
+
 **Duplicate format.** ``--deals D`` decks are shuffled (default 100; deck ``d`` depends only
 on ``--seed`` and ``d``), and every deck is played at every *table*: every seating of every
 lineup, so each agent meets the same cards from every seat and the luck of the deal cancels.

@@ -143,8 +143,19 @@ def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: l
             "numba_threads": numba.get_num_threads(), "machine": machine(), "files": files}
 
 
+def require_extra() -> None:
+    """ValueError naming the ``eval`` extra if one of its modules does not import (checked before any game is played)."""
+    try:
+        import matplotlib  # noqa: F401  (the plots)
+        import openskill  # noqa: F401  (the ratings)
+        import tqdm  # noqa: F401  (the progress bar)
+    except ImportError as exc:
+        raise ValueError(f"the eval extra is not installed (no module {exc.name}): pip install 'krypenv[eval]'") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``krypenv eval`` handler: ValueError/OSError for the command's one-line errors."""
+    require_extra()
     if getattr(args, "game", "krypkasino") == "kungsholmskille":
         return run_kille(args)
     if getattr(args, "max_deals", None) is not None:

@@ -10,19 +10,35 @@ streams, so a game is reproducible from its seed however the games are batched.
 legal actions of a mask, for a uniform ``u``.  The compiled built-in opponents and the
 Python ``random`` agent (:class:`agents.base.RandomAgent`) both use it, so they make exactly
 the same choices.  Nothing here knows a game's rules.
+
+A seed, wherever an env takes one (``reset(seed=...)``, the VecEnv's ``seed``), is None or a
+non-negative integer (Python or numpy; not a bool); :func:`check_seed` refuses anything else
+with a ValueError naming ``seed``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
-__all__ = ["seed_state", "rand_float", "pick_legal", "k_pick_legal", "k_uniforms"]
+__all__ = ["check_seed", "k_pick_legal", "k_uniforms", "pick_legal", "rand_float", "seed_state"]
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """``seed`` as a Python int (or None); ValueError naming ``name`` unless it is None or a non-negative integer."""
+    if seed is None:
+        return None
+    integer = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+    if not (integer and seed >= 0):
+        raise ValueError(f"{name} must be None or a non-negative integer, got {seed!r} ({type(seed).__name__})")
+    return int(seed)
 
 
 def seed_state(seed: int | None) -> np.uint64:
-    """A splitmix64 state from a seed (fresh OS entropy for None)."""
-    return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+    """A splitmix64 state from a seed (fresh OS entropy for None; ValueError naming ``seed`` for a bad one)."""
+    return np.random.SeedSequence(check_seed(seed)).generate_state(1, np.uint64)[0]
 
 
 @njit(cache=True)

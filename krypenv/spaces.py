@@ -1,11 +1,33 @@
-"""Spaces shared by every game's environments."""
+"""Spaces shared by every game's environments, and the check of one action.
+
+An action, in the AEC and Gymnasium envs of every game, is one integer: a Python ``int``, a
+numpy integer scalar, or an integer array of shape ``()`` or ``(1,)`` (what ``Discrete`` spaces
+and SB3's ``predict`` hand out).  :func:`as_action` turns it into an ``int``; floats (even
+integral ones), bools, strings, other dtypes and other shapes are a ValueError naming the
+action.  An integer outside the action range is not refused here: the envs treat it as an
+illegal action.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["LegalDiscrete"]
+__all__ = ["LegalDiscrete", "as_action"]
+
+
+def as_action(action: Any, n: int) -> int:
+    """One action as an ``int`` (see the module docstring); ValueError naming what was wrong otherwise."""
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+        return int(action.reshape(()))
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    got = (f"an array of shape {action.shape} and dtype {action.dtype}" if isinstance(action, np.ndarray)
+           else f"{action!r} ({type(action).__name__})")
+    raise ValueError(f"action must be one integer 0..{n - 1} (an int, a numpy integer or an integer array of shape "
+                     f"() or (1,)), got {got}")
 
 
 class LegalDiscrete(spaces.Discrete):

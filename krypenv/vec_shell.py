@@ -7,6 +7,12 @@ and keeps its learner's masks in ``self._masks`` ((N, n_actions) int8, refreshed
 ``action_masks()`` is one (N, n_actions) bool array (never one env at a time through
 ``env_method``, sb3-contrib#49); the games are not separate objects, so attributes are the
 VecEnv's own and cannot be set per game.
+
+It also checks what SB3 hands every game's VecEnv: ``step_async`` takes exactly one integer
+action per game, an integer array of shape (N,) or (N, 1) (SB3's and sb3-contrib's policies
+pass int64) — floats, even integral ones, bools and any other shape or count are a ValueError
+naming the actions, before any game moves; ``seed`` takes None or a non-negative integer
+(:func:`krypenv.rng.check_seed`).
 """
 
 from __future__ import annotations
@@ -17,13 +23,29 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
+from krypenv.rng import check_seed
+
 __all__ = ["BatchedVecEnv"]
 
 
 class BatchedVecEnv(VecEnv):
-    """SB3 ``VecEnv`` plumbing for N games held in one compiled batch (subclasses set ``_masks``)."""
+    """SB3 ``VecEnv`` plumbing for N games held in one compiled batch (subclasses set ``_masks`` and ``_actions``)."""
 
     _masks: np.ndarray  # (N, n_actions) int8: the learner's legal actions in every game now
+    _actions: np.ndarray  # (N,) int64: the learner's actions given to step_async, applied by step_wait
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Remember the learner's actions, one integer per game (ValueError otherwise); ``step_wait`` applies them."""
+        acts = np.asarray(actions)
+        n = self.num_envs
+        if acts.dtype.kind not in "iu" or acts.shape not in ((n,), (n, 1)):
+            raise ValueError(f"actions must be {n} integers (an integer array of shape ({n},)), one per game, got "
+                             f"{_describe(actions, acts)}")
+        self._actions[:] = acts.reshape(n)
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """SB3's ``seed``: game ``i`` gets ``seed + i`` at the next ``reset()`` (ValueError naming a bad ``seed``)."""
+        return super().seed(check_seed(seed))
 
     def action_masks(self) -> np.ndarray:
         """(N, n_actions) bool: every game's legal actions for the learner now."""
@@ -63,3 +85,10 @@ class BatchedVecEnv(VecEnv):
         if isinstance(indices, (int, np.integer)):
             return [int(indices)]
         return list(indices) if isinstance(indices, Iterable) else [indices]
+
+
+def _describe(actions: Any, acts: np.ndarray) -> str:
+    """How the actions given to ``step_async`` look, for its error message."""
+    if acts.dtype.kind in "OUS":
+        return repr(actions)
+    return f"shape {acts.shape} and dtype {acts.dtype}" + (f": {acts.tolist()}" if acts.size <= 8 else "")

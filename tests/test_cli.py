@@ -209,3 +209,12 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     commands = [ln for block in blocks for ln in block.splitlines() if ln.strip() and not ln.startswith("#")]
     assert len(commands) == 2 and commands[1] == cmd, commands
     assert "pytest" in cmd and "python train.py" in commands[0]  # the main job: train, then evaluate
+
+
+def test_pyproject_license_is_an_spdx_expression() -> None:
+    """``project.license`` is the SPDX string, not the deprecated TOML table; setuptools>=77 builds it."""
+    tomllib = pytest.importorskip("tomllib")
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert meta["project"]["license"] == "MIT"
+    (setuptools,) = [req for req in meta["build-system"]["requires"] if req.startswith("setuptools")]
+    assert re.fullmatch(r"setuptools>=(\d+)", setuptools) and int(setuptools.split(">=")[1]) >= 77

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -272,6 +273,24 @@ def test_cli_errors_are_one_line(args: list[str], message: str, tmp_path: Path,
     err = capsys.readouterr().err
     assert err.startswith("krypenv eval: error:") and message in err and err.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("game", ["krypkasino", "kungsholmskille"])
+@pytest.mark.parametrize("module", ["openskill", "matplotlib", "tqdm"])
+def test_cli_without_the_eval_extra_fails_before_playing(game: str, module: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing module of the eval extra is a one-line error naming the extra, before any deal or file."""
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if the module were not installed
+    played = []
+    monkeypatch.setattr("eval.command.evaluate", lambda *a, **k: played.append(1))
+    monkeypatch.setattr("eval.kille_report.evaluate", lambda *a, **k: played.append(1))
+    argv = ["eval", "--game", game, "--agents", "random,random", "--deals", "2", "--out", str(tmp_path / "x")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err == (f"krypenv eval: error: the eval extra is not installed (no module {module}): "
+                   "pip install 'krypenv[eval]'\n")
+    assert not played and not (tmp_path / "x").exists()
 
 
 def test_cli_unwritable_output_and_bad_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

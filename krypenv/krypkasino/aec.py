@@ -30,7 +30,10 @@ See `krypenv.krypkasino.actions`: 0–51 play a card, 52–103 take that table c
 being chosen, 104 take the cards chosen so far.  When a card has several legal captures
 the same agent acts again (`agent_selection` does not change) until the capture is
 determined; no such question ever has a single answer.  Every card play is one decision,
-even when the hand holds a single legal card.
+even when the hand holds a single legal card.  An action is one integer: a Python `int`, a
+numpy integer, or an integer array of shape `(1,)` or `()`; a float (even `3.0`), a bool, a
+string or any other shape is a ValueError naming the agent and the action
+(`krypenv.spaces.as_action`); an integer outside 0–104 is an illegal action (below).
 
 ### Observation space
 
@@ -41,7 +44,11 @@ you now": an agent not on turn has no decision, so its mask is all zero — whic
 be confused with "nothing is legal", because the agent on turn always has at least one
 legal action, and the turn is stated explicitly twice: `to_act[0] = 1` in the observation
 vector, and `infos[agent]["to_act"]`.  After the episode every mask is zero and agents
-step `None` (PettingZoo convention).
+step `None` (PettingZoo convention); once every agent has done so and `agents` is empty, the
+raw env's `step` is a ValueError saying the episode is over (call `reset()`).
+
+`reset(seed=...)` takes None or a non-negative integer (Python or numpy, not a bool); anything
+else is a ValueError naming `seed` (`krypenv.rng.check_seed`).
 
 ### Rewards
 
@@ -83,6 +90,8 @@ from krypenv.krypkasino.config import ILLEGAL_PENALTY, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.env_kernels import k_aec_step, k_observe, k_values
 from krypenv.krypkasino.render import move_lines, table_text
+from krypenv.rng import check_seed
+from krypenv.spaces import as_action
 
 __all__ = ["env", "raw_env", "ILLEGAL_PENALTY"]
 
@@ -164,7 +173,8 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new episode; ``seed`` seeds the deck stream (without it the stream continues)."""
+        """Start a new episode; ``seed`` (None or an int >= 0) seeds the deck stream (without it, it continues)."""
+        seed = check_seed(seed)
         core = self._core
         if seed is not None or not self._seeded:
             core.seed([seed])
@@ -199,20 +209,24 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        """Apply the action of ``agent_selection`` (None once it is terminated)."""
+        """Apply the action of ``agent_selection`` (None once it is terminated; ValueError once no agent is left)."""
+        if not self.agents:
+            raise ValueError("the episode is over (every agent has stepped None and left): call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"{agent} must act with an integer action 0..{N_ACTIONS - 1}, got {action!r}")
+        try:
+            action = as_action(action, N_ACTIONS)
+        except ValueError as exc:
+            raise ValueError(f"{agent}: {exc}") from None
         core = self._core
         obs, mask, info = self._next_obs, self._next_mask, self._info  # observe() hands out copies
-        k_aec_step(core.st, core.rng, core.ints, core.cfg, int(action), self._lose, self._vals, self._delta, obs,
+        k_aec_step(core.st, core.rng, core.ints, core.cfg, action, self._lose, self._vals, self._delta, obs,
                    mask, info, core.scr)
         status, _, pending, deal_no, rnd, turn, over = info.tolist()
         if status == ILLEGAL and not self._lose:
-            self._raise_illegal(agent, int(action), pending)
+            self._raise_illegal(agent, action, pending)
         self.rewards = dict(zip(self.agents, self._delta.tolist()))
         cum = self._cumulative_rewards
         cum[agent] = 0.0
@@ -230,7 +244,7 @@ class raw_env(AECEnv):
         self.agent_selection = nxt
         if self.render_mode is not None:
             if status == ILLEGAL:
-                self._log.append(f"{agent}: illegal action {int(action)} ({action_name(int(action), pending)}), "
+                self._log.append(f"{agent}: illegal action {action} ({action_name(action, pending)}), "
                                  f"+{ILLEGAL_PENALTY} and the episode ends")
             elif status != CHOOSING:
                 self._log.extend(move_lines(core, 0, self.possible_agents, deal_no, rnd))

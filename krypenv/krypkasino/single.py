@@ -24,6 +24,11 @@ up is +5 for it), and the end of the deal (K15) — and changes before its first
 arrive with its first step.  So the return of an episode is exactly minus the learner's
 final score (plus any penalty).
 
+An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
+``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
+action (:func:`krypenv.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
+integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
+
 Illegal actions: ``illegal="raise"`` (default) raises a ValueError naming the action and the
 legal ones, and changes nothing; ``illegal="lose"`` ends the episode with the offender's side
 scored ``ILLEGAL_PENALTY`` = 50 more points.
@@ -37,7 +42,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.spaces import LegalDiscrete
+from krypenv.rng import check_seed
+from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
 from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
 from krypenv.krypkasino.core import Core
@@ -104,6 +110,7 @@ class KrypkasinoEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode and play the opponents up to the learner's first decision."""
+        seed = check_seed(seed)
         super().reset(seed=seed)
         core = self._core
         if seed is not None or not self._seeded:
@@ -122,12 +129,7 @@ class KrypkasinoEnv(gym.Env):
         core = self._core
         if core.over[0]:
             raise ValueError("the episode is over: call reset() before step()")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
-                action = int(action.reshape(()))
-            else:
-                raise ValueError(f"action must be an integer 0..{N_ACTIONS - 1}, got {action!r}")
-        action = int(action)
+        action = as_action(action, N_ACTIONS)
         legal = 0 <= action < N_ACTIONS and self._mask[action] != 0
         pending = int(core.choice[0, 0])
         if not legal and not self._lose:

@@ -31,7 +31,10 @@ of every decision (L5–L11) is one index, nothing else is legal.  With `skip_fo
 (default) a decision with a single legal move — a forced play (L10), always so in the fourth
 trick — is still asked, as L17 records it; with `skip_forced=True` the env makes it.  The
 default keeps one env step per record move, so records, replays and all three interfaces
-see the same decisions.
+see the same decisions.  An action is one integer: a Python `int`, a numpy integer, or an
+integer array of shape `(1,)` or `()`; a float (even `3.0`), a bool, a string or any other
+shape is a ValueError naming the agent and the action (`krypenv.spaces.as_action`); an
+integer outside 0–278 is an illegal action (below).
 
 ### Observation space
 
@@ -56,7 +59,12 @@ the first step (PettingZoo requires zero rewards right after `reset`).  So an ag
 is its net money, and the returns of an episode whose pot went out sum to 0.
 
 A folded agent stays in `agents` until the episode ends: it is simply never selected while it
-is out of the deal (L6), receives its rewards, and plays again from the next deal.
+is out of the deal (L6), receives its rewards, and plays again from the next deal.  When the
+episode ends every agent steps `None` (PettingZoo convention); once all have and `agents` is
+empty, the raw env's `step` is a ValueError saying the episode is over (call `reset()`).
+
+`reset(seed=...)` takes None or a non-negative integer (Python or numpy, not a bool); anything
+else is a ValueError naming `seed` (`krypenv.rng.check_seed`).
 
 Illegal actions: with `illegal="raise"` (default) `step` raises a ValueError naming the move
 (as an L17 string), the agent and the legal moves; nothing changes.  With `illegal="lose"`
@@ -89,6 +97,8 @@ from krypenv.kungsholmskille.config import FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_O
 from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_aec_step
 from krypenv.kungsholmskille.render import moves_since, table_text
+from krypenv.rng import check_seed
+from krypenv.spaces import as_action
 
 __all__ = ["ILLEGAL_FINE", "env", "raw_env"]
 
@@ -157,6 +167,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode (L3: every seat antes 2); ``seed`` seeds the stream (without it the stream continues)."""
+        seed = check_seed(seed)
         core = self._core
         if seed is not None or not self._seeded:
             core.seed([seed])
@@ -182,17 +193,18 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        """Apply the action of ``agent_selection`` (None once it is terminated or truncated)."""
+        """Apply the action of ``agent_selection`` (None once terminated or truncated; ValueError once none is left)."""
+        if not self.agents:
+            raise ValueError("the episode is over (every agent has stepped None and left): call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
-            action = int(action.reshape(()))
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"{agent} must act with an integer action 0..{N_ACTIONS - 1}, got {action!r}")
+        try:
+            action = as_action(action, N_ACTIONS)
+        except ValueError as exc:
+            raise ValueError(f"{agent}: {exc}") from None
         core = self._core
-        action = int(action)
         deal_before, moves_before = int(core.deal_no[0]), int(core.deals.n_moves[0])
         status = k_aec_step(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash,
                             action, self._lose, self._base, self._delta)

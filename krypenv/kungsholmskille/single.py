@@ -28,6 +28,11 @@ going out, L14, L15) — so an episode's return is exactly the learner's net mon
 actions: ``illegal="raise"`` (default) raises a ValueError naming the move (L17 string) and the
 legal ones and changes nothing; ``illegal="lose"`` ends the episode, the learner paying
 ``ILLEGAL_FINE`` to every other seat.
+
+An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
+``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
+action (:func:`krypenv.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
+integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.spaces import LegalDiscrete
+from krypenv.rng import check_seed
+from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import (
@@ -129,6 +135,7 @@ class KungsholmskilleEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode (L3) and play the opponents up to the learner's first decision."""
+        seed = check_seed(seed)
         super().reset(seed=seed)
         core = self._core
         if seed is not None or not self._seeded:
@@ -151,11 +158,7 @@ class KungsholmskilleEnv(gym.Env):
         core = self._core
         if core.over[0] != RUNNING:
             raise ValueError("the episode is over: call reset() before step()")
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
-            action = int(action.reshape(()))
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an integer 0..{N_ACTIONS - 1}, got {action!r}")
-        action = int(action)
+        action = as_action(action, N_ACTIONS)
         legal = 0 <= action < N_ACTIONS and self._mask[action] != 0
         if not legal and not self._lose:
             raise ValueError(illegal_message(self._names[int(core.seat[0])], action, core.deals.legal_moves(0)))

@@ -22,10 +22,13 @@ agent and round trip.
 
 Game ``i`` is exactly the Gymnasium env seeded with ``seed + i`` (same decks, seats, opponents'
 choices and rewards).  ``seed`` (here or through SB3's ``VecEnv.seed``) applies at the next
-``reset()``; without one the streams are seeded from fresh entropy.  Illegal actions: with
-``illegal="raise"`` (default) ``step`` raises a ValueError naming the game, the move and the
-legal ones before any game moves; with ``"lose"`` the offending game's episode ends as in the
-other interfaces.
+``reset()``; without one the streams are seeded from fresh entropy; a seed is None or a
+non-negative integer (ValueError naming ``seed``).  ``step`` takes one integer action per game:
+an integer array of shape (N,) (or (N, 1)), as SB3 and sb3-contrib pass it; floats (even
+integral ones), bools or another number of actions are a ValueError before any game moves
+(:class:`krypenv.vec_shell.BatchedVecEnv`).  Illegal actions: with ``illegal="raise"``
+(default) ``step`` raises a ValueError naming the game, the move and the legal ones before any
+game moves; with ``"lose"`` the offending game's episode ends as in the other interfaces.
 """
 
 from __future__ import annotations
@@ -101,13 +104,6 @@ class KungsholmskilleVecEnv(BatchedVecEnv):
         self._observe()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return self._obs.copy()
-
-    def step_async(self, actions: np.ndarray) -> None:
-        """Remember the learner's actions (one per game); checked and applied by ``step_wait``."""
-        try:
-            self._actions[:] = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        except (TypeError, ValueError):
-            raise ValueError(f"need {self.num_envs} integer actions, got {np.shape(actions)}") from None
 
     def step_wait(self) -> VecEnvStepReturn:
         """Apply the actions, play the opponents, reward, auto-reset and observe every game."""
