@@ -156,6 +156,11 @@ def clip(message: str, limit: int = MAX_MESSAGE) -> str:
     return f"{message[:limit]}... ({len(message) - limit} more characters)"
 
 
+def _size(n: int) -> str:
+    """A limit in words: ``1 MiB``, ``100 bytes``."""
+    return f"{n // 2**20} MiB" if n % 2**20 == 0 else f"{n} bytes"
+
+
 def _loads(text: str | bytes, line: int = 1) -> tuple[Any, str | None]:
     """Load JSON text (bytes: UTF-8) starting on file line ``line``: (object, None), or (None, error message).
 
@@ -188,7 +193,7 @@ def _lines(fh: BinaryIO, n: int = 0) -> Iterator[tuple[int, str | None, str | No
         if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
             while raw and not raw.endswith(b"\n"):  # skip the rest of the line, a bounded piece at a time
                 raw = fh.readline(MAX_LINE)
-            yield n, None, f"the line is longer than the limit of {MAX_LINE // 2**20} MiB"
+            yield n, None, f"the line is longer than the limit of {_size(MAX_LINE)}"
             continue
         try:
             line = raw.decode("utf-8")
@@ -217,20 +222,27 @@ def _records(fh: BinaryIO, name: str) -> Iterator[RawRecord]:
         yield from _json_lines(itertools.chain([(first_n, first, why)], lines), name)
         return
     head = first.encode("utf-8")  # the exact bytes of the first line: it decoded strictly
-    at = fh.tell() - len(head) if fh.seekable() else 0  # where it starts, to read the lines again
-    data = head + fh.read(MAX_TEXT + 1 - len(head))
-    if len(data) <= MAX_TEXT:  # the text from the first line on: one pretty-printed record?
+    data: bytes | None = None
+    if fh.seekable():  # read from where the first line starts (one copy), unless over the limit
+        at = fh.tell() - len(head)
+        size = fh.seek(0, io.SEEK_END) - at
+        fh.seek(at)
+        data = fh.read(size + 1) if size <= MAX_TEXT else None
+    else:
+        at, data = 0, head + fh.read(MAX_TEXT + 1 - len(head))
+    if data is not None and len(data) <= MAX_TEXT:  # the text from the first line on: one pretty-printed record?
         obj, whole_err = _loads(data, first_n)
         if whole_err is None:
             yield RawRecord(f"{name}:{first_n}", obj)
             return
-        fh, at = io.BytesIO(data), 0  # its lines are read from memory
+        if not fh.seekable():  # a pipe's lines are read again from memory, a file's from the file
+            fh, at = io.BytesIO(data), 0
     else:
-        del data
-        whole_err = f"{first_err}; as one pretty-printed record the file is over the limit of {MAX_TEXT // 2**20} MiB"
+        whole_err = f"{first_err}; as one pretty-printed record the file is over the limit of {_size(MAX_TEXT)}"
         if not fh.seekable():  # a pipe cannot be read twice
             yield RawRecord(f"{name}:{first_n}", error=whole_err)
             return
+    data = None  # the lines are read one at a time again
     fh.seek(at)
     later = _lines(fh, first_n - 1)
     next(later)  # the first line itself
