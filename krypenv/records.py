@@ -171,8 +171,9 @@ def _loads(text: str | bytes, line: int = 1) -> tuple[Any, str | None]:
     except RecursionError:  # json's answer to "[[[[...": not a JSONDecodeError
         return None, "bad JSON: nested too deeply"
     except json.JSONDecodeError as exc:
-        where = f": line {exc.lineno + line - 1} column {exc.colno}" if line > 1 else ""
-        return None, f"bad JSON: {exc.msg}{where}" if where else f"bad JSON: {exc}"
+        if line > 1:  # the position in the file, not in the text from its first non-blank line
+            return None, f"bad JSON: {exc.msg}: line {exc.lineno + line - 1} column {exc.colno}"
+        return None, f"bad JSON: {exc}"
     except ValueError as exc:  # not UTF-8, an integer over sys.get_int_max_str_digits() digits
         return None, f"bad JSON: {exc}"
 
