@@ -1,7 +1,7 @@
 """The ``krypenv`` command.
 
     krypenv demo [--game G] [--players N] [--seed S]        one deal between random players, turn by turn
-    krypenv replay FILE... [--json] [--legal] [--html OUT]  replay game records and check every move
+    krypenv replay FILE... [--json] [--legal] [--max-errors N] [--html OUT]   replay game records, check every move
     krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine, env and eval throughput
     krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
     krypenv play [--game G] [--agents human,expert,...] [--seed S] [...]   play against agents in the terminal
@@ -69,17 +69,17 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     if args.html:
-        return _replay_html(args.files, args.html)
+        return _replay_html(args.files, args.html, args.max_errors)
     from krypenv.replay import run
 
-    return run(args.files, args.json, args.legal)
+    return run(args.files, args.json, args.legal, max_errors=args.max_errors)
 
 
-def _replay_html(paths: list[str], out: str) -> int:
+def _replay_html(paths: list[str], out: str, max_errors: int) -> int:
     """``krypenv replay FILE... --html OUT.html``: the shareable replay page; 1 when a record is bad or none is legal."""
     from krypenv.ui.replay import write_html
 
-    n, errors = write_html(paths, out)
+    n, errors = write_html(paths, out, max_errors)
     for line in errors:
         print(f"krypenv replay: error: {line}", file=sys.stderr)
     print(f"wrote the replay of {n} deal(s) to {out}: open it in a web browser (no server needed)")

@@ -5,13 +5,31 @@ the object is that game's format (Krypkasino: RULES.md, "Game records", and
 :mod:`krypenv.krypkasino.records`).  A file holds either one JSON record (possibly
 pretty-printed over many lines) or JSON Lines, one record per line, of any games mixed:
 
-- :func:`write_jsonl` / :func:`read_records` store and load records (:class:`RawRecord`:
-  where a record starts, and its object or why it failed to load).
+- :func:`write_jsonl` stores records; :func:`iter_records` (a file) and :func:`iter_text_records`
+  (a file's text, e.g. an upload) load them one at a time (:class:`RawRecord`: where a record
+  starts, ``path:line``, and its object or why it failed to load).
 - :func:`check_record` dispatches on ``obj["game"]`` to that game's records module and returns
   its :class:`ReplayOutcome`; it never raises.  A record that is not an object, or names no
   game or an unknown one, is an error outcome that lists the known games.
 - :func:`summary` gives the text-mode lines of ``krypenv replay`` for a checked record, from
   the game's own ``summary``.
+
+**Reading is bounded, whatever the input.**  Records come one at a time and a file is read a
+line at a time: memory is about one line, not the file (but for one pretty-printed record,
+below).  A line over :data:`MAX_LINE` (1 MiB) is an error for that record and is never held
+whole; so is a line not UTF-8, or JSON nested too deeply, or an integer too long for Python
+(``bad JSON: ...``).  Lines end with LF (or CR LF).  The format is told as before:
+
+- the first non-blank line is a JSON value on its own (or is too long or not UTF-8), or is the
+  only non-blank line: JSON Lines, one record per non-blank line;
+- otherwise the text from that line on is read whole, up to :data:`MAX_TEXT` (16 MiB; a
+  pretty-printed record is about 8 KB), and is the one record when it parses;
+- when it does not parse, or is bigger than that: JSON Lines if any later line is a JSON
+  object with a ``game`` key, else one bad record at the first line (whose error names the
+  limit when the file is over it; a pipe over it is not read twice to look).
+
+An error message that quotes the record is printed cut to :data:`MAX_MESSAGE` characters
+(:func:`clip`).
 
 **The game registry.**  :data:`GAME_RECORDS` maps each game name to the module path of its
 records module, imported on first use (so this module imports no game).  A game plugs in by
@@ -29,20 +47,25 @@ is the ``krypenv replay --json`` object, the same five keys for every game.
 from __future__ import annotations
 
 import importlib
+import io
+import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, BinaryIO
 
-__all__ = ["GAME_RECORDS", "RawRecord", "ReplayOutcome", "check_record", "game_records", "known_games",
-           "read_records", "summary", "write_jsonl"]
+__all__ = ["GAME_RECORDS", "MAX_LINE", "MAX_MESSAGE", "MAX_TEXT", "RawRecord", "ReplayOutcome", "check_record", "clip",
+           "game_records", "iter_records", "iter_text_records", "known_games", "summary", "write_jsonl"]
 
 GAME_RECORDS: dict[str, str] = {  # game name -> module path of its records module (loaded lazily)
     "krypkasino": "krypenv.krypkasino.records",
     "kungsholmskille": "krypenv.kungsholmskille.records",
 }
+MAX_LINE = 2**20  # bytes of one line of JSON Lines; a longer line is an error of its own, never read whole
+MAX_TEXT = 16 * 2**20  # bytes of a file read whole as one pretty-printed record
+MAX_MESSAGE = 4000  # characters of one error message as printed (it may quote the record)
 
 
 @dataclass
@@ -123,15 +146,35 @@ class RawRecord:
 def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> None:
     """Write records as JSON Lines, one record per line."""
     with open(path, "w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec) + "\n")
+        fh.writelines(json.dumps(rec) + "\n" for rec in records)
 
 
-def _loads(text: str) -> tuple[Any, str | None]:
-    """Load JSON text: (object, None), or (None, error message)."""
+def clip(message: str, limit: int = MAX_MESSAGE) -> str:
+    """``message`` cut to ``limit`` characters, saying how many were left out (errors can quote hostile input)."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}... ({len(message) - limit} more characters)"
+
+
+def _size(n: int) -> str:
+    """A limit in words: ``1 MiB``, ``100 bytes``."""
+    return f"{n // 2**20} MiB" if n % 2**20 == 0 else f"{n} bytes"
+
+
+def _loads(text: str | bytes, line: int = 1) -> tuple[Any, str | None]:
+    """Load JSON text (bytes: UTF-8) starting on file line ``line``: (object, None), or (None, error message).
+
+    Never raises for any input: deep nesting, huge integers and bytes not UTF-8 are error messages too.
+    """
     try:
-        return json.loads(text), None
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text), None
+    except RecursionError:  # json's answer to "[[[[...": not a JSONDecodeError
+        return None, "bad JSON: nested too deeply"
     except json.JSONDecodeError as exc:
+        if line > 1:  # the position in the file, not in the text from its first non-blank line
+            return None, f"bad JSON: {exc.msg}: line {exc.lineno + line - 1} column {exc.colno}"
+        return None, f"bad JSON: {exc}"
+    except ValueError as exc:  # not UTF-8, an integer over sys.get_int_max_str_digits() digits
         return None, f"bad JSON: {exc}"
 
 
@@ -141,24 +184,92 @@ def _looks_like_record(line: str) -> bool:
     return err is None and isinstance(obj, dict) and "game" in obj
 
 
-def read_records(path: str | Path) -> list[RawRecord]:
-    """Records of a file holding one JSON record or JSON Lines; OSError/UnicodeDecodeError if unreadable.
+def _lines(fh: BinaryIO, n: int = 0) -> Iterator[tuple[int, str | None, str | None]]:
+    """The non-blank lines from ``fh``'s position, numbered after ``n``: (number, text, None) or (number, None, why).
 
-    Blank lines are ignored; bad JSON on one line is an error for that record only.
+    Reads at most :data:`MAX_LINE` + 1 bytes at a time: a longer line, or one not UTF-8, gives only its reason.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    if not lines:
-        return []
-    obj, err = _loads(text)
-    first_n, first = lines[0]
-    if err is None:
-        return [RawRecord(f"{path}:{first_n}", obj)]
-    jsonl = len(lines) == 1 or _loads(first)[1] is None or any(_looks_like_record(line) for _, line in lines[1:])
-    if not jsonl:  # one pretty-printed record that does not parse
-        return [RawRecord(f"{path}:{first_n}", error=err)]
-    out = []
-    for n, line in lines:
-        obj, err = _loads(line)
-        out.append(RawRecord(f"{path}:{n}", obj, err))
-    return out
+    while raw := fh.readline(MAX_LINE + 1):
+        n += 1
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):  # skip the rest of the line, a bounded piece at a time
+                raw = fh.readline(MAX_LINE)
+            yield n, None, f"the line is longer than the limit of {_size(MAX_LINE)}"
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield n, None, f"not UTF-8 text: {exc}"
+            continue
+        if line.strip():
+            yield n, line, None
+
+
+def _json_lines(lines: Iterator[tuple[int, str | None, str | None]], name: str) -> Iterator[RawRecord]:
+    """One record per line."""
+    for n, line, why in lines:
+        obj, err = (None, why) if line is None else _loads(line)
+        yield RawRecord(f"{name}:{n}", obj, err)
+
+
+def _records(fh: BinaryIO, name: str) -> Iterator[RawRecord]:
+    """The records of a binary stream holding one JSON record or JSON Lines, as :func:`iter_records` tells."""
+    lines = _lines(fh)
+    first_n, first, why = next(lines, (0, None, None))
+    if not first_n:
+        return  # no non-blank line
+    first_err = why if first is None else _loads(first)[1]
+    if first is None or first_err is None:  # JSON Lines (a first line too long or not UTF-8 is only its error)
+        yield from _json_lines(itertools.chain([(first_n, first, why)], lines), name)
+        return
+    head = first.encode("utf-8")  # the exact bytes of the first line: it decoded strictly
+    data: bytes | None = None
+    if fh.seekable():  # read from where the first line starts (one copy), unless over the limit
+        at = fh.tell() - len(head)
+        size = fh.seek(0, io.SEEK_END) - at
+        fh.seek(at)
+        data = fh.read(size + 1) if size <= MAX_TEXT else None
+    else:
+        at, data = 0, head + fh.read(MAX_TEXT + 1 - len(head))
+    if data is not None and len(data) <= MAX_TEXT:  # the text from the first line on: one pretty-printed record?
+        obj, whole_err = _loads(data, first_n)
+        if whole_err is None:
+            yield RawRecord(f"{name}:{first_n}", obj)
+            return
+        if not fh.seekable():  # a pipe's lines are read again from memory, a file's from the file
+            fh, at = io.BytesIO(data), 0
+    else:
+        whole_err = f"{first_err}; as one pretty-printed record the file is over the limit of {_size(MAX_TEXT)}"
+        if not fh.seekable():  # a pipe cannot be read twice
+            yield RawRecord(f"{name}:{first_n}", error=whole_err)
+            return
+    data = None  # the lines are read one at a time again
+    fh.seek(at)
+    later = _lines(fh, first_n - 1)
+    next(later)  # the first line itself
+    others = jsonl = False
+    for _, line, _ in later:
+        others = True
+        if line is not None and _looks_like_record(line):
+            jsonl = True
+            break
+    if others and not jsonl:  # one pretty-printed record that does not parse
+        yield RawRecord(f"{name}:{first_n}", error=whole_err)
+        return
+    fh.seek(at)
+    yield from _json_lines(_lines(fh, first_n - 1), name)
+
+
+def iter_records(path: str | Path) -> Iterator[RawRecord]:
+    """The records of a file holding one JSON record or JSON Lines, one at a time; OSError if it cannot be read.
+
+    Blank lines are ignored; bad JSON on one line is an error for that record only.  Memory is bounded as the
+    module tells (:data:`MAX_LINE`, :data:`MAX_TEXT`); an OSError can come after some records.
+    """
+    with open(path, "rb") as fh:
+        yield from _records(fh, str(path))
+
+
+def iter_text_records(text: str, name: str) -> Iterator[RawRecord]:
+    """The records of a records file's text (e.g. an upload), as :func:`iter_records`, labelled ``name:line``."""
+    yield from _records(io.BytesIO(text.encode("utf-8", "surrogatepass")), name)

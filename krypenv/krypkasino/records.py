@@ -22,7 +22,7 @@ two (K14).  Unknown keys are rejected, so a misspelt ``result`` is never silentl
 - :func:`summary` is the text that ``krypenv replay`` prints for a checked record.
 
 These are the functions :mod:`krypenv.records` dispatches to for records whose ``game`` is
-``"krypkasino"``; storing records in files (``write_jsonl``, ``read_records``) and the
+``"krypkasino"``; storing records in files (``write_jsonl``, ``iter_records``) and the
 :class:`~krypenv.records.ReplayOutcome` are shared by every game and live there.
 """
 

@@ -1,27 +1,33 @@
 """Replays for the browser: game records turned into frames, and ``krypenv replay FILE --html OUT.html``.
 
 :func:`load_text` reads the text of a records file (one JSON record, or JSON Lines of any
-games mixed, as :func:`krypenv.records.read_records`), checks every record by its game's rules
-and keeps the legal ones as :class:`Deal` entries; a bad line is reported with its line
-number and does not stop the others.  :func:`frames` turns one record into its replay: the
+games mixed, as :func:`krypenv.records.iter_text_records`: a record at a time, with its
+bounds on lines and text), checks every record by its game's rules and keeps the legal ones
+as :class:`Deal` entries; a bad line is reported with its line number and does not stop the
+others.  Only the first :data:`MAX_ERRORS` (20) error lines are kept, then one line ``... and
+N more records with errors``: an upload of junk is answered with a short list, not one line
+per junk line.  :func:`frames` turns one record into its replay: the
 position before the first move and after every move (every hand visible: the page hides the
 hidden ones until "show hands"), each move in words with its table talk.
 
 :func:`write_html` writes one self-contained HTML file (no server, no network): the page's
-own CSS and JavaScript inlined, with the frames of every record of the files in it.
+own CSS and JavaScript inlined, with the frames of every record of the files in it (each file
+read a record at a time, :func:`krypenv.records.iter_records`; its errors kept as above).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from krypenv.records import check_record, summary
+from krypenv.records import RawRecord, check_record, clip, iter_records, iter_text_records, summary
 from krypenv.ui.games import replay_frames
 
 STATIC = Path(__file__).with_name("static")
+MAX_ERRORS = 20  # error lines kept per records file; the others are only counted
 
 
 @dataclass
@@ -39,29 +45,30 @@ class Deal:
                 "moves": len(self.record["moves"])}
 
 
-def load_text(text: str, name: str) -> tuple[list[Deal], list[str]]:
-    """The legal records of a records file's text, and one error line per record that failed."""
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    objs: list[tuple[str, Any, str | None]] = []
-    try:
-        objs = [(f"{name}:{lines[0][0] if lines else 1}", json.loads(text), None)] if lines else []
-    except json.JSONDecodeError:
-        for n, line in lines:
-            try:
-                objs.append((f"{name}:{n}", json.loads(line), None))
-            except json.JSONDecodeError as exc:
-                objs.append((f"{name}:{n}", None, f"bad JSON: {exc}"))
-    deals, errors = [], []
-    for label, obj, err in objs:
+def _load(raws: Iterable[RawRecord], max_errors: int = MAX_ERRORS) -> tuple[list[Deal], list[str]]:
+    """The legal records as deals, and the first ``max_errors`` error lines (0: all) and a count of the others."""
+    deals, errors, more = [], [], 0
+    for raw in raws:
+        obj, err = raw.obj, raw.error
         if err is None:
             outcome = check_record(obj)
             err = None if outcome.ok else outcome.error
         if err is not None:
-            errors.append(f"{label}: {err}")
+            if max_errors and len(errors) >= max_errors:
+                more += 1  # counted, not kept
+            else:
+                errors.append(f"{raw.label}: {clip(err)}")
             continue
-        head = summary(label, obj, outcome)[0].split(": ok: ", 1)[-1]
-        deals.append(Deal(label, obj["game"], head, obj))
+        head = summary(raw.label, obj, outcome)[0].split(": ok: ", 1)[-1]
+        deals.append(Deal(raw.label, obj["game"], head, obj))
+    if more:
+        errors.append(f"... and {more} more records with errors")
     return deals, errors
+
+
+def load_text(text: str, name: str) -> tuple[list[Deal], list[str]]:
+    """The legal records of a records file's text, and an error line per failed record (the first MAX_ERRORS)."""
+    return _load(iter_text_records(text, name))
 
 
 def frames(deal: Deal) -> dict[str, Any]:
@@ -87,19 +94,20 @@ def page(inline: dict[str, Any] | None = None) -> str:
     return html.replace(script, f"<script>window.KRYPENV_INLINE = {data};</script>\n<script>\n{js}\n</script>")
 
 
-def write_html(paths: list[str], out: str | Path) -> tuple[int, list[str]]:
+def write_html(paths: list[str], out: str | Path, max_errors: int = MAX_ERRORS) -> tuple[int, list[str]]:
     """Write the replay page of every legal record of ``paths`` to ``out``; (records written, error lines).
+
+    Error lines: the first ``max_errors`` records with errors per file (0: all), then how many more.
 
     ValueError, writing nothing, when no record of ``paths`` is legal.
     """
     deals, errors = [], []
     for p in paths:
         try:
-            text = Path(p).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            d, e = _load(iter_records(p), max_errors)
+        except OSError as exc:
             errors.append(f"{p}: cannot read: {exc}")
             continue
-        d, e = load_text(text, p)
         deals += d
         errors += e
     if not deals:

@@ -18,7 +18,7 @@ import pytest
 from krypenv.krypkasino.cards import N_CODES, card_code, card_name, ordered_deck
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.records import RecordError, check_record, parse_record, record_from_deals, replay
-from krypenv.records import read_records, write_jsonl
+from krypenv.records import iter_records, write_jsonl
 from krypenv.replay import add_arguments, run
 from krypenv.krypkasino.rules import Rules
 
@@ -307,44 +307,44 @@ def test_moves_after_the_end_and_result_mismatch(good: dict[str, Any]) -> None:
 
 
 # --------------------------------------------------------------------------- files
-def test_read_records_detects_the_format(tmp_path: Path, good: dict[str, Any]) -> None:
+def test_iter_records_detects_the_format(tmp_path: Path, good: dict[str, Any]) -> None:
     """One pretty-printed record, or JSON Lines with blank and broken lines."""
     pretty = tmp_path / "one.json"
     pretty.write_text("\n" + json.dumps(good, indent=2) + "\n")
-    raws = read_records(pretty)
+    raws = list(iter_records(pretty))
     assert [(r.label, r.obj, r.error) for r in raws] == [(f"{pretty}:2", good, None)]
     lines = tmp_path / "many.jsonl"
     lines.write_text(json.dumps(good) + "\n\n   \n" + '{"game": oops}\n' + json.dumps(good) + "\n")
-    raws = read_records(lines)
+    raws = list(iter_records(lines))
     assert [r.label for r in raws] == [f"{lines}:1", f"{lines}:4", f"{lines}:5"]
     assert raws[0].obj == raws[2].obj == good and raws[1].obj is None and raws[1].error.startswith("bad JSON")
     broken_first = tmp_path / "first.jsonl"
     broken_first.write_text('{"game": \n' + json.dumps(good) + "\n")
-    assert [r.error is None for r in read_records(broken_first)] == [False, True]
+    assert [r.error is None for r in iter_records(broken_first)] == [False, True]
     broken_pretty = tmp_path / "broken.json"
     broken_pretty.write_text(json.dumps(good, indent=2)[:-3])
-    raws = read_records(broken_pretty)
+    raws = list(iter_records(broken_pretty))
     assert len(raws) == 1 and raws[0].error.startswith("bad JSON")
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n\n")
-    assert read_records(empty) == []
+    assert list(iter_records(empty)) == []
 
 
 def test_write_jsonl_round_trip(tmp_path: Path, records: list[dict[str, Any]]) -> None:
-    """write_jsonl then read_records gives the same objects, one per line."""
+    """write_jsonl then iter_records gives the same objects, one per line."""
     path = tmp_path / "all.jsonl"
     write_jsonl(records, path)
     assert len(path.read_text().splitlines()) == len(records)
-    assert [r.obj for r in read_records(path)] == records
+    assert [r.obj for r in iter_records(path)] == records
 
 
 def test_example_data_files() -> None:
     """tests/krypkasino/data: a pretty-printed finished deal, and JSON Lines with a partial and a bad record."""
-    (raw,) = read_records(DATA / "deal_3p.json")
+    (raw,) = list(iter_records(DATA / "deal_3p.json"))
     out = check_record(raw.obj)
     assert out.ok and out.result == raw.obj["result"]
     assert out.result == {"scores": [5, 34, 3], "card_points": [10, 19, 13], "tabbes": [2, 3, 0]}
-    outs = [check_record(r.obj) for r in read_records(DATA / "mixed.jsonl")]
+    outs = [check_record(r.obj) for r in iter_records(DATA / "mixed.jsonl")]
     assert [o.ok for o in outs] == [True, True, False]
     assert outs[1].result is None and outs[2].failed_move == 3
 
