@@ -54,7 +54,10 @@ class App:
 
     def open_records(self, text: str, name: str, key: str | None = None) -> dict[str, Any]:
         """Check a records file's text and keep its legal records (first errors only); 400 if none parses."""
-        deals, errors = load_text(text, name)
+        return self.keep_records(*load_text(text, name), name, key)
+
+    def keep_records(self, deals: list[Deal], errors: list[str], name: str, key: str | None = None) -> dict[str, Any]:
+        """Keep checked records for replay under ``key`` (default a new id); 400 if there are none, 413 if too big."""
         if not deals:
             why = "; ".join(errors[:3]) or "the file is empty"
             raise HttpError(400, f"no game record in {name} parses: {why}")

@@ -71,6 +71,11 @@ def load_text(text: str, name: str) -> tuple[list[Deal], list[str]]:
     return _load(iter_text_records(text, name))
 
 
+def load_file(path: str | Path) -> tuple[list[Deal], list[str]]:
+    """The legal records of a records file, read a record at a time, and its first MAX_ERRORS error lines."""
+    return _load(iter_records(path))
+
+
 def frames(deal: Deal) -> dict[str, Any]:
     """The replay of one deal: frames (every hand visible), moves with their talk, its result."""
     out = replay_frames(deal.record)

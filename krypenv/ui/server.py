@@ -72,7 +72,7 @@ from urllib.parse import parse_qs, urlparse
 from krypenv.ui.api import App, int_field
 from krypenv.ui.guard import HttpError, RequestGuard, body_length, check_json
 from krypenv.ui.menu import AgentMenu
-from krypenv.ui.replay import STATIC, frames, page
+from krypenv.ui.replay import STATIC, frames, load_file, page
 from krypenv.ui.session import InputError
 from krypenv.ui.store import Busy, Store, Table
 
@@ -328,9 +328,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, records: list[str] | 
     app = App(Path(games), AgentMenu.build(checkpoints or []), store or Store(Path(games)))
     for k, path in enumerate(records or []):
         try:
-            text = Path(path).read_text(encoding="utf-8")
-            app.open_records(text, path, key=f"file{k}")
-        except (OSError, UnicodeDecodeError, HttpError) as exc:
+            app.keep_records(*load_file(path), path, key=f"file{k}")
+        except (OSError, HttpError) as exc:
             raise ValueError(f"--records {path}: {exc}") from None
     handler = type("BoundHandler", (Handler,), {"app": app})
     server = Server((host, port), handler, app)
