@@ -76,7 +76,7 @@ from krypenv.ui.replay import STATIC, frames, load_file, page
 from krypenv.ui.session import InputError
 from krypenv.ui.store import Busy, Store, Table
 
-MAX_BODY = 8 * 1024 * 1024  # bytes of a request body (an uploaded records file)
+MAX_BODY = 16 * 1024 * 1024  # bytes of a request body (an uploaded records file: its text JSON-escaped)
 MAX_CONNECTIONS = 64  # requests handled at once; more are answered 503 at once
 SOCKET_TIMEOUT = 20.0  # seconds a client may stay silent while sending its request
 MOVE_WAIT = 8.0  # seconds a move (or a new game) waits for the agents before answering with thinking: true
