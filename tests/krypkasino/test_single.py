@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import gymnasium
 import numpy as np
 import pytest
@@ -151,35 +148,6 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
         env.step(1.5)
     assert np.array_equal(env.core.st, before)
     env.step(int(np.flatnonzero(info["action_mask"])[0]))  # the env still works
-
-
-@pytest.mark.parametrize("form", [np.int64, np.uint8, lambda a: np.array(a), lambda a: np.array([a], np.int32)])
-def test_action_may_be_a_numpy_integer_or_a_one_element_integer_array(form: Callable[[int], Any]) -> None:
-    ref, env = KrypkasinoEnv(players=3), KrypkasinoEnv(players=3)
-    ref.reset(seed=1)
-    _, info = env.reset(seed=1)
-    action = int(np.flatnonzero(info["action_mask"])[0])
-    assert env.step(form(action))[1:4] == ref.step(action)[1:4]
-    assert np.array_equal(env.core.st, ref.core.st)
-
-
-@pytest.mark.parametrize("bad", [1.0, np.float64(0.0), True, np.bool_(False), "9S", np.array([0, 1]),
-                                 np.array([[0]]), np.array([0.0]), [0], None])
-def test_non_integer_actions_are_refused_naming_the_action(bad: Any) -> None:
-    env = KrypkasinoEnv(players=3)
-    env.reset(seed=1)
-    before = env.core.st.copy()
-    with pytest.raises(ValueError, match=r"action must be one integer 0\.\.104 .*got "):
-        env.step(bad)
-    assert np.array_equal(env.core.st, before)
-
-
-@pytest.mark.parametrize("seed", [-1, 1.5, True, "1"])
-def test_reset_seed_must_be_none_or_a_non_negative_integer(seed: Any) -> None:
-    env = KrypkasinoEnv(players=3)
-    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
-        env.reset(seed=seed)
-    assert np.array_equal(env.reset(seed=np.int64(3))[0], KrypkasinoEnv(players=3).reset(seed=3)[0])
 
 
 def test_illegal_lose_mode() -> None:

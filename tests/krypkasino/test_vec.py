@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 import pytest
 
 from krypenv.krypkasino.actions import N_ACTIONS
 from krypenv.krypkasino.aec import raw_env
-from krypenv.policy import DecisionBatch
 from krypenv.krypkasino.single import KrypkasinoEnv
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
+from krypenv.policy import DecisionBatch
 
 
 class FirstLegal:
@@ -152,42 +149,6 @@ def test_illegal_action_raises_before_any_game_moves() -> None:
     assert np.array_equal(vec.core.st, before)
     with pytest.raises(ValueError, match=r"actions must be 4 integers .*shape \(3,\)"):
         vec.step(np.zeros(3, np.int64))
-
-
-@pytest.mark.parametrize("actions", [[3.7, 1.7, 0.0, 2.2], np.array([6.0, 7.0, 13.0, 29.0]), np.zeros(4, np.float32),
-                                     np.ones(4, np.bool_), ["6", "7", "8", "9"], np.zeros(3, np.int64),
-                                     np.zeros(5, np.int64), np.zeros((2, 2), np.int64), np.zeros((1, 4), np.int64), 7])
-def test_non_integer_or_miscounted_actions_are_refused_before_any_game_moves(actions: object) -> None:
-    """Floats are never truncated (integral ones are refused too), bools and strings neither; N actions exactly."""
-    vec = KrypkasinoVecEnv(4, players=3, seed=2)
-    vec.reset()
-    before = vec.core.st.copy()
-    with pytest.raises(ValueError, match=r"actions must be 4 integers \(an integer array of shape \(4,\)\), one per"):
-        vec.step(actions)
-    assert np.array_equal(vec.core.st, before)
-
-
-@pytest.mark.parametrize("form", [list, lambda a: a.astype(np.int32), lambda a: a.astype(np.uint8),
-                                  lambda a: a[:, None]])
-def test_integer_actions_of_any_integer_dtype_list_or_column(form: Callable[[np.ndarray], Any]) -> None:
-    """A list of ints, any integer dtype and SB3's (N, 1) column all step the same games."""
-    ref, vec = KrypkasinoVecEnv(4, players=3, seed=2), KrypkasinoVecEnv(4, players=3, seed=2)
-    ref.reset(), vec.reset()
-    actions = lowest_legal(ref.action_masks())
-    ref.step(actions)
-    vec.step(form(actions))
-    assert np.array_equal(vec.core.st, ref.core.st)
-
-
-@pytest.mark.parametrize("seed", [-1, 1.5, True, "9"])
-def test_vec_seed_must_be_none_or_a_non_negative_integer(seed: object) -> None:
-    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
-        KrypkasinoVecEnv(2, players=3, seed=seed)
-    vec = KrypkasinoVecEnv(2, players=3)
-    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
-        vec.seed(seed)
-    a, b = KrypkasinoVecEnv(2, players=3, seed=np.int64(4)), KrypkasinoVecEnv(2, players=3, seed=4)
-    assert np.array_equal(a.reset(), b.reset())
 
 
 def test_seeding_through_sb3_seed() -> None:

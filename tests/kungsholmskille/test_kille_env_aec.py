@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pytest
@@ -183,59 +182,6 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     assert np.array_equal(core.st, before[0]) and np.array_equal(core.ep, before[1])
     assert env.agent_selection == agent
     env.step(BUD)  # still works
-
-
-LEGAL_FORMS = [int, np.int64, np.int32, np.uint8, lambda a: np.array(a), lambda a: np.array([a]),
-               lambda a: np.array([a], np.int16)]
-BAD_FORMS = [float, np.float64, lambda a: True, lambda a: np.bool_(False), str, lambda a: np.array([a, a]),
-             lambda a: np.array([[a]]), lambda a: np.array([a], np.float32), lambda a: np.array(a, np.float64),
-             lambda a: [a], lambda a: None]
-
-
-@pytest.mark.parametrize("form", LEGAL_FORMS)
-def test_action_is_an_int_a_numpy_integer_or_a_one_element_integer_array(form: Callable[[int], Any]) -> None:
-    """Action Shape (1,): every integer form of the same action plays the same move."""
-    ref, env = raw_env(players=4), raw_env(players=4)
-    for e in (ref, env):
-        e.reset(seed=5)
-    ref.step(KNACKA)
-    env.step(form(KNACKA))
-    assert np.array_equal(env.core.st, ref.core.st) and env.agent_selection == ref.agent_selection
-
-
-@pytest.mark.parametrize("form", BAD_FORMS)
-def test_non_integer_actions_are_refused_naming_the_action(form: Callable[[int], Any]) -> None:
-    """Floats (even integral), bools, strings, lists and other shapes: a ValueError, nothing changes."""
-    env = raw_env(players=4)
-    env.reset(seed=5)
-    before = env.core.st.copy()
-    with pytest.raises(ValueError, match=rf"{env.agent_selection}: action must be one integer 0\.\.278 .*got "):
-        env.step(form(KNACKA))
-    assert np.array_equal(env.core.st, before)
-
-
-@pytest.mark.parametrize("seed", [-1, 1.5, True, "1", np.float64(2.0)])
-def test_reset_seed_must_be_none_or_a_non_negative_integer(seed: Any) -> None:
-    with pytest.raises(ValueError, match="seed must be None or a non-negative integer"):
-        raw_env(players=4).reset(seed=seed)
-
-
-def test_reset_seed_may_be_a_numpy_integer() -> None:
-    a, b = raw_env(players=4), raw_env(players=4)
-    a.reset(seed=7)
-    b.reset(seed=np.uint32(7))
-    assert np.array_equal(a.core.st, b.core.st)
-
-
-def test_step_after_every_agent_has_left_says_the_episode_is_over() -> None:
-    env = raw_env(players=3)
-    env.reset(seed=3)
-    play(env, random_policy(np.random.default_rng(0)))
-    assert env.agents == []
-    with pytest.raises(ValueError, match=r"episode is over .*call reset\(\)"):
-        env.step(0)
-    env.reset(seed=3)  # and the env plays on
-    play(env, random_policy(np.random.default_rng(0)))
 
 
 def test_illegal_lose_ends_the_episode_and_the_offender_pays_everyone() -> None:
