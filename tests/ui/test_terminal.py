@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,16 +121,21 @@ def test_bad_teams_are_one_line_errors(tmp_path: Path, teams: str, players: int,
     assert not (tmp_path / "game.jsonl").exists()
 
 
-def test_pseudo_terminal_session(tmp_path: Path) -> None:
-    """On a pseudo-terminal the cards are in colour, q quits and saves the partial record."""
+def spawn_play(tmp_path: Path, *args: str) -> Any:
+    """``krypenv play ARGS`` on a pseudo-terminal (pexpect), its record at ``tmp_path/t.jsonl``, waiting for the prompt."""
     pexpect = pytest.importorskip("pexpect")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("NO_COLOR", None)
-    child = pexpect.spawn(sys.executable, ["-m", "krypenv.cli", "play", "--players", "2", "--seed", "1",
-                                           "--record", str(tmp_path / "t.jsonl")],
+    child = pexpect.spawn(sys.executable, ["-m", "krypenv.cli", "play", *args, "--record", str(tmp_path / "t.jsonl")],
                           env=env, cwd=str(tmp_path), encoding="utf-8", timeout=120)
     child.expect("your move")
-    assert "\x1b[" in child.before
+    return child
+
+
+def move_then_quit(child: Any, tmp_path: Path) -> None:
+    """Make move 1, quit with q; the process ends with 0 and the saved partial record replays legally."""
+    import pexpect
+
     child.sendline("1")
     child.expect("your move")
     child.sendline("q")
@@ -139,32 +145,26 @@ def test_pseudo_terminal_session(tmp_path: Path) -> None:
     assert child.exitstatus == 0
     (rec,) = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
     assert len(rec["moves"]) >= 1 and check_record(rec).ok
+
+
+def test_pseudo_terminal_session(tmp_path: Path) -> None:
+    """On a pseudo-terminal the cards are in colour, q quits and saves the partial record."""
+    child = spawn_play(tmp_path, "--players", "2", "--seed", "1")
+    assert "\x1b[" in child.before
+    move_then_quit(child, tmp_path)
 
 
 def test_ctrl_c_gives_up_a_long_hint_and_the_game_goes_on(tmp_path: Path) -> None:
     """Ctrl-C during a long hint (a 6-player pimc search of 12 votes) gives the prompt back with "hint
     interrupted"; the game goes on (a move is taken, q saves), instead of the process ending after the search."""
-    pexpect = pytest.importorskip("pexpect")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    child = pexpect.spawn(sys.executable, ["-m", "krypenv.cli", "play", "--players", "6", "--agents", "random",
-                                           "--seed", "1", "--hint", "pimc:samples=256,rollouts=4",
-                                           "--record", str(tmp_path / "t.jsonl")],
-                          env=env, cwd=str(tmp_path), encoding="utf-8", timeout=120)
-    child.expect("your move")
-    child.sendline("h")
-    child.expect("\r\n")  # the echo of h: the hint has started
     import time
 
+    child = spawn_play(tmp_path, "--players", "6", "--agents", "random", "--seed", "1", "--hint",
+                       "pimc:samples=256,rollouts=4")
+    child.sendline("h")
+    child.expect("\r\n")  # the echo of h: the hint has started
     time.sleep(1.0)  # inside the search (12 votes of 256 worlds × 4 rollouts)
     child.sendintr()
     child.expect("hint interrupted")
     child.expect("your move")
-    child.sendline("1")
-    child.expect("your move")
-    child.sendline("q")
-    child.expect("quit: record saved")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    (rec,) = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
-    assert len(rec["moves"]) >= 1 and check_record(rec).ok
+    move_then_quit(child, tmp_path)
