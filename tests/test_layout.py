@@ -1,15 +1,14 @@
 """The house's layout, checked on the source: one-way imports, no circles, shared layers free of games, short modules.
 
 The import graph is read with ``ast`` from every module of ``krypenv/``, ``agents/`` and
-``eval/``: every ``import`` and ``from ... import`` statement, at module level or inside
-functions, is an edge to the module it names (``from pkg import mod`` names ``pkg.mod`` when
-that is a module, else ``pkg``).  Two things are not edges:
-
-* imports under ``if TYPE_CHECKING:``, which never run (annotations only);
-* the parent packages an import initialises on the way (``import a.b.c`` also runs
-  ``a/__init__`` and ``a/b/__init__``): Python initialises a package before its modules,
-  and a package ``__init__`` that imports its own modules to export their names is the
-  usual way to do that.
+``eval/``: every ``import`` and ``from ... import`` statement, at module level, inside
+functions or under ``if TYPE_CHECKING:`` (an annotation's import is a dependency too: a
+circle through one is still a circle), is an edge to the module it names (``from pkg import
+mod`` names ``pkg.mod`` when that is a module, else ``pkg``).  The one thing that is not an
+edge: the parent packages an import initialises on the way (``import a.b.c`` also runs
+``a/__init__`` and ``a/b/__init__``): Python initialises a package before its modules, and a
+package ``__init__`` that imports its own modules to export their names is the usual way to
+do that.
 
 Dynamic loads (``importlib.import_module``) are not import statements, so they are not in
 the graph either; the test allows them only where a registry names what is loaded, listed
@@ -58,22 +57,12 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def is_type_checking(node: ast.If) -> bool:
-    """True for ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
 
 def collect(mod: Module, tree: ast.AST) -> list[tuple[str, list[str], int, bool]]:
     """Raw imports of a tree: (base module, imported names, line, at module level); records dynamic loads."""
     raw: list[tuple[str, list[str], int, bool]] = []
 
     def visit(node: ast.AST, top: bool) -> None:
-        if isinstance(node, ast.If) and is_type_checking(node):
-            for child in node.orelse:
-                visit(child, top)
-            return
         if isinstance(node, ast.Import):
             raw.extend((alias.name, [], node.lineno, top) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

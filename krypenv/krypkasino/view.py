@@ -14,7 +14,7 @@ does for its subclasses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -24,8 +24,17 @@ from krypenv.krypkasino.engine.captures import (hand_sweep_values, legal_capture
                                                 table_value_key)
 from krypenv.krypkasino.rules import Rules
 
-if TYPE_CHECKING:  # typing only: core.py imports this module
-    from krypenv.krypkasino.core import Core
+
+
+class ViewSource(Protocol):
+    """What :func:`seat_view` reads of a batch of games (a core; core.py imports this module, never the reverse)."""
+
+    deals: Any  # krypenv.krypkasino.engine.state.Deals: the deals' arrays
+    rules: Rules
+    choice: np.ndarray  # (N, CHOICE_SIZE): the pending card, then the table cards fixed so far (-1: none)
+    totals: np.ndarray  # (N, P): scores of the finished deals of the match
+    penalty: np.ndarray  # (N, P): illegal-action penalties
+    over: np.ndarray  # (N,): the match is over
 
 __all__ = ["Move", "SeatView", "seat_view"]
 
@@ -113,7 +122,7 @@ class SeatView:
         return actions[0]
 
 
-def seat_view(core: Core, i: int, seat: int) -> SeatView:
+def seat_view(core: ViewSource, i: int, seat: int) -> SeatView:
     """The :class:`SeatView` of ``seat`` in env ``i`` of a core, with its legal moves if it is to act."""
     d = core.deals
     choice = core.choice[i]

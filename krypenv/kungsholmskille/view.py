@@ -37,7 +37,7 @@ lie in the other hands or the talon), ``current_trick`` and ``action_for(move)``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -46,8 +46,16 @@ from krypenv.kungsholmskille.actions import CALL_WORDS, action_name, parse_move
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_COPIES, N_RANKS
 from krypenv.kungsholmskille.config import E_DEAL, E_MONEY, E_OVER, RUNNING
 
-if TYPE_CHECKING:
-    from krypenv.kungsholmskille.core import Core
+
+
+class ViewSource(Protocol):
+    """What :func:`seat_view` reads of a batch of games (a core; core.py imports this module, never the reverse)."""
+
+    players: int
+    deals: Any  # krypenv.kungsholmskille.engine.Deals: legal_actions(i)
+    st: np.ndarray  # (N, state size): the deals' rows (kernels layout)
+    cash: np.ndarray  # (N, cash size): the pots' rows
+    ep: np.ndarray  # (N, episode size): match bookkeeping (config layout: E_OVER, E_MONEY, E_DEAL)
 
 __all__ = ["PHASES", "KilleView", "seat_view"]
 
@@ -127,7 +135,7 @@ def _word(code: int) -> str | None:
     return None if code < 0 else CALL_WORDS[code]
 
 
-def seat_view(core: Core, i: int, seat: int) -> KilleView:
+def seat_view(core: ViewSource, i: int, seat: int) -> KilleView:
     """The :class:`KilleView` of absolute seat ``seat`` in env ``i`` of a Kungsholmskille core."""
     P = core.players
     if not 0 <= seat < P:
