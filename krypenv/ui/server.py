@@ -240,9 +240,10 @@ class Handler(BaseHTTPRequestHandler):
             app.store.drive(table)  # resume agents stopped for a client that went away
             return self._state(table, since)
         if method == "POST" and rest == ["move"]:
-            app.move(table, self._body())
+            body = self._body()
+            app.move(table, body)
             self._wait(table.job, MOVE_WAIT, table.cancel)
-            return self._state(table, since)
+            return self._state(table, int_field(body, "since", 0, 0, 10**9))
         if method == "POST" and rest == ["hint"]:
             cancel = threading.Event()
             job = app.hint(table, self._body(), cancel)

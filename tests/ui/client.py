@@ -22,8 +22,13 @@ def call(base: str, method: str, path: str, body: Any = None, raw: bytes | None 
 
 
 def move(base: str, gid: str, st: dict[str, Any], n: int = 1) -> tuple[int, Any]:
-    """Make move ``n`` of the legal list in state ``st`` (naming its move_index), waiting out the agents' thinking."""
-    status, out = call(base, "POST", f"/api/games/{gid}/move", {"n": n, "move_index": st["move_index"]})
+    """Make move ``n`` of the legal list in state ``st`` (naming its move_index), waiting out the agents' thinking.
+
+    Like the page, it asks only for the events after ``st``'s (``since``): the answer's events are the new ones.
+    """
+    since = st["n_events"]
+    status, out = call(base, "POST", f"/api/games/{gid}/move", {"n": n, "move_index": st["move_index"],
+                                                                "since": since})
     while status == 200 and out["state"]["thinking"]:
-        status, out = call(base, "GET", f"/api/games/{gid}")
+        status, out = call(base, "GET", f"/api/games/{gid}?since={since}")
     return status, out

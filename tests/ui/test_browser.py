@@ -442,3 +442,50 @@ def test_opponents_are_picked_from_the_servers_offer(browser: Any, base: str) ->
     offered = page.eval_on_selector_all("#f-agents option", "os => os.map((o) => o.value)")
     assert "timid" in offered and "greedy" not in offered
     page.close()
+
+
+@pytest.mark.slow
+def test_the_page_waits_out_the_agents_thinking(browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move answered before the agents are done (``thinking``, here at once) is followed by the page asking for the
+    new events until they are: a whole 3-player deal against pimc is played by clicking, every agent move shown."""
+    from krypenv.ui import server as server_module
+
+    monkeypatch.setattr(server_module, "MOVE_WAIT", 0.0)
+    server = make_server("127.0.0.1", 0, games=tmp_path / "games")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    page = browser.new_page(viewport=LAPTOP)
+    polls: list[str] = []
+    page.on("request", lambda req: polls.append(req.url) if "?since=" in req.url else None)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{base}/#play")
+        page.select_option("#f-game", "krypkasino")
+        page.fill("#f-players", "3")
+        page.select_option("#f-agents", "pimc")
+        page.fill("#f-seed", "21")
+        page.select_option("#f-speed", "0")
+        page.click("#start")
+        page.wait_for_function("location.hash.startsWith('#play/')")
+        gid = page.evaluate("location.hash").split("/")[1]
+        moves = 0
+        while True:
+            st = api_state(base, gid)
+            while st["thinking"]:
+                page.wait_for_timeout(100)
+                st = api_state(base, gid)
+            page.wait_for_function(f"document.body.dataset.events === '{st['n_events']}'")
+            if st["over"]:
+                break
+            assert st["your_turn"] and page.locator("#legal .move").count() > 0
+            click_move(page, "krypkasino", pick(st["legal"], moves))
+            page.wait_for_function(f"document.body.dataset.events !== '{st['n_events']}'")
+            moves += 1
+        page.wait_for_selector("#end:not([hidden])")
+        assert moves > 5 and polls, (moves, len(polls))  # the page asked for the agents' moves while they thought
+        assert page.locator("#log li").count() == st["n_events"] and errors == []
+    finally:
+        page.close()
+        server.shutdown()
+        server.server_close()

@@ -43,6 +43,7 @@ def test_whole_game_then_its_replay(base: str, game: str, players: int) -> None:
         assert st["hands"] is None and st["hand"] is not None and st["legal"]
         status, out = move(base, gid, st)
         assert status == 200, out
+        assert len(out["state"]["events"]) == out["state"]["n_events"] - st["n_events"] > 0  # only the new ones
         st = out["state"]
     assert st["results"] and st["legal"] == []
     status, rep = call(base, "GET", f"/api/games/{gid}/replay")
