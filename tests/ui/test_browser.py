@@ -489,3 +489,33 @@ def test_the_page_waits_out_the_agents_thinking(browser: Any, tmp_path: Path, mo
         page.close()
         server.shutdown()
         server.server_close()
+
+
+def test_hint_button_and_records_upload(browser: Any, base: str, tmp_path: Path) -> None:
+    """The hint button shows the server's advice and marks its move; a records file uploaded from the replay view
+    (sent as JSON) opens at its first deal, and a file of no record shows the server's error."""
+    from krypenv.ui.session import Session
+
+    page = browser.new_page(viewport=LAPTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    start(page, base, "krypkasino", 2, 31)
+    page.wait_for_selector("#legal .move")
+    page.click("#hint-btn")
+    page.wait_for_selector("#hint:not([hidden])")
+    assert page.inner_text("#hint").startswith("hint from pimc")
+    assert page.locator("#legal .move.hinted").count() == 1
+    s = Session("krypkasino", 2, ["random"], seed=3, record=tmp_path / "mine.jsonl")
+    while not s.over:
+        s.play(0)
+    page.goto(f"{base}/#replay")
+    page.set_input_files("#r-upload", str(tmp_path / "mine.jsonl"))
+    page.wait_for_function("document.querySelector('#r-pos') && document.querySelector('#r-pos').textContent"
+                           ".startsWith('0 /')")
+    assert page.locator("#replay-board .seat").count() == 2 and page.evaluate("location.hash").endswith("/0/0")
+    (tmp_path / "junk.jsonl").write_text("not json\n" * 50)
+    page.set_input_files("#r-upload", str(tmp_path / "junk.jsonl"))
+    page.wait_for_selector("#error:not([hidden])")
+    assert "no game record in junk.jsonl parses" in page.inner_text("#error")
+    assert errors == []
+    page.close()
