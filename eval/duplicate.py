@@ -18,8 +18,8 @@ import numpy as np
 from eval.play import Played, load_agents, play
 from eval.schedule import SEATINGS, Schedule, agent_labels
 from eval.stats import Interval, agent_interval, game_values, mean_ci, pair_interval, ratings, unit_means
-from krypenv.policy import Agent
 from krypenv.krypkasino.rules import Rules
+from krypenv.policy import Agent
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ import numpy as np
 from eval.schedule import Schedule
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.core import Core
-from krypenv.policy import Agent
 from krypenv.krypkasino.records import record_from_deals
 from krypenv.krypkasino.rules import Rules
+from krypenv.policy import Agent
 
 
 @dataclass

@@ -7,8 +7,8 @@ import pytest
 
 import agents
 from agents.base import MoveAgent, RandomAgent
-from krypenv.krypkasino.view import SeatView
 from krypenv.krypkasino.single import KrypkasinoEnv
+from krypenv.krypkasino.view import SeatView
 
 
 class PythonRandom(RandomAgent):

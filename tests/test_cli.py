@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from krypenv import bench
-from krypenv.krypkasino.cards import card_name
 from krypenv.cli import main
+from krypenv.krypkasino.cards import card_name
 from krypenv.krypkasino.demo import run_demo
 from krypenv.krypkasino.engine import Deals, shuffled_deck
 from krypenv.krypkasino.records import check_record
@@ -59,7 +59,7 @@ def test_demo_prints_a_full_legal_deal(players: int, capsys: pytest.CaptureFixtu
     rules = Rules(players=players)
     moves, tabbe_seats, rows = parse_demo(out)
     assert len(moves) == rules.decisions_per_deal
-    assert len(re.findall(r"^-- round \d+ of \d+", out, re.M)) == rules.rounds
+    assert len(re.findall(r"^-- round \d+ of \d+", out, re.MULTILINE)) == rules.rounds
     assert "sistan" in out and "(K15)" in out
     deck = [card_name(int(c)) for c in shuffled_deck(np.random.default_rng(seed))]
     record = {"game": "krypkasino", "rules": rules.to_dict(), "dealer": players - 1, "deck": deck, "moves": moves}
@@ -205,7 +205,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     (cmd,) = ci_commands()
     readme = (ROOT / "README.md").read_text()
     quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", quick_start, re.S)
+    blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", quick_start, re.DOTALL)
     commands = [ln for block in blocks for ln in block.splitlines() if ln.strip() and not ln.startswith("#")]
     assert len(commands) == 2 and commands[1] == cmd, commands
     assert "pytest" in cmd and "python train.py" in commands[0]  # the main job: train, then evaluate

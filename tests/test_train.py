@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
-from eval import EvalConfig, evaluate  # noqa: E402
+import agents
+from eval import EvalConfig, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--total-timesteps", "1024", "--num-envs", "16", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "2",

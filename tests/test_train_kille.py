@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
-from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv  # noqa: E402
+import agents
+from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--game", "kungsholmskille", "--total-timesteps", "1024", "--num-envs", "16", "--n-steps", "32",

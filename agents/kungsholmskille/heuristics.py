@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import register
-from agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, decide_batch, offsets
+from agents.kungsholmskille.tactics import EXPERT, TIMID, decide_batch, offsets
 from krypenv.policy import DecisionBatch
 
 __all__ = ["ExpertAgent", "TacticsAgent", "TimidAgent"]

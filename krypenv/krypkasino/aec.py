@@ -93,7 +93,7 @@ from krypenv.krypkasino.render import move_lines, table_text
 from krypenv.rng import check_seed
 from krypenv.spaces import as_action
 
-__all__ = ["env", "raw_env", "ILLEGAL_PENALTY"]
+__all__ = ["ILLEGAL_PENALTY", "env", "raw_env"]
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):

@@ -42,16 +42,16 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.rng import check_seed
-from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
 from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.env_kernels import learner_value
-from krypenv.policy import NATIVE_RANDOM, Agent
 from krypenv.krypkasino.render import history_lines, move_lines, table_text
+from krypenv.policy import NATIVE_RANDOM, Agent
+from krypenv.rng import check_seed
+from krypenv.spaces import LegalDiscrete, as_action
 
-__all__ = ["KrypkasinoEnv", "ILLEGAL_PENALTY", "opponent_kinds"]
+__all__ = ["ILLEGAL_PENALTY", "KrypkasinoEnv", "opponent_kinds"]
 
 
 def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, Agent]]:

@@ -36,7 +36,6 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from krypenv.vec_shell import BatchedVecEnv
 from krypenv.krypkasino.actions import N_ACTIONS, action_name
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.core import Core
@@ -51,6 +50,7 @@ from krypenv.krypkasino.env_kernels import (
     k_step_ser,
 )
 from krypenv.krypkasino.single import opponent_kinds
+from krypenv.vec_shell import BatchedVecEnv
 
 __all__ = ["KrypkasinoVecEnv"]
 

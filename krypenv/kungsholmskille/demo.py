@@ -24,7 +24,13 @@ import numpy as np
 from krypenv.kungsholmskille.actions import KNACKA, SHOW, STAND, action_name
 from krypenv.kungsholmskille.cards import RANKS, names_from_counts
 from krypenv.kungsholmskille.engine import (
-    EXCHANGE, FIRST_CALL, FOLDING, SECOND_CALL, SHOWING, TRICKS, Deals,
+    EXCHANGE,
+    FIRST_CALL,
+    FOLDING,
+    SECOND_CALL,
+    SHOWING,
+    TRICKS,
+    Deals,
 )  # fmt: skip
 from krypenv.kungsholmskille.records import describe_result
 from krypenv.kungsholmskille.rules import Rules

@@ -74,8 +74,16 @@ import numpy as np
 from krypenv.kungsholmskille import drivers as D
 from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import (
-    DISCARD1, DISCARD2, FOLD as FOLD_ACTION, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, action_name, parse_move,
+    DISCARD1,
+    DISCARD2,
+    N_ACTIONS,
+    PAIR_X,
+    PAIR_Y,
+    PLAY,
+    action_name,
+    parse_move,
 )  # fmt: skip
+from krypenv.kungsholmskille.actions import FOLD as FOLD_ACTION
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS, RANKS, check_deck, names_from_counts, shuffled_decks
 from krypenv.kungsholmskille.rules import Rules
 

@@ -53,7 +53,19 @@ import numpy as np
 from numba import njit
 
 from krypenv.kungsholmskille.actions import (
-    BUD, DISCARD1, DISCARD2, FOLD, KNACKA, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, SHOW, STAND, STAY, pair_index,
+    BUD,
+    DISCARD1,
+    DISCARD2,
+    FOLD,
+    KNACKA,
+    N_ACTIONS,
+    PAIR_X,
+    PAIR_Y,
+    PLAY,
+    SHOW,
+    STAND,
+    STAY,
+    pair_index,
 )  # fmt: skip
 
 MAXP = 6

@@ -43,8 +43,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.rng import check_seed
-from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import (
@@ -63,6 +61,8 @@ from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_step_ser
 from krypenv.kungsholmskille.render import moves_since, table_text
 from krypenv.policy import NATIVE_RANDOM, Agent
+from krypenv.rng import check_seed
+from krypenv.spaces import LegalDiscrete, as_action
 
 __all__ = ["ILLEGAL_FINE", "KungsholmskilleEnv", "opponent_kinds"]
 

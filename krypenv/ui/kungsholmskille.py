@@ -22,11 +22,28 @@ from typing import Any
 import numpy as np
 
 from krypenv.kungsholmskille import kernels as K
-from krypenv.kungsholmskille.actions import (DISCARD1, KNACKA, MAX_LEGAL, N_ACTIONS, PLAY, SHOW, STAND,
-                                             action_name, parse_move)
+from krypenv.kungsholmskille.actions import (
+    DISCARD1,
+    KNACKA,
+    MAX_LEGAL,
+    N_ACTIONS,
+    PLAY,
+    SHOW,
+    STAND,
+    action_name,
+    parse_move,
+)
 from krypenv.kungsholmskille.cards import RANKS, names_from_counts
-from krypenv.kungsholmskille.engine import (EXCHANGE, FIRST_CALL, FOLDING, PHASE_NAMES, SECOND_CALL, SHOWDOWN,
-                                            SHOWING, TRICKS, Deals)
+from krypenv.kungsholmskille.engine import (
+    EXCHANGE,
+    FIRST_CALL,
+    FOLDING,
+    PHASE_NAMES,
+    SECOND_CALL,
+    SHOWDOWN,
+    TRICKS,
+    Deals,
+)
 from krypenv.kungsholmskille.observation import OBS_DTYPE, encode_into, mask_into, obs_size
 from krypenv.kungsholmskille.records import describe_result, parse_record, record_from_deals
 from krypenv.kungsholmskille.rules import Rules

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from krypenv.ui.games import adapter
 from krypenv.ui.moves import Choice, InputError
 
-__all__ = ["Choice", "Event", "GameAdapter", "InputError", "Session", "parse_specs", "default_record_path"]
+__all__ = ["Choice", "Event", "GameAdapter", "InputError", "Session", "default_record_path", "parse_specs"]
 
 HUMAN = "human"
 
@@ -327,8 +327,7 @@ class Session:
         tmp = self.record_path.with_name(self.record_path.name + ".part")
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
-                for rec in self.records():
-                    fh.write(json.dumps(rec) + "\n")
+                fh.writelines(json.dumps(rec) + "\n" for rec in self.records())
             tmp.replace(self.record_path)
         except OSError:
             with contextlib.suppress(OSError):

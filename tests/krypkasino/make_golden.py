@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.krypkasino.cards import card_name, names_from_counts
-from krypenv.krypkasino.engine import shuffled_deck
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import Deals, shuffled_deck
 from krypenv.krypkasino.rules import Rules
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"

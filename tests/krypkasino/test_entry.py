@@ -9,8 +9,7 @@ import gymnasium
 import numpy as np
 
 import krypenv
-import krypenv.krypkasino as krypkasino
-from krypenv import krypkasino_v0
+from krypenv import krypkasino, krypkasino_v0
 from krypenv.krypkasino import aec, single, vec
 
 

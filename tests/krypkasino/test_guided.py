@@ -9,17 +9,17 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
-from agents.krypkasino import lockstep as L  # noqa: E402
-from agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo  # noqa: E402
-from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
-from agents.krypkasino.ppo import add_metadata  # noqa: E402
-from krypenv.krypkasino.config import EXTERNAL, EnvConfig  # noqa: E402
-from krypenv.krypkasino.core import Core  # noqa: E402
-from krypenv.krypkasino.engine import kernels as K  # noqa: E402
-from krypenv.krypkasino.env_kernels import k_act_external  # noqa: E402
-from krypenv.policy import check_actions  # noqa: E402
-from tests.krypkasino.test_heuristics import decisions_of, play  # noqa: E402
+import agents
+from agents.krypkasino import lockstep as L
+from agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo
+from agents.krypkasino.pimc import PIMCAgent
+from agents.krypkasino.ppo import add_metadata
+from krypenv.krypkasino.config import EXTERNAL, EnvConfig
+from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.env_kernels import k_act_external
+from krypenv.policy import check_actions
+from tests.krypkasino.test_heuristics import decisions_of, play
 
 CKPT = Path(__file__).resolve().parents[2] / "checkpoints" / "ppo-2p.zip"
 SPEC = f"pimc:policy=ppo:{CKPT}"

@@ -10,9 +10,8 @@ from agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, acti
 from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
-from krypenv.krypkasino.view import seat_view
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
-
+from krypenv.krypkasino.view import seat_view
 from tests.krypkasino import oracle
 
 COUNT = 2 * N_MOVE  # index of the move count

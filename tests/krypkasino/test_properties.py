@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine.captures import card_captures, hand_sweep_values, legal_captures, legal_card_mask
 from krypenv.krypkasino.rules import Rules
-
 from tests.krypkasino import oracle as O
 
 SETTINGS = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], database=None)

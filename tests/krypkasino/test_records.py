@@ -17,9 +17,9 @@ import pytest
 from krypenv.krypkasino.cards import N_CODES, card_code, card_name, ordered_deck
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.records import RecordError, check_record, parse_record, record_from_deals, replay
+from krypenv.krypkasino.rules import Rules
 from krypenv.records import iter_records, write_jsonl
 from krypenv.replay import add_arguments, run
-from krypenv.krypkasino.rules import Rules
 
 DATA = Path(__file__).parent / "data"
 JSON_KEYS = ["ok", "error", "failed_move", "result", "legal_moves"]

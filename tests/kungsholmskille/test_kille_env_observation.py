@@ -59,7 +59,7 @@ def test_docstring_table_matches_the_code(players: int) -> None:
         if name == "talon":
             hi = 42 - 5 * players  # the table gives the largest talon (P = 2)
         assert (int(low[lay[name]].min()), int(high[lay[name]].max())) == (lo, hi), name
-    size_line = f"``75 + 23 P``"
+    size_line = "``75 + 23 P``"
     assert size_line in O.__doc__
 
 

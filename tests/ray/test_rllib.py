@@ -13,9 +13,9 @@ from tests.ray.helpers import NO_RAY
 
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
-import agents  # noqa: E402
-from eval.duplicate import EvalConfig, evaluate  # noqa: E402
-from krypenv.rllib import KrypenvMultiAgentEnv, MaskedRandomRLModule  # noqa: E402
+import agents
+from eval.duplicate import EvalConfig, evaluate
+from krypenv.rllib import KrypenvMultiAgentEnv, MaskedRandomRLModule
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -321,7 +321,7 @@ class Deals:
 
         Card conservation is not required of such a position; everything else behaves as in play.
         """
-        from krypenv.krypkasino.cards import counts_from_names, card_code
+        from krypenv.krypkasino.cards import card_code, counts_from_names
 
         if len(hands) != rules.players:
             raise ValueError(f"position needs {rules.players} hands, got {len(hands)}")
