@@ -131,8 +131,8 @@ def kille_money(agent: Any, opponent: str, args: Any, episodes: int, seed: int) 
 
 def kille_report(rows: dict[str, tuple[float, float, float, int]], seconds: float) -> str:
     """The final table as text: per baseline, the learner's money per episode at a table of it."""
-    lines = ["learner's money per episode (kronor; positive: it takes money from the table), "
-             f"among copies of each baseline, duplicate deck sets, the learner in every seat ({seconds:.0f} s)",
+    lines = [("learner's money per episode (kronor; positive: it takes money from the table), "
+              f"among copies of each baseline, duplicate deck sets, the learner in every seat ({seconds:.0f} s)"),
              f"{'opponents':<12} {'episodes':>8} {'money':>8}  95% CI"]
     for name, (mean, low, high, n) in rows.items():
         lines.append(f"{name:<12} {n:>8} {mean:>+8.3f}  [{low:+.3f}, {high:+.3f}]")

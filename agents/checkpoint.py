@@ -42,7 +42,7 @@ def krypenv_version() -> str:
         from importlib.metadata import version
 
         return version("krypenv")
-    except Exception:  # pragma: no cover - running from a bare checkout
+    except Exception:  # noqa: BLE001  # pragma: no cover - running from a bare checkout
         return "unknown"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -97,27 +98,26 @@ def run_eval(config: EvalConfig, out: Path, progress: bool = True, stdout: TextI
     stdout = sys.stdout if stdout is None else stdout
     agents = load_agents(list(config.agents))  # bad specs fail before any file is touched
     prepare_out(out)
-    files: dict[bool, TextIO] = {}
-    if config.records:
-        files[False] = open(out / "records.jsonl", "w", encoding="utf-8")
-        if config.independent:
-            files[True] = open(out / "records-independent.jsonl", "w", encoding="utf-8")
     total = config.schedule.n_games * (2 if config.independent else 1)
-    from tqdm import tqdm
+    with contextlib.ExitStack() as open_files:  # the records files, closed after the progress bar
+        files: dict[bool, TextIO] = {}
+        if config.records:
+            files[False] = open_files.enter_context(open(out / "records.jsonl", "w", encoding="utf-8"))
+            if config.independent:
+                files[True] = open_files.enter_context(open(out / "records-independent.jsonl", "w", encoding="utf-8"))
+        from tqdm import tqdm
 
-    bar = tqdm(total=total, unit="deal", disable=not progress, delay=1.0, file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(total=total, unit="deal", disable=not progress, delay=1.0, file=sys.stderr, dynamic_ncols=True)
 
-    def on_chunk(part: Played, independent: bool) -> None:
-        if part.records is not None:
-            files[independent].write("".join(line + "\n" for line in part.records))
+        def on_chunk(part: Played, independent: bool) -> None:
+            if part.records is not None:
+                files[independent].write("".join(line + "\n" for line in part.records))
 
-    start = time.perf_counter()
-    try:
-        results = evaluate(config, agents, progress=bar.update, on_chunk=on_chunk)
-    finally:
-        bar.close()
-        for fh in files.values():
-            fh.close()
+        start = time.perf_counter()
+        try:
+            results = evaluate(config, agents, progress=bar.update, on_chunk=on_chunk)
+        finally:
+            bar.close()
     elapsed = time.perf_counter() - start
     names = write_tables(results, out)
     plot(results, out / "scores.png")

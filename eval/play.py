@@ -74,7 +74,7 @@ def play_chunk(chunk: Chunk, rules: Rules, agents: list[Agent], records: bool) -
         core.play_seated(chunk.seating, agents)
     except ValueError:  # an illegal action: the message names the agent, the game and the legal actions
         raise
-    except Exception as exc:  # a broken user agent: one line naming it, not a worker traceback
+    except Exception as exc:  # noqa: BLE001 - a broken user agent: one line naming it, not a worker traceback
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
             tb = tb.tb_next

@@ -106,7 +106,8 @@ def test_usage_errors_are_one_line(args: list[str], complaint: str, capsys: pyte
 
 def test_installed_command_error_has_no_traceback() -> None:
     """The real command: ``krypenv demo --players 7`` is one stderr line and a non-zero exit status."""
-    proc = subprocess.run([*command(), "demo", "--players", "7"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([*command(), "demo", "--players", "7"], capture_output=True, text=True, timeout=120,
+                          check=False)
     assert proc.returncode != 0 and proc.stdout == ""
     assert proc.stderr.startswith("krypenv demo: error: argument --players: invalid choice: 7")
     assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr

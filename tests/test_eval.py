@@ -228,7 +228,8 @@ def test_workers_do_not_change_results(tmp_path: Path) -> None:
     for workers, batch in [(1, 256), (2, 3)]:
         config = EvalConfig(agents=("random", LOWEST, HIGHEST), players=3, deals=3, seed=11, workers=workers,
                             batch=batch)
-        run_eval(config, tmp_path / str(workers), progress=False, stdout=open(tmp_path / f"{workers}.txt", "w"))
+        with open(tmp_path / f"{workers}.txt", "w") as stdout:
+            run_eval(config, tmp_path / str(workers), progress=False, stdout=stdout)
         outs.append(tmp_path / str(workers))
     for name in ("results.json", "results.csv", "head_to_head.csv", "games.csv", "records.jsonl"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name

@@ -212,7 +212,7 @@ def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
         policy.load_state_dict(state)
     except ValueError:
         raise
-    except Exception as exc:  # unpickling, missing keys, shape mismatches ...: one line naming the file
+    except Exception as exc:  # noqa: BLE001 - unpickling, missing keys, shape mismatches ...: one line naming the file
         raise _bad(path, f"cannot load the policy: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
     policy.set_training_mode(False)
     return policy

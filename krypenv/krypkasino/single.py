@@ -36,7 +36,7 @@ scored ``ILLEGAL_PENALTY`` = 50 more points.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -78,7 +78,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
 class KrypkasinoEnv(gym.Env):
     """The learner's seat of a Krypkasino game (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, seat: int | str = 0, opponents: Any = "random", players: int = 3, teams: Any = None,
                  two_player_deal: str = "6+4", set_aside: str = "court", last_capture_point: bool = False,

@@ -37,7 +37,7 @@ integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -100,7 +100,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
 class KungsholmskilleEnv(gym.Env):
     """The learner's seat at a Kungsholmskille table (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, seat: int | str = 0, opponents: Any = "random", players: int = 4,
                  first_dealer: int | None = None, max_deals: int = 50, skip_forced: bool = False,

@@ -92,7 +92,7 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
         return {}
     if not isinstance(obj, dict):
         why = f"rules must be an object with keys among {', '.join(RULE_OPTIONS)}, got {type(obj).__name__}"
-        raise ValueError(why)  # noqa: TRY004 - a ValueError is the API's 400, as in Rules' own checks
+        raise ValueError(why)  # a ValueError is the API's 400, as in Rules' own checks
     unknown = sorted(set(obj) - set(RULE_OPTIONS))
     if unknown:
         where = " (players is a field of the request itself)" if "players" in unknown else ""

@@ -135,8 +135,8 @@ class Adapter:
         dealer = (self.players - 1 + k) % self.players
         self.deals.reset(rng=self.deck_rng, dealers=dealer, pots=self.pot_next)
         paid = f", antes {', '.join(str(int(x)) for x in self.antes_next)}" if k else " (everybody put in 2, L3)"
-        return [f"deal {k + 1}: seat {dealer} deals, seat {int(self.deals.forehand[0])} is forehand; "
-                f"pot {int(self.deals.pot[0])}{paid}"]
+        return [(f"deal {k + 1}: seat {dealer} deals, seat {int(self.deals.forehand[0])} is forehand; "
+                 f"pot {int(self.deals.pot[0])}{paid}")]
 
     @property
     def done(self) -> bool:
@@ -297,8 +297,8 @@ class Adapter:
         self.money += np.asarray(res["money"], np.int64)
         self.antes_next = np.asarray(res["antes_next"], np.int64)
         self.pot_next = int(res["pot_next"])
-        return [f"end of the deal: {describe_result(res, int(self.deals.pot[0]))}; "
-                f"next pot {self.pot_next} if another deal follows"]
+        return [(f"end of the deal: {describe_result(res, int(self.deals.pot[0]))}; "
+                 f"next pot {self.pot_next} if another deal follows")]
 
     def totals(self) -> list[int]:
         """Each seat's net money in the match so far (L3)."""

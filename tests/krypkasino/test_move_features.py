@@ -144,7 +144,7 @@ def test_features_do_not_depend_on_hidden_cards():
 
 
 def test_parallel_and_serial_agree_and_batches_do_not_matter():
-    env, feats = next(positions(3, seed=8, n=100, steps=1))
+    env, _feats = next(positions(3, seed=8, n=100, steps=1))
     for _ in range(5):
         env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
     whole = action_features(env.core, np.arange(100))  # parallel driver (>= 64)

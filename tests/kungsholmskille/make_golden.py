@@ -56,7 +56,7 @@ def choose(rng: random.Random, legal: list[str]) -> str:
     """Knock, stay and show with probability 0.75; otherwise a uniform legal move."""
     for pair, yes in ((["bud", "knacka"], "knacka"), (["fold", "stay"], "stay"), (["bud", "show"], "show")):
         if legal == pair:
-            return yes if rng.random() < 0.75 else [m for m in pair if m != yes][0]
+            return yes if rng.random() < 0.75 else next(m for m in pair if m != yes)
     return legal[rng.randrange(len(legal))]
 
 
