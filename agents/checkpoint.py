@@ -52,7 +52,8 @@ def layout_digest(size: int, fields: dict[str, slice]) -> str:
     return "obs-" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
-def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None, drop: tuple[str, ...] = ()) -> None:
+def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None,
+                 drop: tuple[str, ...] = ()) -> None:
     """Write (or replace) ``krypenv.json`` inside the SB3 zip at ``path`` (or in a copy at ``to``, without ``drop``)."""
     path = Path(path)
     with zipfile.ZipFile(path) as zf:

@@ -56,7 +56,8 @@ def default_out(config: EvalConfig) -> Path:
 
     The tags (:func:`variant_tags`) keep, e.g., a 2v2 evaluation from overwriting the same
     agents' evaluation without teams."""
-    return out_folder(config.labels, [f"{config.players}p", f"{config.deals}d", f"s{config.seed}", *variant_tags(config)])
+    return out_folder(config.labels,
+                      [f"{config.players}p", f"{config.deals}d", f"s{config.seed}", *variant_tags(config)])
 
 
 def config_from_args(args: argparse.Namespace) -> EvalConfig:
@@ -122,7 +123,8 @@ def run_eval(config: EvalConfig, out: Path, progress: bool = True, stdout: TextI
     names = write_tables(results, out)
     plot(results, out / "scores.png")
     names += [*(["records.jsonl"] if config.records else []),
-              *(["records-independent.jsonl"] if config.records and config.independent else []), "scores.png", "run.json"]
+              *(["records-independent.jsonl"] if config.records and config.independent else []),
+              "scores.png", "run.json"]
     (out / "run.json").write_text(json.dumps(run_info(config, out, elapsed, total, names), indent=1) + "\n",
                                   encoding="utf-8")
     print(text(results, elapsed), file=stdout)
@@ -144,13 +146,15 @@ def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: l
 
 
 def require_extra() -> None:
-    """ValueError naming the ``eval`` extra if one of its modules does not import (checked before any game is played)."""
+    """ValueError naming the ``eval`` extra if one of its modules does not import (checked before any game is
+    played)."""
     try:
         import matplotlib  # noqa: F401  (the plots)
         import openskill  # noqa: F401  (the ratings)
         import tqdm  # noqa: F401  (the progress bar)
     except ImportError as exc:
-        raise ValueError(f"the eval extra is not installed (no module {exc.name}): pip install 'krypenv[eval]'") from None
+        raise ValueError(f"the eval extra is not installed (no module {exc.name}): "
+                         "pip install 'krypenv[eval]'") from None
 
 
 def run(args: argparse.Namespace) -> int:

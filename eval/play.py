@@ -1,4 +1,5 @@
-"""Playing the games of a schedule: batches of games on one :class:`~krypenv.krypkasino.core.Core`, over worker processes.
+"""Playing the games of a schedule: batches of games on one :class:`~krypenv.krypkasino.core.Core`, over worker
+processes.
 
 Games are cut into chunks of ``batch`` consecutive games; a chunk is played on one core
 (every seat an external agent, ``Core.play_seated``) and returns each game's seat scores,

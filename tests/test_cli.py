@@ -135,7 +135,8 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 1
     result = json.loads(out)
-    assert list(result) == ["engine", "kille_engine", "aec", "vec", "vec_2p", "kille_aec", "kille_vec", "eval", "machine"]
+    assert list(result) == ["engine", "kille_engine", "aec", "vec", "vec_2p", "kille_aec", "kille_vec", "eval",
+                            "machine"]
     assert list(result["eval"]["deals_per_s"]) == ["random", "greedy", "creeper", "expert"]
     assert all(rate > 0 for rate in result["eval"]["deals_per_s"].values())
     for key in ("aec", "vec", "vec_2p", "kille_aec", "kille_vec"):
@@ -165,7 +166,8 @@ def test_bench_registered_benchmarks_add_keys(monkeypatch: pytest.MonkeyPatch) -
     out = io.StringIO()
     result = bench.run(as_json=True, seconds=0.01, batches=[1], out=out)
     assert json.loads(out.getvalue()) == result
-    assert list(result) == ["engine", "kille_engine", "fake", "machine"] and result["fake"] == {"steps_per_s": 1234.5, "seconds": 0.01}
+    assert list(result) == ["engine", "kille_engine", "fake", "machine"]
+    assert result["fake"] == {"steps_per_s": 1234.5, "seconds": 0.01}
     text = io.StringIO()
     bench.run(seconds=0.01, batches=[1], out=text)
     assert "fake: steps_per_s 1,234, seconds 0.01" in text.getvalue().splitlines()
@@ -188,7 +190,8 @@ def test_ci_runs_the_ray_tests_in_their_own_environment() -> None:
     ray_lines = [k for k, ln in enumerate(lines) if ln.endswith(RAY)]
     assert len(ray_lines) == 1 and ray_lines[0] > lines.index(ci_commands()[-1])
     line = lines[ray_lines[0]]
-    assert '.venv-ray/bin/pip install -e ".[all,ray]"' in line and ".venv-ray/bin/python -m pytest -n 2 tests/ray" in line
+    assert '.venv-ray/bin/pip install -e ".[all,ray]"' in line
+    assert ".venv-ray/bin/python -m pytest -n 2 tests/ray" in line
 
 
 def test_ci_installs_the_browser_before_the_tests() -> None:

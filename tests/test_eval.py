@@ -86,8 +86,10 @@ def test_team_seating_gives_an_agent_a_whole_team() -> None:
 
 def test_split_specs() -> None:
     assert split_specs("expert, greedy") == ["expert", "greedy"]
-    assert split_specs("pimc:samples=32,rollouts=4,greedy,mod:Cls") == ["pimc:samples=32,rollouts=4", "greedy", "mod:Cls"]
-    assert split_specs("pimc:samples=8,policy=ppo:c/p.zip,z=1,expert") == ["pimc:samples=8,policy=ppo:c/p.zip,z=1", "expert"]
+    assert split_specs("pimc:samples=32,rollouts=4,greedy,mod:Cls") == [
+        "pimc:samples=32,rollouts=4", "greedy", "mod:Cls"]
+    assert split_specs("pimc:samples=8,policy=ppo:c/p.zip,z=1,expert") == [
+        "pimc:samples=8,policy=ppo:c/p.zip,z=1", "expert"]
 
 
 def test_default_output_folder_names_every_game_defining_variant() -> None:

@@ -1,4 +1,5 @@
-"""train.py --game kungsholmskille end to end on a tiny budget, its checkpoint as ``ppo:PATH``, the league per episode."""
+"""train.py --game kungsholmskille end to end on a tiny budget, its checkpoint as ``ppo:PATH``, the league per
+episode."""
 
 from __future__ import annotations
 
@@ -53,8 +54,8 @@ def test_outputs_and_metadata(run):
 
 def test_checkpoint_plays_in_the_vec_env(run):
     agent = agents.load(f"ppo:{run / 'k4.zip'}", game="kungsholmskille")
-    env = KungsholmskilleVecEnv(8, seat="random", opponents=[agent, agent, agents.load("expert", game="kungsholmskille")],
-                                seed=2)
+    expert = agents.load("expert", game="kungsholmskille")
+    env = KungsholmskilleVecEnv(8, seat="random", opponents=[agent, agent, expert], seed=2)
     env.reset()
     done = 0
     for _ in range(200):

@@ -380,7 +380,8 @@ class PIMCAgent:
 
 
 def make(**options: object) -> Agent:
-    """``pimc:...``: :class:`PIMCAgent`, or with ``policy=KIND:PATH`` (a learned policy) the search ``LEARNED[KIND]`` builds."""
+    """``pimc:...``: :class:`PIMCAgent`, or with ``policy=KIND:PATH`` (a learned policy) the search
+    ``LEARNED[KIND]`` builds."""
     policy = options.get("policy")
     if isinstance(policy, str) and policy.partition(":")[0] in LEARNED and policy.partition(":")[2]:
         kind, _, path = policy.partition(":")

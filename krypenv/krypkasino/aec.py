@@ -128,7 +128,8 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv):
     """Krypkasino as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "krypkasino_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "krypkasino_v0",
+                                          "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, players: int = 3, teams: Any = None, two_player_deal: str = "6+4", set_aside: str = "court",
                  last_capture_point: bool = False, reward: str = "points", deals: int = 1, illegal: str = "raise",

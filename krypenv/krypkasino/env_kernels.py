@@ -171,7 +171,8 @@ def reset_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, base: np.ndarra
 
 @njit(cache=True)
 def rollover_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> bool:
-    """If env ``i``'s deal is finished, bank its scores and deal the next one of the match; True if the episode is over."""
+    """If env ``i``'s deal is finished, bank its scores and deal the next one of the match; True if the episode is
+    over."""
     if episode_over(st, cfg, i):
         return True
     if not st[i, K.DONE]:

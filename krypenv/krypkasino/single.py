@@ -3,12 +3,15 @@
 ``gymnasium.make("krypenv/Krypkasino-v0", seat=0, opponents="random", players=3, ...)``: the
 learner plays one seat; the other seats are played inside ``step`` by opponent agents.
 
-| Observation | ``Box(int8, (325 + 7P + 5,))``: the learner's information state (:mod:`krypenv.krypkasino.observation`) |
-|-------------|-----------------------------------------------------------------------------------------------|
-| Action      | ``Discrete(105)`` (:mod:`krypenv.krypkasino.actions`); ``action_space.sample()`` draws a legal action     |
-| Mask        | ``info["action_mask"]`` (105,) int8 and ``env.action_masks()`` (105,) bool (sb3-contrib)      |
-| Reward      | minus the change of the learner's side value since its previous decision                      |
-| Episode     | one deal (``deals=k``: a match of k deals); ``terminated`` at its end, never truncated        |
+| Observation | ``Box(int8, (325 + 7P + 5,))``: the learner's information state                          |
+|-------------|------------------------------------------------------------------------------------------|
+| Action      | ``Discrete(105)``; ``action_space.sample()`` draws a legal action                        |
+| Mask        | ``info["action_mask"]`` (105,) int8 and ``env.action_masks()`` (105,) bool (sb3-contrib) |
+| Reward      | minus the change of the learner's side value since its previous decision                 |
+| Episode     | one deal (``deals=k``: a match of k deals); ``terminated`` at its end, never truncated   |
+
+The observation's layout is :mod:`krypenv.krypkasino.observation`, the actions
+:mod:`krypenv.krypkasino.actions`.
 
 ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the
@@ -61,7 +64,8 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
     """
     items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
     if len(items) != players - 1:
-        raise ValueError(f"opponents must be one agent or a list of {players - 1} (one per other seat), got {len(items)}")
+        raise ValueError(f"opponents must be one agent or a list of {players - 1} (one per other seat), "
+                         f"got {len(items)}")
     kinds, agents = [LEARNER], {}
     for r, opp in enumerate(items, start=1):
         if (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == NATIVE_RANDOM:

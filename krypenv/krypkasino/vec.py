@@ -120,7 +120,8 @@ class KrypkasinoVecEnv(BatchedVecEnv):
                                                 self._status, core.scr)
             core.play_external(self._agents)
             (k_finish_par if par else k_finish_ser)(core.st, core.rng, core.ints, core.base, core.cfg, self._rew,
-                                                    self._dones, self._final, self._term_obs, self._term_masks, core.scr)
+                                                    self._dones, self._final, self._term_obs, self._term_masks,
+                                                    core.scr)
             if self._dones.any():
                 core.play_external(self._agents)  # new games may start with an opponent's turn
             self._observe()

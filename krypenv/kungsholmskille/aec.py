@@ -120,8 +120,8 @@ def illegal_message(agent: str, action: int, legal: list[str]) -> str:
 class raw_env(AECEnv):
     """Kungsholmskille as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "kungsholmskille_v0", "is_parallelizable": False,
-                "render_fps": 1}  # fmt: skip
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "kungsholmskille_v0",
+                                          "is_parallelizable": False, "render_fps": 1}  # fmt: skip
 
     def __init__(self, players: int = 4, first_dealer: int | None = None, max_deals: int = 50,
                  skip_forced: bool = False, illegal: str = "raise", render_mode: str | None = None) -> None:

@@ -198,7 +198,8 @@ class Deals:
         return active
 
     def _per_deal(self, name: str, value: Any, default: np.ndarray, hi: int) -> np.ndarray:
-        """An int or (N,) array of ints in [0, hi) as an (N,) int64 array (``default`` if None); ValueError otherwise."""
+        """An int or (N,) array of ints in [0, hi) as an (N,) int64 array (``default`` if None); ValueError
+        otherwise."""
         if value is None:
             return default
         arr = np.asarray(value)

@@ -4,12 +4,15 @@
 ``krypenv/Kungsholmskille-v0``): the learner plays one seat; the other seats are played
 inside ``step`` by opponents.
 
-| Observation | ``Box(int16, (75 + 23P,))``: the learner's information state (:mod:`~krypenv.kungsholmskille.observation`) |
-|-------------|-------------------------------------------------------------------------------------------------------------|
-| Action      | ``Discrete(279)`` (:mod:`~krypenv.kungsholmskille.actions`); ``action_space.sample()`` draws a legal action  |
-| Mask        | ``info["action_mask"]`` (279,) int8 and ``env.action_masks()`` (279,) bool (sb3-contrib)                    |
-| Reward      | the change of the learner's money since its previous decision (the −2 ante of L3 with the first step)       |
-| Episode     | one pot: ``terminated`` when it goes out (L14, L15), ``truncated`` after ``max_deals`` deals (L16)          |
+| Observation | ``Box(int16, (75 + 23P,))``: the learner's information state                                          |
+|-------------|-------------------------------------------------------------------------------------------------------|
+| Action      | ``Discrete(279)``; ``action_space.sample()`` draws a legal action                                     |
+| Mask        | ``info["action_mask"]`` (279,) int8 and ``env.action_masks()`` (279,) bool (sb3-contrib)              |
+| Reward      | the change of the learner's money since its previous decision (the −2 ante of L3 with the first step) |
+| Episode     | one pot: ``terminated`` when it goes out (L14, L15), ``truncated`` after ``max_deals`` deals (L16)    |
+
+The observation's layout is :mod:`~krypenv.kungsholmskille.observation`, the actions
+:mod:`~krypenv.kungsholmskille.actions`.
 
 ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the built-in

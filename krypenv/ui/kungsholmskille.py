@@ -272,7 +272,8 @@ class Adapter:
         for s in range(P):
             said = [word(int(d.call1[0, s]), KNACKA, "knacka", "bud"), word(int(d.fold_calls[0, s]), 2, "fold", "stay"),
                     None if d.exchanged[0, s] < 0 else f"changed {int(d.exchanged[0, s])}",
-                    word(int(d.call2[0, s]), KNACKA, "knacka", "bud"), word(int(d.show_calls[0, s]), SHOW, "show", "bud")]
+                    word(int(d.call2[0, s]), KNACKA, "knacka", "bud"),
+                    word(int(d.show_calls[0, s]), SHOW, "show", "bud")]
             calls.append([x for x in said if x])
         return {
             "phase": PHASE_NAMES[int(d.phase[0])], "pot": int(d.pot[0]), "money": [int(x) for x in self.money],

@@ -87,7 +87,8 @@ def build() -> dict[str, Any]:
 
 def _items(items: list[Any]) -> list[str]:
     """JSON lines of a list's items, comma-separated, one item per line."""
-    return [f"    {json.dumps(x, separators=(',', ':'))}" + ("," if i + 1 < len(items) else "") for i, x in enumerate(items)]
+    return [f"    {json.dumps(x, separators=(',', ':'))}" + ("," if i + 1 < len(items) else "")
+            for i, x in enumerate(items)]
 
 
 def dump(doc: dict[str, Any]) -> str:

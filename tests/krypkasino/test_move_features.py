@@ -1,4 +1,5 @@
-"""Per-action move features (agents.krypkasino.move_features) and the move-scoring policy (agents.krypkasino.move_policy)."""
+"""Per-action move features (agents.krypkasino.move_features) and the move-scoring policy
+(agents.krypkasino.move_policy)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def test_counts_are_the_moves_each_legal_action_leads_to(players):
 
 
 def cheapest(table: np.ndarray, v: int) -> int | None:
-    """Brute force (tests/krypkasino/oracle.py): the fewest table-card points a card of played value v must take, None if it creeps."""
+    """Brute force (tests/krypkasino/oracle.py): the fewest table-card points a card of played value v must take,
+    None if it creeps."""
     card = v - 1 if v < 14 else 0  # a club of that value (an ace for 14)
     caps = oracle.maximal_captures(tuple(int(x) for x in table), card)
     return min(int(np.dot(cap, POINTS)) for cap in caps) if caps else None

@@ -233,7 +233,8 @@ SHIPPED = sorted((Path(__file__).resolve().parents[2] / "checkpoints").glob("ppo
 
 def test_the_shipped_checkpoints_are_there():
     """The README's Krypkasino checkpoints are shipped (the parametrized test below must not run on nothing)."""
-    assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip", "ppo-4p-teams02+13.zip"}
+    assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip",
+                                         "ppo-4p-teams02+13.zip"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)

@@ -123,7 +123,8 @@ def test_bad_teams_are_one_line_errors(tmp_path: Path, teams: str, players: int,
 
 
 def spawn_play(tmp_path: Path, *args: str) -> Any:
-    """``krypenv play ARGS`` on a pseudo-terminal (pexpect), its record at ``tmp_path/t.jsonl``, waiting for the prompt."""
+    """``krypenv play ARGS`` on a pseudo-terminal (pexpect), its record at ``tmp_path/t.jsonl``, waiting for the
+    prompt."""
     pexpect = pytest.importorskip("pexpect")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("NO_COLOR", None)

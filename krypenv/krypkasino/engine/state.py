@@ -299,7 +299,8 @@ class Deals:
 
     def card_census(self) -> np.ndarray:
         """(N, 52) copies of each card found in deck remainder, hands, table, pile and capture piles."""
-        counts = self.hands.sum(axis=1, dtype=np.int64) + self.table + self.aside + self.piles.sum(axis=1, dtype=np.int64)
+        counts = (self.hands.sum(axis=1, dtype=np.int64) + self.table + self.aside
+                  + self.piles.sum(axis=1, dtype=np.int64))
         for i in range(self.n):
             counts[i] += np.bincount(self.deck[i, self.pos[i]:].astype(np.int64), minlength=N_CODES)
         return counts
