@@ -177,11 +177,26 @@ def ci_commands() -> list[str]:
     """The commands of .ci/run: its lines other than blanks, comments, shell options and the cd to the root."""
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
     return [ln for ln in lines if ln.strip() and not ln.startswith(("#", "set ", "cd "))
-            and not ln.endswith((BROWSER, RAY))]
+            and not ln.endswith((BROWSER, LINT, RAY))]
 
 
 BROWSER = "# browser for the UI tests"  # .ci/run's lines that install Chromium for tests/ui/test_browser.py
+LINT = "# lint, before the tests"  # .ci/run's lines that install the extras (ruff among them) and run ruff
 RAY = "# Ray's tests in their own environment"  # .ci/run's line that installs the ray extra and runs tests/ray
+
+
+def test_ci_lints_before_the_tests() -> None:
+    """.ci/run (``set -euo pipefail``: a finding fails CI) installs the extras, then runs ``ruff check .``, before the
+    README's test command; ruff is pinned in the test extra, so that a new release cannot turn CI red by itself."""
+    lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln.strip()]
+    assert "set -euo pipefail" in lines
+    lint = [k for k, ln in enumerate(lines) if ln.endswith(LINT)]
+    assert [lines[k].removesuffix(LINT).rstrip() for k in lint] == ['pip install -e ".[all]"', "ruff check ."]
+    assert lint[1] == lint[0] + 1 and lint[1] < lines.index(ci_commands()[-1])
+    tomllib = pytest.importorskip("tomllib")
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (ruff,) = [r for r in meta["project"]["optional-dependencies"]["test"] if r.startswith("ruff")]
+    assert re.fullmatch(r"ruff==[\d.]+", ruff), ruff
 
 
 def test_ci_runs_the_ray_tests_in_their_own_environment() -> None:
