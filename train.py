@@ -99,7 +99,8 @@ class Args:
     last_capture_point: bool = arg(False, "variant K17: the last capturer gets one more point")
     # the league of opponents
     league: str = arg("", "opponent weights: agent specs and 'self' (snapshots of the learner); empty: the game's "
-                          "default, Krypkasino expert=8,greedy=1,self=1, Kungsholmskille expert=6,timid=2,random=1,self=1")
+                          "default, Krypkasino expert=8,greedy=1,self=1, "
+                          "Kungsholmskille expert=6,timid=2,random=1,self=1")
     snapshot_every: int = arg(500_000, "env steps between snapshots of the learner added to the league")
     max_snapshots: int = arg(5, "snapshots kept in the league (the oldest leaves)")
     # behaviour cloning warm start
@@ -134,7 +135,8 @@ class Args:
     eval_every: int = arg(250_000, "env steps between evaluations against expert (0: only at the end)")
     eval_deals: int = arg(200, "duplicate decks per periodic evaluation (each played from both seats in 2p)")
     eval_seed: int = arg(1000, "seed of the periodic evaluations' decks")
-    final_deals: int = arg(1000, "duplicate decks of the final evaluation against every baseline (0: skip it; 1000 take about 30 s)")
+    final_deals: int = arg(1000, "duplicate decks of the final evaluation against every baseline "
+                                 "(0: skip it; 1000 take about 30 s)")
     final_seed: int = arg(2000, "seed of the final evaluation's decks")
 
 
@@ -152,7 +154,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=f.metadata["help"])
         else:
             kind = {"int": int, "float": float, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
-            parser.add_argument(flag, type=kind, default=f.default, help=f.metadata["help"], metavar=kind.__name__.upper())
+            parser.add_argument(flag, type=kind, default=f.default, help=f.metadata["help"],
+                                metavar=kind.__name__.upper())
     return Args(**vars(parser.parse_args(argv)))
 
 
@@ -314,7 +317,8 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
 
 # --------------------------------------------------------------------------- main
 def main(args: Args, report: Any = None) -> dict[str, Any]:
-    """Train, evaluate and save; returns a summary (paths and the final numbers); ``report(row)`` sees every evaluation."""
+    """Train, evaluate and save; returns a summary (paths and the final numbers); ``report(row)`` sees every
+    evaluation."""
     args = resolve(args)  # the game's defaults for --players, --league and --policy
     check_args(args)
     start = time.time()

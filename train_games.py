@@ -12,7 +12,7 @@ a function with a branch per game:
 | network | move scorer or MLP (``agents.krypkasino.ppo``) | MLP on :class:`agents.kungsholmskille.ppo.KilleInput` |
 | periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | duplicate deck sets (``eval.kille``): the learner in every seat of a table of ``expert``s, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
 | final table | duplicate deals against every baseline | the same table against each baseline in turn |
-"""
+"""  # noqa: E501 - the table's rows cannot be wrapped (ruff reads a noqa after a string for all of its lines)
 
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ def make_env(args: Any, league: Any) -> Any:
     if args.game == "kungsholmskille":
         from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 
-        return KungsholmskilleVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, skip_forced=True, **g)
+        return KungsholmskilleVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, skip_forced=True,
+                                     **g)
     from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
     return KrypkasinoVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, **g)
@@ -131,8 +132,8 @@ def kille_money(agent: Any, opponent: str, args: Any, episodes: int, seed: int) 
 
 def kille_report(rows: dict[str, tuple[float, float, float, int]], seconds: float) -> str:
     """The final table as text: per baseline, the learner's money per episode at a table of it."""
-    lines = ["learner's money per episode (kronor; positive: it takes money from the table), "
-             f"among copies of each baseline, duplicate deck sets, the learner in every seat ({seconds:.0f} s)",
+    lines = [("learner's money per episode (kronor; positive: it takes money from the table), "
+              f"among copies of each baseline, duplicate deck sets, the learner in every seat ({seconds:.0f} s)"),
              f"{'opponents':<12} {'episodes':>8} {'money':>8}  95% CI"]
     for name, (mean, low, high, n) in rows.items():
         lines.append(f"{name:<12} {n:>8} {mean:>+8.3f}  [{low:+.3f}, {high:+.3f}]")

@@ -1,4 +1,5 @@
-"""Warm starts for ``train.py``: from a checkpoint's weights (``--init-from``) and by imitating a teacher (``--bc-teacher``).
+"""Warm starts for ``train.py``: from a checkpoint's weights (``--init-from``) and by imitating a teacher
+(``--bc-teacher``).
 
 Together they make a round of expert iteration: clone a stronger (slower) player such as
 ``champion`` into the network, then let PPO go on from there.

@@ -11,9 +11,11 @@ Importing this package registers each game's agents: Krypkasino's baselines are 
 ``timid``, ``expert`` and ``pimc`` in :mod:`agents.kungsholmskille`.
 """
 
+from agents import (
+    krypkasino,  # noqa: F401  (registers greedy, creeper, expert, pimc, ppo:PATH)
+    kungsholmskille,  # noqa: F401  (registers timid, expert, pimc for Kungsholmskille)
+    rllib_agent,  # noqa: F401  (registers rllib:PATH; Ray is imported only to load one)
+)
 from agents.base import MoveAgent, RandomAgent, known, load, register
-from agents import krypkasino  # noqa: F401  (registers greedy, creeper, expert, pimc, ppo:PATH)
-from agents import kungsholmskille  # noqa: F401  (registers timid, expert, pimc for Kungsholmskille)
-from agents import rllib_agent  # noqa: F401  (registers rllib:PATH; Ray is imported only to load one)
 
 __all__ = ["MoveAgent", "RandomAgent", "known", "load", "register"]

@@ -27,10 +27,10 @@ Spec strings (``agents.load(spec, game="krypkasino")``):
 registered for another game only, raises ValueError naming it and listing the game's known
 agents.  ``register(..., limits=...)`` declares the options a spec from outside (``krypenv
 serve``'s requests) may set, with their bounds (:class:`Limit`); the server refuses every
-other option and every ``module:attr`` (:mod:`krypenv.ui.menu`).  One name may serve several games with a different agent each (``expert``,
-``pimc``); ``load`` marks the agent with the game it was built for (``agent.game``) and
-:func:`check_game` (used by the harnesses) refuses it at another game's table.  A
-``module:attr`` agent is the user's to match to the game.
+other option and every ``module:attr`` (:mod:`krypenv.ui.menu`).  One name may serve several games
+with a different agent each (``expert``, ``pimc``); ``load`` marks the agent with the game it was
+built for (``agent.game``) and :func:`check_game` (used by the harnesses) refuses it at another
+game's table.  A ``module:attr`` agent is the user's to match to the game.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ import numpy as np
 from krypenv.policy import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
 from krypenv.rng import k_pick_legal
 
-__all__ = ["BOOL", "DEFAULT_GAME", "Entry", "Limit", "MoveAgent", "RandomAgent", "check_game", "find_entry", "known", "load",
-           "parse_options", "register"]
+__all__ = ["BOOL", "DEFAULT_GAME", "Entry", "Limit", "MoveAgent", "RandomAgent", "check_game", "find_entry", "known",
+           "load", "parse_options", "register"]
 
 DEFAULT_GAME = "krypkasino"  # the game of load() and register() when none is named
 
@@ -109,10 +109,12 @@ class Limit:
         return f"{'an integer' if self.integer else 'a number'} from {self.lo:g} to {self.hi:g}"
 
     def admits(self, value: Any) -> bool:
-        """True if ``value`` (as :func:`parse_options` reads it) is allowed; checkpoint values are the caller's to check."""
+        """True if ``value`` (as :func:`parse_options` reads it) is allowed; checkpoint values are the caller's
+        to check."""
         if self.choices is not None:
             return any(value is c or (type(value) is type(c) and value == c) for c in self.choices)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.integer and not isinstance(value, int)):
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or (self.integer and not isinstance(value, int))):
             return False
         return bool(self.lo is not None and self.hi is not None and self.lo <= value <= self.hi)
 
@@ -235,7 +237,8 @@ def load(spec: str, game: str = DEFAULT_GAME) -> Agent:
 
 
 def check_game(agent: Agent, game: str) -> None:
-    """ValueError if ``agent`` was built by :func:`load` for another game and does not play ``game`` (e.g. Krypkasino's expert)."""
+    """ValueError if ``agent`` was built by :func:`load` for another game and does not play ``game`` (e.g.
+    Krypkasino's expert)."""
     built = getattr(agent, "game", None)
     if built is None or built == game:
         return

@@ -42,7 +42,7 @@ def krypenv_version() -> str:
         from importlib.metadata import version
 
         return version("krypenv")
-    except Exception:  # pragma: no cover - running from a bare checkout
+    except Exception:  # noqa: BLE001  # pragma: no cover - running from a bare checkout
         return "unknown"
 
 
@@ -52,7 +52,8 @@ def layout_digest(size: int, fields: dict[str, slice]) -> str:
     return "obs-" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
-def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None, drop: tuple[str, ...] = ()) -> None:
+def add_metadata(path: str | Path, meta: dict[str, Any], to: str | Path | None = None,
+                 drop: tuple[str, ...] = ()) -> None:
     """Write (or replace) ``krypenv.json`` inside the SB3 zip at ``path`` (or in a copy at ``to``, without ``drop``)."""
     path = Path(path)
     with zipfile.ZipFile(path) as zf:

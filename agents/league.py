@@ -53,7 +53,8 @@ class League:
                  max_snapshots: int = 5, name: str = "league") -> None:
         unknown = sorted(set(weights) - set(members) - {SELF})
         if unknown:
-            raise ValueError(f"league weights name unknown members {unknown}; members are {sorted(members)} and {SELF!r}")
+            raise ValueError(f"league weights name unknown members {unknown}; members are {sorted(members)} "
+                             f"and {SELF!r}")
         for label, w in weights.items():
             if isinstance(w, bool) or not isinstance(w, (int, float)) or not np.isfinite(w) or w < 0:
                 raise ValueError(f"league weight of {label!r} must be a number >= 0, got {w!r}")

@@ -74,7 +74,7 @@ class RLlibAgent:
             raise ValueError(f"rllib:{path}: loading an RLlib policy needs Ray: pip install \"krypenv[ray]\"") from None
         try:
             module = RLModule.from_checkpoint(str(module_dir))
-        except Exception as exc:  # RLlib's own errors are long; one line naming the path
+        except Exception as exc:  # noqa: BLE001 - RLlib's own errors are long; one line naming the path
             raise ValueError(f"rllib:{path}: cannot restore the module ({type(exc).__name__}: {exc})") from None
         module.eval()
         return cls(module, meta, path)

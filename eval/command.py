@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -55,7 +56,8 @@ def default_out(config: EvalConfig) -> Path:
 
     The tags (:func:`variant_tags`) keep, e.g., a 2v2 evaluation from overwriting the same
     agents' evaluation without teams."""
-    return out_folder(config.labels, [f"{config.players}p", f"{config.deals}d", f"s{config.seed}", *variant_tags(config)])
+    return out_folder(config.labels,
+                      [f"{config.players}p", f"{config.deals}d", f"s{config.seed}", *variant_tags(config)])
 
 
 def config_from_args(args: argparse.Namespace) -> EvalConfig:
@@ -97,32 +99,32 @@ def run_eval(config: EvalConfig, out: Path, progress: bool = True, stdout: TextI
     stdout = sys.stdout if stdout is None else stdout
     agents = load_agents(list(config.agents))  # bad specs fail before any file is touched
     prepare_out(out)
-    files: dict[bool, TextIO] = {}
-    if config.records:
-        files[False] = open(out / "records.jsonl", "w", encoding="utf-8")
-        if config.independent:
-            files[True] = open(out / "records-independent.jsonl", "w", encoding="utf-8")
     total = config.schedule.n_games * (2 if config.independent else 1)
-    from tqdm import tqdm
+    with contextlib.ExitStack() as open_files:  # the records files, closed after the progress bar
+        files: dict[bool, TextIO] = {}
+        if config.records:
+            files[False] = open_files.enter_context(open(out / "records.jsonl", "w", encoding="utf-8"))
+            if config.independent:
+                files[True] = open_files.enter_context(open(out / "records-independent.jsonl", "w", encoding="utf-8"))
+        from tqdm import tqdm
 
-    bar = tqdm(total=total, unit="deal", disable=not progress, delay=1.0, file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(total=total, unit="deal", disable=not progress, delay=1.0, file=sys.stderr, dynamic_ncols=True)
 
-    def on_chunk(part: Played, independent: bool) -> None:
-        if part.records is not None:
-            files[independent].write("".join(line + "\n" for line in part.records))
+        def on_chunk(part: Played, independent: bool) -> None:
+            if part.records is not None:
+                files[independent].write("".join(line + "\n" for line in part.records))
 
-    start = time.perf_counter()
-    try:
-        results = evaluate(config, agents, progress=bar.update, on_chunk=on_chunk)
-    finally:
-        bar.close()
-        for fh in files.values():
-            fh.close()
+        start = time.perf_counter()
+        try:
+            results = evaluate(config, agents, progress=bar.update, on_chunk=on_chunk)
+        finally:
+            bar.close()
     elapsed = time.perf_counter() - start
     names = write_tables(results, out)
     plot(results, out / "scores.png")
     names += [*(["records.jsonl"] if config.records else []),
-              *(["records-independent.jsonl"] if config.records and config.independent else []), "scores.png", "run.json"]
+              *(["records-independent.jsonl"] if config.records and config.independent else []),
+              "scores.png", "run.json"]
     (out / "run.json").write_text(json.dumps(run_info(config, out, elapsed, total, names), indent=1) + "\n",
                                   encoding="utf-8")
     print(text(results, elapsed), file=stdout)
@@ -144,13 +146,15 @@ def run_info(config: EvalConfig, out: Path, elapsed: float, games: int, files: l
 
 
 def require_extra() -> None:
-    """ValueError naming the ``eval`` extra if one of its modules does not import (checked before any game is played)."""
+    """ValueError naming the ``eval`` extra if one of its modules does not import (checked before any game is
+    played)."""
     try:
         import matplotlib  # noqa: F401  (the plots)
         import openskill  # noqa: F401  (the ratings)
         import tqdm  # noqa: F401  (the progress bar)
     except ImportError as exc:
-        raise ValueError(f"the eval extra is not installed (no module {exc.name}): pip install 'krypenv[eval]'") from None
+        raise ValueError(f"the eval extra is not installed (no module {exc.name}): "
+                         "pip install 'krypenv[eval]'") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""A duplicate evaluation from its configuration to its results: :class:`EvalConfig` → :func:`evaluate` → :class:`Results`.
+"""A duplicate evaluation from its configuration to its results: :class:`EvalConfig` → :func:`evaluate` →
+:class:`Results`.
 
 :func:`evaluate` loads the agents, builds the :class:`~eval.schedule.Schedule`, plays its
 games (and, with ``independent``, the same tables again with a fresh deck per game) and
@@ -18,8 +19,8 @@ import numpy as np
 from eval.play import Played, load_agents, play
 from eval.schedule import SEATINGS, Schedule, agent_labels
 from eval.stats import Interval, agent_interval, game_values, mean_ci, pair_interval, ratings, unit_means
-from krypenv.policy import Agent
 from krypenv.krypkasino.rules import Rules
+from krypenv.policy import Agent
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ class EvalConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple(s.strip() for s in self.agents))
         if len(self.agents) < 2 or not all(self.agents):
-            raise ValueError(f"give at least two agent specs (the same one twice for a mirror match), got {self.agents}")
+            raise ValueError("give at least two agent specs (the same one twice for a mirror match), "
+                             f"got {self.agents}")
         object.__setattr__(self, "teams", self.rules.teams)
         for name in ("deals", "workers", "batch"):
             value, least = getattr(self, name), 2 if name == "deals" else 1

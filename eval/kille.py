@@ -72,7 +72,8 @@ class KilleConfig:
 
         object.__setattr__(self, "agents", tuple(s.strip() for s in self.agents))
         if len(self.agents) < 2 or not all(self.agents):
-            raise ValueError(f"give at least two agent specs (the same one twice for a mirror match), got {self.agents}")
+            raise ValueError("give at least two agent specs (the same one twice for a mirror match), "
+                             f"got {self.agents}")
         for name in ("deals", "workers", "batch"):
             value, least = getattr(self, name), 2 if name == "deals" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -197,7 +198,8 @@ def play_chunk(chunk: KChunk, config: KilleConfig, agents: list[Any]) -> KPlayed
             except ValueError:
                 raise
             except Exception as exc:  # noqa: BLE001  (a broken agent: one line naming it)
-                raise ValueError(f"agent {getattr(agent, 'name', agent)!r} failed: {type(exc).__name__}: {exc}") from None
+                name = getattr(agent, "name", agent)
+                raise ValueError(f"agent {name!r} failed: {type(exc).__name__}: {exc}") from None
             before = core.deal_no[sel].copy()
             k_act_external(*core._args(), sel, actions, status[:sel.size])
             if config.records:

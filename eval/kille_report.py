@@ -7,6 +7,7 @@ prints :func:`text`.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
@@ -141,23 +142,22 @@ def run_eval(config: KilleConfig, out: Path, progress: bool = True, stdout: Text
     for name in OUTPUTS:
         (out / name).unlink(missing_ok=True)
     (out / "run.json").write_text("{}\n", encoding="utf-8")
-    fh = open(out / "records.jsonl", "w", encoding="utf-8") if config.records else None
-    from tqdm import tqdm
+    with contextlib.ExitStack() as open_files:  # the records file, closed after the progress bar
+        fh = open_files.enter_context(open(out / "records.jsonl", "w", encoding="utf-8")) if config.records else None
+        from tqdm import tqdm
 
-    bar = tqdm(total=config.n_episodes, unit="episode", disable=not progress, delay=1.0, file=sys.stderr,
-               dynamic_ncols=True)
+        bar = tqdm(total=config.n_episodes, unit="episode", disable=not progress, delay=1.0, file=sys.stderr,
+                   dynamic_ncols=True)
 
-    def on_chunk(part: KPlayed) -> None:
-        if fh is not None and part.records is not None:
-            fh.write("".join(line + "\n" for line in part.records))
+        def on_chunk(part: KPlayed) -> None:
+            if fh is not None and part.records is not None:
+                fh.write("".join(line + "\n" for line in part.records))
 
-    start = time.perf_counter()
-    try:
-        results = evaluate(config, agents, progress=bar.update, on_chunk=on_chunk)
-    finally:
-        bar.close()
-        if fh is not None:
-            fh.close()
+        start = time.perf_counter()
+        try:
+            results = evaluate(config, agents, progress=bar.update, on_chunk=on_chunk)
+        finally:
+            bar.close()
     elapsed = time.perf_counter() - start
     names = write_tables(results, out)
     plot(results, out / "money.png")

@@ -1,4 +1,5 @@
-"""Playing the games of a schedule: batches of games on one :class:`~krypenv.krypkasino.core.Core`, over worker processes.
+"""Playing the games of a schedule: batches of games on one :class:`~krypenv.krypkasino.core.Core`, over worker
+processes.
 
 Games are cut into chunks of ``batch`` consecutive games; a chunk is played on one core
 (every seat an external agent, ``Core.play_seated``) and returns each game's seat scores,
@@ -23,9 +24,9 @@ import numpy as np
 from eval.schedule import Schedule
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.core import Core
-from krypenv.policy import Agent
 from krypenv.krypkasino.records import record_from_deals
 from krypenv.krypkasino.rules import Rules
+from krypenv.policy import Agent
 
 
 @dataclass
@@ -74,7 +75,7 @@ def play_chunk(chunk: Chunk, rules: Rules, agents: list[Agent], records: bool) -
         core.play_seated(chunk.seating, agents)
     except ValueError:  # an illegal action: the message names the agent, the game and the legal actions
         raise
-    except Exception as exc:  # a broken user agent: one line naming it, not a worker traceback
+    except Exception as exc:  # noqa: BLE001 - a broken user agent: one line naming it, not a worker traceback
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
             tb = tb.tb_next

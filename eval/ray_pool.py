@@ -104,7 +104,7 @@ def connect(address: str | None = "") -> str:
         _check_reachable(address)
     try:
         ray.init(address=address, **common)
-    except Exception as exc:  # Ray's errors are long; the command's are one line
+    except Exception as exc:  # noqa: BLE001 - Ray's errors are long; the command's are one line
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"cannot connect to the Ray cluster at {address!r}: {first}") from None
     return address

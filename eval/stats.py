@@ -175,7 +175,8 @@ def agent_interval(x: np.ndarray, units: np.ndarray, n_units: int, agent: int) -
 
 
 def pair_interval(score: np.ndarray, units: np.ndarray, n_units: int, a: int, b: int) -> Interval | None:
-    """The interval of ``value(a) − value(b)`` over the games where both played, paired by unit; None if they never met."""
+    """The interval of ``value(a) − value(b)`` over the games where both played, paired by unit; None if they
+    never met."""
     diff = (score[:, a] - score[:, b])[:, None]
     if np.isnan(diff).all():
         return None

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # train.py sits at the root; a local Ray's workers share this sys.path
     sys.path.insert(0, str(ROOT))
 
-import train  # noqa: E402
+import train
 
 
 def search_space() -> dict[str, Any]:

@@ -56,7 +56,8 @@ def main() -> None:
     core.play_seated(seating, [Timed(), opponent])
     wall = time.perf_counter() - start
     print(f"{args.agent} against {args.opponent}, {P} players, {args.games} games, {args.threads} numba thread(s): "
-          f"{decisions} decisions, {spent:.1f} s in act ({wall:.1f} s in all), {spent / max(decisions, 1):.4f} s per decision")
+          f"{decisions} decisions, {spent:.1f} s in act ({wall:.1f} s in all), "
+          f"{spent / max(decisions, 1):.4f} s per decision")
 
 
 if __name__ == "__main__":

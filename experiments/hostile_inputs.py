@@ -36,7 +36,8 @@ def count(stream, key):
     for chunk in iter(lambda: stream.read(1 << 16), b""):
         c = got[key]
         c[0] += len(chunk); c[1] += chunk.count(b"\n"); c[2] = (c[2] + chunk)[-300:]
-threads = [threading.Thread(target=count, args=(p.stdout, "out")), threading.Thread(target=count, args=(p.stderr, "err"))]
+threads = [threading.Thread(target=count, args=(p.stdout, "out")),
+           threading.Thread(target=count, args=(p.stderr, "err"))]
 for t in threads: t.start()
 for t in threads: t.join()
 rc = p.wait()
@@ -59,8 +60,9 @@ sys.stdout.write(json.dumps({"id": "x", "deals": [d.to_json(i) for i, d in enume
 
 def build(folder: Path, record: str) -> dict[str, Path]:
     """The hostile files, by name."""
-    files = {"baseline": folder / "one.jsonl", "junk-5MB": folder / "junk.jsonl", "record+junk-8MB": folder / "upload.jsonl",
-             "nested-100k": folder / "nested.jsonl", "int-5000-digits": folder / "hugeint.jsonl"}
+    files = {"baseline": folder / "one.jsonl", "junk-5MB": folder / "junk.jsonl",
+             "record+junk-8MB": folder / "upload.jsonl", "nested-100k": folder / "nested.jsonl",
+             "int-5000-digits": folder / "hugeint.jsonl"}
     files["baseline"].write_text(record + "\n")  # the imports of a game's engine alone
     short = ["{}", "x", "1", "[]"]  # short lines: an object with no game, bad JSON, not objects
     n = 5_000_000 // 3

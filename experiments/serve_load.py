@@ -132,8 +132,8 @@ def report(stats: dict[str, Any], seconds: float) -> list[str]:
     p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
     return [f"{sum(stats['status'].values())} requests in {seconds:.0f} s: "
             + ", ".join(f"{k}: {v}" for k, v in sorted(stats["status"].items())),
-            f"answer time: median {statistics.median(times) * 1000:.0f} ms, 95% {p95 * 1000:.0f} ms, "
-            f"max {times[-1] * 1000:.0f} ms",
+            (f"answer time: median {statistics.median(times) * 1000:.0f} ms, 95% {p95 * 1000:.0f} ms, "
+             f"max {times[-1] * 1000:.0f} ms"),
             f"games finished: {len(stats['finished'])}; games in progress lost: {len(stats['lost'])}",
             *(f"  {e}" for e in stats["errors"][:5])]
 

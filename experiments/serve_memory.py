@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hostile_inputs import build  # noqa: E402  (the same hostile files as the replay measurements)
+from hostile_inputs import build  # the same hostile files as the replay measurements
 
 
 def memory(pid: int) -> tuple[float, float]:

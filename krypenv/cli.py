@@ -76,7 +76,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_html(paths: list[str], out: str, max_errors: int) -> int:
-    """``krypenv replay FILE... --html OUT.html``: the shareable replay page; 1 when a record is bad or none is legal."""
+    """``krypenv replay FILE... --html OUT.html``: the shareable replay page; 1 when a record is bad or none is
+    legal."""
     from krypenv.ui.replay import write_html
 
     n, errors = write_html(paths, out, max_errors)
@@ -118,7 +119,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _add_ui(sub: argparse._SubParsersAction) -> None:
-    """The ``play`` and ``serve`` sub-commands (documented in :mod:`krypenv.ui.terminal` and :mod:`krypenv.ui.server`)."""
+    """The ``play`` and ``serve`` sub-commands (documented in :mod:`krypenv.ui.terminal` and
+    :mod:`krypenv.ui.server`)."""
     from krypenv.ui.server import add_arguments as add_serve_arguments
     from krypenv.ui.terminal import add_arguments as add_play_arguments
 
@@ -176,7 +178,8 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``krypenv`` command."""
-    parser = _Parser(prog="krypenv", description="Reinforcement-learning toolkit for the Swedish misère card games Krypkasino and Kungsholmskille")
+    parser = _Parser(prog="krypenv", description="Reinforcement-learning toolkit for the Swedish misère card games "
+                                                 "Krypkasino and Kungsholmskille")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval,play,serve}")
 
     demo = sub.add_parser("demo", help="play one deal between random players and print it turn by turn")

@@ -36,7 +36,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Agent", "DecisionBatch", "DecisionSource", "MoveView", "NATIVE_RANDOM", "check_actions"]
+__all__ = ["NATIVE_RANDOM", "Agent", "DecisionBatch", "DecisionSource", "MoveView", "check_actions"]
 
 NATIVE_RANDOM = "random"  # ``agent.native`` of the uniform random policy that env kernels can run themselves
 

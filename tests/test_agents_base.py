@@ -7,8 +7,8 @@ import pytest
 
 import agents
 from agents.base import MoveAgent, RandomAgent
-from krypenv.krypkasino.view import SeatView
 from krypenv.krypkasino.single import KrypkasinoEnv
+from krypenv.krypkasino.view import SeatView
 
 
 class PythonRandom(RandomAgent):
@@ -81,13 +81,15 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     assert agents.load("folder", game="kungsholmskille").name == "folder"
     assert agents.load("expert").name == agents.load("expert", game="krypkasino").name == "expert"
     with pytest.raises(ValueError, match=r"^agent 'greedy' plays krypkasino, not kungsholmskille; "
-                                         r"known for kungsholmskille: expert, folder, pimc, ppo, random, timid, or module:attr"):
+                                         r"known for kungsholmskille: expert, folder, pimc, ppo, random, timid, "
+                                         r"or module:attr"):
         agents.load("greedy", game="kungsholmskille")
     assert agents.load("expert", game="kungsholmskille").game == "kungsholmskille"  # one name, an agent per game
     with pytest.raises(ValueError, match="agent 'folder' plays kungsholmskille, not krypkasino; known for krypkasino: "
                                          "champion, creeper, expert, greedy, pimc, ppo, random"):
         agents.load("folder")
-    with pytest.raises(ValueError, match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, ppo, random, timid,"):
+    with pytest.raises(ValueError,
+                       match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, ppo, random, timid,"):
         agents.load("nosuch", game="kungsholmskille")
     assert agents.load("tests.test_agents_base:FirstMove", game="kungsholmskille").name == "first-move"
     with pytest.raises(ValueError, match="games must be a tuple of game names"):

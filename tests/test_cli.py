@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from krypenv import bench
-from krypenv.krypkasino.cards import card_name
 from krypenv.cli import main
+from krypenv.krypkasino.cards import card_name
 from krypenv.krypkasino.demo import run_demo
 from krypenv.krypkasino.engine import Deals, shuffled_deck
 from krypenv.krypkasino.records import check_record
@@ -59,7 +59,7 @@ def test_demo_prints_a_full_legal_deal(players: int, capsys: pytest.CaptureFixtu
     rules = Rules(players=players)
     moves, tabbe_seats, rows = parse_demo(out)
     assert len(moves) == rules.decisions_per_deal
-    assert len(re.findall(r"^-- round \d+ of \d+", out, re.M)) == rules.rounds
+    assert len(re.findall(r"^-- round \d+ of \d+", out, re.MULTILINE)) == rules.rounds
     assert "sistan" in out and "(K15)" in out
     deck = [card_name(int(c)) for c in shuffled_deck(np.random.default_rng(seed))]
     record = {"game": "krypkasino", "rules": rules.to_dict(), "dealer": players - 1, "deck": deck, "moves": moves}
@@ -106,7 +106,8 @@ def test_usage_errors_are_one_line(args: list[str], complaint: str, capsys: pyte
 
 def test_installed_command_error_has_no_traceback() -> None:
     """The real command: ``krypenv demo --players 7`` is one stderr line and a non-zero exit status."""
-    proc = subprocess.run([*command(), "demo", "--players", "7"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([*command(), "demo", "--players", "7"], capture_output=True, text=True, timeout=120,
+                          check=False)
     assert proc.returncode != 0 and proc.stdout == ""
     assert proc.stderr.startswith("krypenv demo: error: argument --players: invalid choice: 7")
     assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
@@ -134,7 +135,8 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 1
     result = json.loads(out)
-    assert list(result) == ["engine", "kille_engine", "aec", "vec", "vec_2p", "kille_aec", "kille_vec", "eval", "machine"]
+    assert list(result) == ["engine", "kille_engine", "aec", "vec", "vec_2p", "kille_aec", "kille_vec", "eval",
+                            "machine"]
     assert list(result["eval"]["deals_per_s"]) == ["random", "greedy", "creeper", "expert"]
     assert all(rate > 0 for rate in result["eval"]["deals_per_s"].values())
     for key in ("aec", "vec", "vec_2p", "kille_aec", "kille_vec"):
@@ -164,7 +166,8 @@ def test_bench_registered_benchmarks_add_keys(monkeypatch: pytest.MonkeyPatch) -
     out = io.StringIO()
     result = bench.run(as_json=True, seconds=0.01, batches=[1], out=out)
     assert json.loads(out.getvalue()) == result
-    assert list(result) == ["engine", "kille_engine", "fake", "machine"] and result["fake"] == {"steps_per_s": 1234.5, "seconds": 0.01}
+    assert list(result) == ["engine", "kille_engine", "fake", "machine"]
+    assert result["fake"] == {"steps_per_s": 1234.5, "seconds": 0.01}
     text = io.StringIO()
     bench.run(seconds=0.01, batches=[1], out=text)
     assert "fake: steps_per_s 1,234, seconds 0.01" in text.getvalue().splitlines()
@@ -174,11 +177,26 @@ def ci_commands() -> list[str]:
     """The commands of .ci/run: its lines other than blanks, comments, shell options and the cd to the root."""
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
     return [ln for ln in lines if ln.strip() and not ln.startswith(("#", "set ", "cd "))
-            and not ln.endswith((BROWSER, RAY))]
+            and not ln.endswith((BROWSER, LINT, RAY))]
 
 
 BROWSER = "# browser for the UI tests"  # .ci/run's lines that install Chromium for tests/ui/test_browser.py
+LINT = "# lint, before the tests"  # .ci/run's lines that install the extras (ruff among them) and run ruff
 RAY = "# Ray's tests in their own environment"  # .ci/run's line that installs the ray extra and runs tests/ray
+
+
+def test_ci_lints_before_the_tests() -> None:
+    """.ci/run (``set -euo pipefail``: a finding fails CI) installs the extras, then runs ``ruff check .``, before the
+    README's test command; ruff is pinned in the test extra, so that a new release cannot turn CI red by itself."""
+    lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln.strip()]
+    assert "set -euo pipefail" in lines
+    lint = [k for k, ln in enumerate(lines) if ln.endswith(LINT)]
+    assert [lines[k].removesuffix(LINT).rstrip() for k in lint] == ['pip install -e ".[all]"', "ruff check ."]
+    assert lint[1] == lint[0] + 1 and lint[1] < lines.index(ci_commands()[-1])
+    tomllib = pytest.importorskip("tomllib")
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (ruff,) = [r for r in meta["project"]["optional-dependencies"]["test"] if r.startswith("ruff")]
+    assert re.fullmatch(r"ruff==[\d.]+", ruff), ruff
 
 
 def test_ci_runs_the_ray_tests_in_their_own_environment() -> None:
@@ -187,7 +205,8 @@ def test_ci_runs_the_ray_tests_in_their_own_environment() -> None:
     ray_lines = [k for k, ln in enumerate(lines) if ln.endswith(RAY)]
     assert len(ray_lines) == 1 and ray_lines[0] > lines.index(ci_commands()[-1])
     line = lines[ray_lines[0]]
-    assert '.venv-ray/bin/pip install -e ".[all,ray]"' in line and ".venv-ray/bin/python -m pytest -n 2 tests/ray" in line
+    assert '.venv-ray/bin/pip install -e ".[all,ray]"' in line
+    assert ".venv-ray/bin/python -m pytest -n 2 tests/ray" in line
 
 
 def test_ci_installs_the_browser_before_the_tests() -> None:
@@ -205,7 +224,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     (cmd,) = ci_commands()
     readme = (ROOT / "README.md").read_text()
     quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", quick_start, re.S)
+    blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", quick_start, re.DOTALL)
     commands = [ln for block in blocks for ln in block.splitlines() if ln.strip() and not ln.startswith("#")]
     assert len(commands) == 2 and commands[1] == cmd, commands
     assert "pytest" in cmd and "python train.py" in commands[0]  # the main job: train, then evaluate

@@ -86,8 +86,10 @@ def test_team_seating_gives_an_agent_a_whole_team() -> None:
 
 def test_split_specs() -> None:
     assert split_specs("expert, greedy") == ["expert", "greedy"]
-    assert split_specs("pimc:samples=32,rollouts=4,greedy,mod:Cls") == ["pimc:samples=32,rollouts=4", "greedy", "mod:Cls"]
-    assert split_specs("pimc:samples=8,policy=ppo:c/p.zip,z=1,expert") == ["pimc:samples=8,policy=ppo:c/p.zip,z=1", "expert"]
+    assert split_specs("pimc:samples=32,rollouts=4,greedy,mod:Cls") == [
+        "pimc:samples=32,rollouts=4", "greedy", "mod:Cls"]
+    assert split_specs("pimc:samples=8,policy=ppo:c/p.zip,z=1,expert") == [
+        "pimc:samples=8,policy=ppo:c/p.zip,z=1", "expert"]
 
 
 def test_default_output_folder_names_every_game_defining_variant() -> None:
@@ -228,7 +230,8 @@ def test_workers_do_not_change_results(tmp_path: Path) -> None:
     for workers, batch in [(1, 256), (2, 3)]:
         config = EvalConfig(agents=("random", LOWEST, HIGHEST), players=3, deals=3, seed=11, workers=workers,
                             batch=batch)
-        run_eval(config, tmp_path / str(workers), progress=False, stdout=open(tmp_path / f"{workers}.txt", "w"))
+        with open(tmp_path / f"{workers}.txt", "w") as stdout:
+            run_eval(config, tmp_path / str(workers), progress=False, stdout=stdout)
         outs.append(tmp_path / str(workers))
     for name in ("results.json", "results.csv", "head_to_head.csv", "games.csv", "records.jsonl"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name

@@ -13,7 +13,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def test_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """Every ```python block of the README executes without error (the env example plays a whole deal)."""
-    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
     assert blocks, "the README has no Python example"
     printed = ""
     for code in blocks:

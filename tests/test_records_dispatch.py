@@ -74,7 +74,8 @@ def test_no_known_game_is_an_error_naming_the_known_games(obj: Any, error: str) 
 
 
 def test_a_second_game_plugs_in_by_one_registry_entry(toy_game: None, tmp_path: Path) -> None:
-    """A mixed file with a third (toy) game: each record is replayed by its own game, in text and JSON, with one exit status."""
+    """A mixed file with a third (toy) game: each record is replayed by its own game, in text and JSON, with one exit
+    status."""
     krypkasino = json.loads(DEAL.read_text())
     mixed = tmp_path / "mixed.jsonl"
     lines = [krypkasino, {"game": "toy", "moves": ["ok", "ok"]}, {"game": "toy", "moves": ["ok", "no"]},

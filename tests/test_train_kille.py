@@ -1,4 +1,5 @@
-"""train.py --game kungsholmskille end to end on a tiny budget, its checkpoint as ``ppo:PATH``, the league per episode."""
+"""train.py --game kungsholmskille end to end on a tiny budget, its checkpoint as ``ppo:PATH``, the league per
+episode."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
-from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv  # noqa: E402
+import agents
+from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--game", "kungsholmskille", "--total-timesteps", "1024", "--num-envs", "16", "--n-steps", "32",
@@ -23,7 +24,7 @@ TINY = ["--game", "kungsholmskille", "--total-timesteps", "1024", "--num-envs", 
 
 def train(*extra: str, tmp: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "train.py", "--out-dir", str(tmp / "runs"), *extra], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +54,8 @@ def test_outputs_and_metadata(run):
 
 def test_checkpoint_plays_in_the_vec_env(run):
     agent = agents.load(f"ppo:{run / 'k4.zip'}", game="kungsholmskille")
-    env = KungsholmskilleVecEnv(8, seat="random", opponents=[agent, agent, agents.load("expert", game="kungsholmskille")],
-                                seed=2)
+    expert = agents.load("expert", game="kungsholmskille")
+    env = KungsholmskilleVecEnv(8, seat="random", opponents=[agent, agent, expert], seed=2)
     env.reset()
     done = 0
     for _ in range(200):

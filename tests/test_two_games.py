@@ -41,7 +41,7 @@ def test_entry_modules_name_both_games() -> None:
 def test_gymnasium_ids(env_id: str, n_actions: int) -> None:
     """Both Gymnasium ids are registered on ``import krypenv`` and make a working env."""
     env = gym.make(env_id, players=2)
-    obs, info = env.reset(seed=0)
+    obs, _info = env.reset(seed=0)
     assert env.action_space.n == n_actions and env.observation_space.contains(obs)
 
 

@@ -11,5 +11,5 @@ checkpoint is loaded), the policy-guided search ``pimc:policy=ppo:PATH``
 :mod:`agents.league` mixes them with learner snapshots for training.
 """
 
-from agents.krypkasino import heuristics, pimc, ppo  # noqa: F401  (register greedy, creeper, expert, pimc, ppo:PATH)
-from agents.krypkasino import champion, guided  # noqa: F401  (pimc:policy=ppo:PATH, champion)
+# registers greedy, creeper, expert, pimc, ppo:PATH; pimc:policy=ppo:PATH and champion
+from agents.krypkasino import champion, guided, heuristics, pimc, ppo  # noqa: F401

@@ -49,8 +49,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from agents.krypkasino import tactics as T
 from agents.base import register
+from agents.krypkasino import tactics as T
 from krypenv.policy import DecisionBatch
 
 EXPERT_DEFAULTS = {"setup": 1.0, "self": 1.0, "last": 1.0, "high": 0.3, "endq": 0.5}

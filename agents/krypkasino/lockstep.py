@@ -27,8 +27,17 @@ from agents.krypkasino import tactics as T
 from agents.krypkasino.pimc import G_LCP, G_PLAYERS, G_SIDE, _next, determinize, side_score
 from krypenv.krypkasino.actions import CHOICE_SIZE, CHOOSING, ILLEGAL, MOVED
 from krypenv.krypkasino.cards import TOTAL_POINTS
-from krypenv.krypkasino.config import (C_E0, C_INIT_KINDS, C_INIT_SIZES, C_LATER_KINDS, C_LATER_SIZES, C_N_INIT,
-                                       C_N_LATER, C_P, C_SPADES)
+from krypenv.krypkasino.config import (
+    C_E0,
+    C_INIT_KINDS,
+    C_INIT_SIZES,
+    C_LATER_KINDS,
+    C_LATER_SIZES,
+    C_N_INIT,
+    C_N_LATER,
+    C_P,
+    C_SPADES,
+)
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.env_kernels import act_one
 

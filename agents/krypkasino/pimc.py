@@ -56,15 +56,15 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from agents.krypkasino import tactics as T
 from agents.base import BOOL, Limit, register
+from agents.krypkasino import tactics as T
 from agents.krypkasino.heuristics import expert_weights
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.engine.state import _packets
-from krypenv.policy import Agent, DecisionBatch
 from krypenv.krypkasino.rules import LATER_PATTERN
+from krypenv.policy import Agent, DecisionBatch
 
 POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
 DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
@@ -380,7 +380,8 @@ class PIMCAgent:
 
 
 def make(**options: object) -> Agent:
-    """``pimc:...``: :class:`PIMCAgent`, or with ``policy=KIND:PATH`` (a learned policy) the search ``LEARNED[KIND]`` builds."""
+    """``pimc:...``: :class:`PIMCAgent`, or with ``policy=KIND:PATH`` (a learned policy) the search
+    ``LEARNED[KIND]`` builds."""
     policy = options.get("policy")
     if isinstance(policy, str) and policy.partition(":")[0] in LEARNED and policy.partition(":")[2]:
         kind, _, path = policy.partition(":")

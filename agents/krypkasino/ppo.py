@@ -22,14 +22,15 @@ The loader checks, with a ValueError naming the path and the problem (never a ba
 traceback): the file exists and is a complete zip (a truncated download is not), it holds
 ``krypenv.json`` of a known format and the SB3 members, the observation layout id and length
 match this version of :mod:`krypenv.krypkasino.observation` for the checkpoint's player count, the
-action features are a known version, and the network's input matches their length.  The player count of the game is only known when the
-agent is asked to act: :meth:`PPOAgent.act` raises a ValueError if it differs from the
-checkpoint's.  Rule variants and teams other than the training ones are allowed (the
-observation has the same layout); they are recorded in ``agent.meta``.
+action features are a known version, and the network's input matches their length.  The player count
+of the game is only known when the agent is asked to act: :meth:`PPOAgent.act` raises a ValueError
+if it differs from the checkpoint's.  Rule variants and teams other than the training ones are
+allowed (the observation has the same layout); they are recorded in ``agent.meta``.
 
 **Acting.**  ``act(batch)`` computes the batch's action features if the policy uses them, then
-one forward pass of the policy network over the whole batch (torch, no gradients, CPU) and the argmax of the logits over the legal actions: deterministic,
-and the same for a decision whether it is acted on alone or in a batch.
+one forward pass of the policy network over the whole batch (torch, no gradients, CPU) and the
+argmax of the logits over the legal actions: deterministic, and the same for a decision whether it
+is acted on alone or in a batch.
 
 The observation is scaled to [0, 1] inside the network (:class:`ScaledInput`, or
 :class:`agents.krypkasino.move_policy.MoveInput` for a move-scoring policy: each entry divided by its
@@ -150,7 +151,8 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     if meta.get("obs_dim") != want_dim or meta.get("layout") != want_layout:
         raise _bad(path, f"incompatible observation layout: the checkpoint has {meta.get('layout')!r} "
                          f"({meta.get('obs_dim')} entries) for {players} players, this krypenv "
-                         f"{meta.get('krypenv', '?')!r} -> {krypenv_version()!r} uses {want_layout!r} ({want_dim} entries)")
+                         f"{meta.get('krypenv', '?')!r} -> {krypenv_version()!r} uses {want_layout!r} "
+                         f"({want_dim} entries)")
     from agents.krypkasino.move_features import VERSION
 
     if meta.get("features") not in (None, VERSION):
@@ -212,8 +214,9 @@ def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
         policy.load_state_dict(state)
     except ValueError:
         raise
-    except Exception as exc:  # unpickling, missing keys, shape mismatches ...: one line naming the file
-        raise _bad(path, f"cannot load the policy: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    except Exception as exc:  # noqa: BLE001 - unpickling, missing keys, shape mismatches ...: one line naming the file
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise _bad(path, f"cannot load the policy: {type(exc).__name__}: {first}") from None
     policy.set_training_mode(False)
     return policy
 

@@ -105,7 +105,8 @@ def moves_into(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndar
 
 @njit(cache=True)
 def action_for(pending: int, fixed: np.ndarray, card: int, cap: np.ndarray) -> int:
-    """The next action towards the move (card, cap) from the choice state (pending, fixed) (:mod:`krypenv.krypkasino.actions`)."""
+    """The next action towards the move (card, cap) from the choice state (pending, fixed)
+    (:mod:`krypenv.krypkasino.actions`)."""
     if pending < 0:
         return card
     for c in range(52):

@@ -1,4 +1,5 @@
-"""Kungsholmskille's rule-based baselines: ``timid`` and ``expert`` (their tactics: :mod:`agents.kungsholmskille.tactics`).
+"""Kungsholmskille's rule-based baselines: ``timid`` and ``expert`` (their tactics:
+:mod:`agents.kungsholmskille.tactics`).
 
 | spec     | idea                                                                                  |
 |----------|---------------------------------------------------------------------------------------|
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import register
-from agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, decide_batch, offsets
+from agents.kungsholmskille.tactics import EXPERT, TIMID, decide_batch, offsets
 from krypenv.policy import DecisionBatch
 
 __all__ = ["ExpertAgent", "TacticsAgent", "TimidAgent"]
@@ -77,6 +78,7 @@ class ExpertAgent(TacticsAgent):
         super().__init__(EXPERT, np.array(values, np.float64))
 
 
-register("timid", TimidAgent, "knocks and stays only with a very low card; shows only when it cannot lose", games=(GAME,))
+register("timid", TimidAgent, "knocks and stays only with a very low card; shows only when it cannot lose",
+         games=(GAME,))
 register("expert", ExpertAgent, "chance of the lowest card from the cards seen; bets by expected money; sheds high "
          "cards", games=(GAME,))

@@ -75,7 +75,8 @@ def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.nda
 
 
 def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Generator) -> np.ndarray:
-    """A copy of an engine record whose hidden cards (seen from ``seat``) are dealt afresh (see the module docstring)."""
+    """A copy of an engine record whose hidden cards (seen from ``seat``) are dealt afresh (see the module
+    docstring)."""
     w = row.copy()
     hand_at = lambda s: slice(K.HANDS + N_RANKS * s, K.HANDS + N_RANKS * (s + 1))
     seen = w[hand_at(seat)].astype(np.int64).copy()

@@ -129,7 +129,8 @@ def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
     def custom(data_json: str, state: dict[str, Any]) -> dict[str, Any]:
         layers = {int(k.split(".")[2]): v for k, v in state.items()
                   if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")}
-        return playing_only(data_json) | {"policy_kwargs": policy_kwargs([int(layers[k].shape[0]) for k in sorted(layers)])}
+        widths = [int(layers[k].shape[0]) for k in sorted(layers)]
+        return playing_only(data_json) | {"policy_kwargs": policy_kwargs(widths)}
 
     try:
         state, data = load_state(path, custom)
@@ -141,7 +142,7 @@ def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
         policy.load_state_dict(state)
     except ValueError:
         raise
-    except Exception as exc:  # unpickling, missing keys, shape mismatches ...: one line naming the file
+    except Exception as exc:  # noqa: BLE001 - unpickling, missing keys, shape mismatches ...: one line naming the file
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise bad(path, f"cannot load the policy: {type(exc).__name__}: {first}") from None
     policy.set_training_mode(False)

@@ -200,9 +200,9 @@ def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.n
     depth, depth_stay, depth_show, margin, fold_value, cost, share = par[0], par[1], par[2], par[3], par[4], \
         par[5], par[6]
     others = n_in - 1
-    k = int(round((others - stayed) * depth + stayed * depth_stay))
+    k = round((others - stayed) * depth + stayed * depth_stay)
     if mask[SHOW]:
-        ks = int(round(others * depth_show))
+        ks = round(others * depth_show)
         w = p_none_below(unseen, r + 1, ks)  # a tie goes against the shower (L14)
         return SHOW if w * pot > (1.0 - w) * (pot + 2.0) else BUD
     if mask[STAND]:

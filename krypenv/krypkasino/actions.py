@@ -93,8 +93,7 @@ def fix_common(cands: np.ndarray, fixed: np.ndarray) -> tuple[int, int]:
             n_rem += 1
             last = m
             for c in range(52):
-                if cands[m, c] < lo[c]:
-                    lo[c] = cands[m, c]
+                lo[c] = min(lo[c], cands[m, c])
     if n_rem:
         for c in range(52):
             fixed[c] = lo[c]
@@ -116,8 +115,7 @@ def choice_mask_into(cands: np.ndarray, fixed: np.ndarray, out: np.ndarray) -> N
             if same:
                 confirm = 1
             for c in range(52):
-                if cands[m, c] > hi[c]:
-                    hi[c] = cands[m, c]
+                hi[c] = max(hi[c], cands[m, c])
     for c in range(52):
         out[TAKE + c] = 1 if hi[c] > fixed[c] else 0
     out[CONFIRM] = confirm

@@ -78,7 +78,7 @@ and the last moves with the table talk of the rule texts ("tabbe på 6 eller dam
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -93,7 +93,7 @@ from krypenv.krypkasino.render import move_lines, table_text
 from krypenv.rng import check_seed
 from krypenv.spaces import as_action
 
-__all__ = ["env", "raw_env", "ILLEGAL_PENALTY"]
+__all__ = ["ILLEGAL_PENALTY", "env", "raw_env"]
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -128,7 +128,8 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv):
     """Krypkasino as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "krypkasino_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "krypkasino_v0",
+                                          "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, players: int = 3, teams: Any = None, two_player_deal: str = "6+4", set_aside: str = "court",
                  last_capture_point: bool = False, reward: str = "points", deals: int = 1, illegal: str = "raise",

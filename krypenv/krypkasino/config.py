@@ -56,7 +56,8 @@ class EnvConfig:
         object.__setattr__(self, "teams", rules.teams)
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
-        if isinstance(self.deals, bool) or not isinstance(self.deals, (int, np.integer)) or not 1 <= self.deals <= MAX_DEALS:
+        if (isinstance(self.deals, bool) or not isinstance(self.deals, (int, np.integer))
+                or not 1 <= self.deals <= MAX_DEALS):
             raise ValueError(f"deals must be an integer from 1 to {MAX_DEALS}, got {self.deals!r}")
         if self.illegal not in ILLEGAL_MODES:
             raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {self.illegal!r}")

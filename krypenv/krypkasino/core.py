@@ -24,14 +24,39 @@ import numba
 import numpy as np
 
 from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS, action_name
-from krypenv.krypkasino.config import (C_E0, C_INIT_KINDS, C_INIT_SIZES, C_LATER_KINDS, C_LATER_SIZES, C_SEAT_KINDS,
-                                       C_SIDE_OF, CFG_SIZE, EXTERNAL, I_DEAL_NO, I_TOTALS, K_PARALLEL_FROM, LAST_MOVE,
-                                       LEARNER, EnvConfig)
+from krypenv.krypkasino.config import (
+    C_E0,
+    C_INIT_KINDS,
+    C_INIT_SIZES,
+    C_LATER_KINDS,
+    C_LATER_SIZES,
+    C_SEAT_KINDS,
+    C_SIDE_OF,
+    CFG_SIZE,
+    EXTERNAL,
+    I_DEAL_NO,
+    I_TOTALS,
+    K_PARALLEL_FROM,
+    LAST_MOVE,
+    LEARNER,
+    EnvConfig,
+)
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.captures import new_scratch
-from krypenv.krypkasino.env_kernels import (_col_over, _col_seat, k_act, k_act_external, k_advance, k_observe,
-                                            k_observe_seats, k_reset_par, k_reset_ser, k_values, k_waiting)
+from krypenv.krypkasino.env_kernels import (
+    _col_over,
+    _col_seat,
+    k_act,
+    k_act_external,
+    k_advance,
+    k_observe,
+    k_observe_seats,
+    k_reset_par,
+    k_reset_ser,
+    k_values,
+    k_waiting,
+)
 from krypenv.krypkasino.observation import bounds, obs_size
 from krypenv.krypkasino.view import SeatView, seat_view
 from krypenv.policy import Agent, DecisionBatch, check_actions

@@ -21,10 +21,31 @@ from numba import njit, prange
 
 from krypenv.krypkasino.actions import CHOICE_SIZE, ILLEGAL, MOVED, N_ACTIONS, apply_action, mask_into
 from krypenv.krypkasino.cards import DECK_SIZE, HAND_VALUE
-from krypenv.krypkasino.config import (C_DEALS, C_E0, C_FIRST_DEALER, C_INIT_KINDS, C_INIT_SIZES, C_LATER_KINDS,
-                                        C_LATER_SIZES, C_LCP, C_N_INIT, C_N_LATER, C_P, C_RANDOM_SEAT, C_RELATIVE,
-                                        C_SEAT_KINDS, C_SIDE_OF, C_SIDES, C_SPADES, EXTERNAL, I_DEAL_NO, I_TOTALS,
-                                        ILLEGAL_PENALTY, LAST_MOVE, RANDOM)
+from krypenv.krypkasino.config import (
+    C_DEALS,
+    C_E0,
+    C_FIRST_DEALER,
+    C_INIT_KINDS,
+    C_INIT_SIZES,
+    C_LATER_KINDS,
+    C_LATER_SIZES,
+    C_LCP,
+    C_N_INIT,
+    C_N_LATER,
+    C_P,
+    C_RANDOM_SEAT,
+    C_RELATIVE,
+    C_SEAT_KINDS,
+    C_SIDE_OF,
+    C_SIDES,
+    C_SPADES,
+    EXTERNAL,
+    I_DEAL_NO,
+    I_TOTALS,
+    ILLEGAL_PENALTY,
+    LAST_MOVE,
+    RANDOM,
+)
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.captures import hand_sweep_values_s, sweep_values_s, table_value_key
 from krypenv.krypkasino.observation import POINTS8, encode_into
@@ -150,7 +171,8 @@ def reset_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, base: np.ndarra
 
 @njit(cache=True)
 def rollover_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> bool:
-    """If env ``i``'s deal is finished, bank its scores and deal the next one of the match; True if the episode is over."""
+    """If env ``i``'s deal is finished, bank its scores and deal the next one of the match; True if the episode is
+    over."""
     if episode_over(st, cfg, i):
         return True
     if not st[i, K.DONE]:

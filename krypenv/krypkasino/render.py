@@ -89,8 +89,8 @@ def table_text(core: Core, i: int, names: list[str], log: list[str], deals: int)
     d, rules = core.deals, core.rules
     sistan = " (sistan)" if d.pos[i] >= 104 else ""
     lines = [
-        f"Krypkasino — deal {int(core.deal_no[i]) + 1}/{deals}, round {int(d.round[i]) + 1}/{rules.rounds}{sistan}, "
-        f"deck {104 - int(d.pos[i])} cards, dealer {names[int(d.dealer[i])]}",
+        (f"Krypkasino — deal {int(core.deal_no[i]) + 1}/{deals}, round {int(d.round[i]) + 1}/{rules.rounds}{sistan}, "
+         f"deck {104 - int(d.pos[i])} cards, dealer {names[int(d.dealer[i])]}"),
         f"table:     {cards_text(d.table[i])}",
         f"set aside: {cards_text(d.aside[i])}",
     ]

@@ -3,12 +3,15 @@
 ``gymnasium.make("krypenv/Krypkasino-v0", seat=0, opponents="random", players=3, ...)``: the
 learner plays one seat; the other seats are played inside ``step`` by opponent agents.
 
-| Observation | ``Box(int8, (325 + 7P + 5,))``: the learner's information state (:mod:`krypenv.krypkasino.observation`) |
-|-------------|-----------------------------------------------------------------------------------------------|
-| Action      | ``Discrete(105)`` (:mod:`krypenv.krypkasino.actions`); ``action_space.sample()`` draws a legal action     |
-| Mask        | ``info["action_mask"]`` (105,) int8 and ``env.action_masks()`` (105,) bool (sb3-contrib)      |
-| Reward      | minus the change of the learner's side value since its previous decision                      |
-| Episode     | one deal (``deals=k``: a match of k deals); ``terminated`` at its end, never truncated        |
+| Observation | ``Box(int8, (325 + 7P + 5,))``: the learner's information state                          |
+|-------------|------------------------------------------------------------------------------------------|
+| Action      | ``Discrete(105)``; ``action_space.sample()`` draws a legal action                        |
+| Mask        | ``info["action_mask"]`` (105,) int8 and ``env.action_masks()`` (105,) bool (sb3-contrib) |
+| Reward      | minus the change of the learner's side value since its previous decision                 |
+| Episode     | one deal (``deals=k``: a match of k deals); ``terminated`` at its end, never truncated   |
+
+The observation's layout is :mod:`krypenv.krypkasino.observation`, the actions
+:mod:`krypenv.krypkasino.actions`.
 
 ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the
@@ -36,22 +39,22 @@ scored ``ILLEGAL_PENALTY`` = 50 more points.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.rng import check_seed
-from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
 from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.env_kernels import learner_value
-from krypenv.policy import NATIVE_RANDOM, Agent
 from krypenv.krypkasino.render import history_lines, move_lines, table_text
+from krypenv.policy import NATIVE_RANDOM, Agent
+from krypenv.rng import check_seed
+from krypenv.spaces import LegalDiscrete, as_action
 
-__all__ = ["KrypkasinoEnv", "ILLEGAL_PENALTY", "opponent_kinds"]
+__all__ = ["ILLEGAL_PENALTY", "KrypkasinoEnv", "opponent_kinds"]
 
 
 def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, Agent]]:
@@ -61,7 +64,8 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
     """
     items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
     if len(items) != players - 1:
-        raise ValueError(f"opponents must be one agent or a list of {players - 1} (one per other seat), got {len(items)}")
+        raise ValueError(f"opponents must be one agent or a list of {players - 1} (one per other seat), "
+                         f"got {len(items)}")
     kinds, agents = [LEARNER], {}
     for r, opp in enumerate(items, start=1):
         if (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == NATIVE_RANDOM:
@@ -78,7 +82,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
 class KrypkasinoEnv(gym.Env):
     """The learner's seat of a Krypkasino game (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, seat: int | str = 0, opponents: Any = "random", players: int = 3, teams: Any = None,
                  two_player_deal: str = "6+4", set_aside: str = "court", last_capture_point: bool = False,

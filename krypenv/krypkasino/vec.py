@@ -36,7 +36,6 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from krypenv.vec_shell import BatchedVecEnv
 from krypenv.krypkasino.actions import N_ACTIONS, action_name
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.core import Core
@@ -51,6 +50,7 @@ from krypenv.krypkasino.env_kernels import (
     k_step_ser,
 )
 from krypenv.krypkasino.single import opponent_kinds
+from krypenv.vec_shell import BatchedVecEnv
 
 __all__ = ["KrypkasinoVecEnv"]
 
@@ -120,7 +120,8 @@ class KrypkasinoVecEnv(BatchedVecEnv):
                                                 self._status, core.scr)
             core.play_external(self._agents)
             (k_finish_par if par else k_finish_ser)(core.st, core.rng, core.ints, core.base, core.cfg, self._rew,
-                                                    self._dones, self._final, self._term_obs, self._term_masks, core.scr)
+                                                    self._dones, self._final, self._term_obs, self._term_masks,
+                                                    core.scr)
             if self._dones.any():
                 core.play_external(self._agents)  # new games may start with an opponent's turn
             self._observe()

@@ -12,4 +12,4 @@ from krypenv.kungsholmskille.actions import N_ACTIONS, action_name, parse_move
 from krypenv.kungsholmskille.engine import Deals, IllegalMoveError
 from krypenv.kungsholmskille.rules import Rules
 
-__all__ = ["Deals", "IllegalMoveError", "N_ACTIONS", "Rules", "action_name", "parse_move"]
+__all__ = ["N_ACTIONS", "Deals", "IllegalMoveError", "Rules", "action_name", "parse_move"]

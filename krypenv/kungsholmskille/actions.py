@@ -121,7 +121,8 @@ def parse_move(text: str) -> int:
         raise ValueError(f"unknown move {text!r}: moves are {MOVE_FORMS} (L17)")
     ranks = arg.split(",")
     if len(ranks) > (2 if kind == "discard" else 1):
-        raise ValueError(f"unknown move {text!r}: {kind} takes {'one or two ranks' if kind == 'discard' else 'one rank'}")
+        takes = "one or two ranks" if kind == "discard" else "one rank"
+        raise ValueError(f"unknown move {text!r}: {kind} takes {takes}")
     for r in ranks:
         if r not in _RANK:
             raise ValueError(f"unknown rank name {r!r} in move {text!r}: the ranks are {', '.join(RANKS)}")

@@ -85,7 +85,7 @@ ended (`krypenv.kungsholmskille.render`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -120,8 +120,8 @@ def illegal_message(agent: str, action: int, legal: list[str]) -> str:
 class raw_env(AECEnv):
     """Kungsholmskille as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "kungsholmskille_v0", "is_parallelizable": False,
-                "render_fps": 1}  # fmt: skip
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "kungsholmskille_v0",
+                                          "is_parallelizable": False, "render_fps": 1}  # fmt: skip
 
     def __init__(self, players: int = 4, first_dealer: int | None = None, max_deals: int = 50,
                  skip_forced: bool = False, illegal: str = "raise", render_mode: str | None = None) -> None:
@@ -182,8 +182,8 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[int(core.deals.to_act[0])]
         self.infos = {a: {"to_act": a == self.agent_selection} for a in self.agents}
         d = core.deals
-        self._log = [f"new pot: every seat antes 2 (L3); deal 0: dealer {self.possible_agents[int(d.dealer[0])]}, "
-                     f"pot {int(d.pot[0])}"]
+        self._log = [(f"new pot: every seat antes 2 (L3); deal 0: dealer {self.possible_agents[int(d.dealer[0])]}, "
+                      f"pot {int(d.pot[0])}")]
         if self.render_mode == "human":
             self.render()
 

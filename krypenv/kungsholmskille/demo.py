@@ -24,7 +24,13 @@ import numpy as np
 from krypenv.kungsholmskille.actions import KNACKA, SHOW, STAND, action_name
 from krypenv.kungsholmskille.cards import RANKS, names_from_counts
 from krypenv.kungsholmskille.engine import (
-    EXCHANGE, FIRST_CALL, FOLDING, SECOND_CALL, SHOWING, TRICKS, Deals,
+    EXCHANGE,
+    FIRST_CALL,
+    FOLDING,
+    SECOND_CALL,
+    SHOWING,
+    TRICKS,
+    Deals,
 )  # fmt: skip
 from krypenv.kungsholmskille.records import describe_result
 from krypenv.kungsholmskille.rules import Rules
@@ -91,7 +97,8 @@ def run_demo(players: int = 4, seed: int | None = None, out: TextIO | None = Non
         if ph == TRICKS:
             note = f"  seat {s} [{' '.join(names_from_counts(hand_before))}] plays {action_name(a)[5:]}"
             if forced_low:
-                note += f" (must play its lowest card: nothing reaches {RANKS[int(d.trick_cards[0, trick_before].max())]}, L10)"
+                high = RANKS[int(d.trick_cards[0, trick_before].max())]
+                note += f" (must play its lowest card: nothing reaches {high}, L10)"
             elif len(legal) == 1:
                 note += " (its only legal card, L10)"
             print(note, file=out)

@@ -74,8 +74,16 @@ import numpy as np
 from krypenv.kungsholmskille import drivers as D
 from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import (
-    DISCARD1, DISCARD2, FOLD as FOLD_ACTION, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, action_name, parse_move,
+    DISCARD1,
+    DISCARD2,
+    N_ACTIONS,
+    PAIR_X,
+    PAIR_Y,
+    PLAY,
+    action_name,
+    parse_move,
 )  # fmt: skip
+from krypenv.kungsholmskille.actions import FOLD as FOLD_ACTION
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS, RANKS, check_deck, names_from_counts, shuffled_decks
 from krypenv.kungsholmskille.rules import Rules
 
@@ -190,7 +198,8 @@ class Deals:
         return active
 
     def _per_deal(self, name: str, value: Any, default: np.ndarray, hi: int) -> np.ndarray:
-        """An int or (N,) array of ints in [0, hi) as an (N,) int64 array (``default`` if None); ValueError otherwise."""
+        """An int or (N,) array of ints in [0, hi) as an (N,) int64 array (``default`` if None); ValueError
+        otherwise."""
         if value is None:
             return default
         arr = np.asarray(value)

@@ -53,7 +53,19 @@ import numpy as np
 from numba import njit
 
 from krypenv.kungsholmskille.actions import (
-    BUD, DISCARD1, DISCARD2, FOLD, KNACKA, N_ACTIONS, PAIR_X, PAIR_Y, PLAY, SHOW, STAND, STAY, pair_index,
+    BUD,
+    DISCARD1,
+    DISCARD2,
+    FOLD,
+    KNACKA,
+    N_ACTIONS,
+    PAIR_X,
+    PAIR_Y,
+    PLAY,
+    SHOW,
+    STAND,
+    STAY,
+    pair_index,
 )  # fmt: skip
 
 MAXP = 6
@@ -265,7 +277,8 @@ def last_card(row: np.ndarray, s: int) -> int:
 
 @njit(cache=True)
 def showdown(row: np.ndarray, cr: np.ndarray, players: int, shower: int) -> None:
-    """L13/L14: the shower wins below everyone, else the lowest other, last in the L13 order, wins and is paid the penalty."""
+    """L13/L14: the shower wins below everyone, else the lowest other, last in the L13 order, wins and is paid the
+    penalty."""
     row[SHOWER] = shower
     r = last_card(row, shower)
     low = 99

@@ -105,7 +105,8 @@ def _parse_result(res: Any, players: int, pot: int) -> dict[str, Any]:
         raise RecordError(f"result must be an object or absent, got {type(res).__name__}")
     missing, extra = sorted(set(RESULT_KEYS) - set(res)), sorted(set(res) - set(RESULT_KEYS))
     if missing or extra:
-        parts = ([f"missing {', '.join(missing)}"] if missing else []) + ([f"unknown {', '.join(extra)}"] if extra else [])
+        parts = (([f"missing {', '.join(missing)}"] if missing else [])
+                 + ([f"unknown {', '.join(extra)}"] if extra else []))
         raise RecordError(f"result must have exactly the keys {', '.join(RESULT_KEYS)}: {'; '.join(parts)}")
     if res["outcome"] not in OUTCOME_NAMES:
         raise RecordError(f"result.outcome must be one of {', '.join(OUTCOME_NAMES)}, got {res['outcome']!r}")
@@ -233,7 +234,8 @@ def replay(parsed: ParsedRecord, legal: bool = False) -> ReplayOutcome:
 
 
 def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
-    """Parse and replay a loaded record; every problem becomes ``ok=False`` with a one-line message, never an exception."""
+    """Parse and replay a loaded record; every problem becomes ``ok=False`` with a one-line message, never an
+    exception."""
     try:
         try:
             parsed = parse_record(obj)

@@ -91,15 +91,15 @@ def moves_since(core: Core, i: int, names: list[str], deal_before: int, moves_be
 
 def table_text(core: Core, i: int, names: list[str], log: list[str]) -> str:
     """A spectator's text table of env ``i`` (see the module docstring)."""
-    st, cash = core.st[i], core.cash[i]
+    st = core.st[i]
     P = core.players
     over = int(core.over[i])
     phase = "episode over" if over else PHASE_NAMES[int(st[K.PHASE])]
     if not over and st[K.PHASE] == K.TRICKS:
         phase += f", trick {int(st[K.TRICK]) + 1} of 4"
-    lines = [f"Kungsholmskille · deal {int(core.deal_no[i])} of at most {core.config.max_deals} · "
-             f"dealer {names[int(st[K.DEALER])]} · forehand {names[int(st[K.FOREHAND])]} · "
-             f"pot {int(core.pot[i])} · {phase} · talon {42 - int(st[K.TPOS])} cards"]
+    lines = [(f"Kungsholmskille · deal {int(core.deal_no[i])} of at most {core.config.max_deals} · "
+              f"dealer {names[int(st[K.DEALER])]} · forehand {names[int(st[K.FOREHAND])]} · "
+              f"pot {int(core.pot[i])} · {phase} · talon {42 - int(st[K.TPOS])} cards")]
     width = max(len(n) for n in names)
     for s in range(P):
         hand = " ".join(names_from_counts(st[K.HANDS + 21 * s:K.HANDS + 21 * s + 21])) or "-"

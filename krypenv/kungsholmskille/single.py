@@ -4,12 +4,15 @@
 ``krypenv/Kungsholmskille-v0``): the learner plays one seat; the other seats are played
 inside ``step`` by opponents.
 
-| Observation | ``Box(int16, (75 + 23P,))``: the learner's information state (:mod:`~krypenv.kungsholmskille.observation`) |
-|-------------|-------------------------------------------------------------------------------------------------------------|
-| Action      | ``Discrete(279)`` (:mod:`~krypenv.kungsholmskille.actions`); ``action_space.sample()`` draws a legal action  |
-| Mask        | ``info["action_mask"]`` (279,) int8 and ``env.action_masks()`` (279,) bool (sb3-contrib)                    |
-| Reward      | the change of the learner's money since its previous decision (the −2 ante of L3 with the first step)       |
-| Episode     | one pot: ``terminated`` when it goes out (L14, L15), ``truncated`` after ``max_deals`` deals (L16)          |
+| Observation | ``Box(int16, (75 + 23P,))``: the learner's information state                                          |
+|-------------|-------------------------------------------------------------------------------------------------------|
+| Action      | ``Discrete(279)``; ``action_space.sample()`` draws a legal action                                     |
+| Mask        | ``info["action_mask"]`` (279,) int8 and ``env.action_masks()`` (279,) bool (sb3-contrib)              |
+| Reward      | the change of the learner's money since its previous decision (the −2 ante of L3 with the first step) |
+| Episode     | one pot: ``terminated`` when it goes out (L14, L15), ``truncated`` after ``max_deals`` deals (L16)    |
+
+The observation's layout is :mod:`~krypenv.kungsholmskille.observation`, the actions
+:mod:`~krypenv.kungsholmskille.actions`.
 
 ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the built-in
@@ -37,14 +40,12 @@ integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from krypenv.rng import check_seed
-from krypenv.spaces import LegalDiscrete, as_action
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import (
@@ -63,6 +64,8 @@ from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_step_ser
 from krypenv.kungsholmskille.render import moves_since, table_text
 from krypenv.policy import NATIVE_RANDOM, Agent
+from krypenv.rng import check_seed
+from krypenv.spaces import LegalDiscrete, as_action
 
 __all__ = ["ILLEGAL_FINE", "KungsholmskilleEnv", "opponent_kinds"]
 
@@ -100,7 +103,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
 class KungsholmskilleEnv(gym.Env):
     """The learner's seat at a Kungsholmskille table (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, seat: int | str = 0, opponents: Any = "random", players: int = 4,
                  first_dealer: int | None = None, max_deals: int = 50, skip_forced: bool = False,

@@ -39,7 +39,6 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from krypenv.vec_shell import BatchedVecEnv
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import RUNNING, TRUNCATED, EnvConfig
@@ -56,6 +55,7 @@ from krypenv.kungsholmskille.env_kernels import (
 )  # fmt: skip
 from krypenv.kungsholmskille.observation import OBS_DTYPE
 from krypenv.kungsholmskille.single import opponent_kinds
+from krypenv.vec_shell import BatchedVecEnv
 
 __all__ = ["KungsholmskilleVecEnv"]
 

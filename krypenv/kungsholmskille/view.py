@@ -47,7 +47,6 @@ from krypenv.kungsholmskille.cards import DECK_SIZE, N_COPIES, N_RANKS
 from krypenv.kungsholmskille.config import E_DEAL, E_MONEY, E_OVER, RUNNING
 
 
-
 class ViewSource(Protocol):
     """What :func:`seat_view` reads of a batch of games (a core; core.py imports this module, never the reverse)."""
 

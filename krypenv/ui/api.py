@@ -23,8 +23,8 @@ from krypenv.ui.store import Store, Table
 
 MAX_REPLAYS = 32  # opened records files kept in memory
 MAX_REPLAY_BYTES = 64 * 1024 * 1024  # JSON text of the records kept for replay, all files together
-FIELDS = {"games": {"game", "players", "agents", "seat", "seed", "deals", "rules"}, "move": {"n", "key", "since", "move_index"},
-          "hint": {"spec"}, "replay": {"name", "text"}}
+FIELDS = {"games": {"game", "players", "agents", "seat", "seed", "deals", "rules"},
+          "move": {"n", "key", "since", "move_index"}, "hint": {"spec"}, "replay": {"name", "text"}}
 
 
 class App:

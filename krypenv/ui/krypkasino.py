@@ -92,7 +92,7 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
         return {}
     if not isinstance(obj, dict):
         why = f"rules must be an object with keys among {', '.join(RULE_OPTIONS)}, got {type(obj).__name__}"
-        raise ValueError(why)  # noqa: TRY004 - a ValueError is the API's 400, as in Rules' own checks
+        raise ValueError(why)  # a ValueError is the API's 400, as in Rules' own checks
     unknown = sorted(set(obj) - set(RULE_OPTIONS))
     if unknown:
         where = " (players is a field of the request itself)" if "players" in unknown else ""
@@ -318,7 +318,8 @@ class Adapter:
             "hands": hands if seat is None else None,
             "hand_sizes": [int(x) for x in d.hands[0].sum(axis=1)],
             "pile_sizes": [int(x) for x in d.piles[0].sum(axis=1)],
-            "scores": [int(x) for x in d.scores_of(0)], "card_points": [int(x) for x in d.piles[0].astype(np.int64) @ POINTS],
+            "scores": [int(x) for x in d.scores_of(0)],
+            "card_points": [int(x) for x in d.piles[0].astype(np.int64) @ POINTS],
             "tabbes": [int(x) for x in d.tabbes[0]], "dealer": int(d.dealer[0]), "turn": self.to_act,
             "round": int(d.round[0]) + 1, "rounds": self.rules.rounds, "deck_left": 104 - int(d.pos[0]),
             "sistan": bool(d.pos[0] >= 104), "call": None if self.done else announcement(d.table[0]),

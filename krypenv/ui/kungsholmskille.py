@@ -22,11 +22,28 @@ from typing import Any
 import numpy as np
 
 from krypenv.kungsholmskille import kernels as K
-from krypenv.kungsholmskille.actions import (DISCARD1, KNACKA, MAX_LEGAL, N_ACTIONS, PLAY, SHOW, STAND,
-                                             action_name, parse_move)
+from krypenv.kungsholmskille.actions import (
+    DISCARD1,
+    KNACKA,
+    MAX_LEGAL,
+    N_ACTIONS,
+    PLAY,
+    SHOW,
+    STAND,
+    action_name,
+    parse_move,
+)
 from krypenv.kungsholmskille.cards import RANKS, names_from_counts
-from krypenv.kungsholmskille.engine import (EXCHANGE, FIRST_CALL, FOLDING, PHASE_NAMES, SECOND_CALL, SHOWDOWN,
-                                            SHOWING, TRICKS, Deals)
+from krypenv.kungsholmskille.engine import (
+    EXCHANGE,
+    FIRST_CALL,
+    FOLDING,
+    PHASE_NAMES,
+    SECOND_CALL,
+    SHOWDOWN,
+    TRICKS,
+    Deals,
+)
 from krypenv.kungsholmskille.observation import OBS_DTYPE, encode_into, mask_into, obs_size
 from krypenv.kungsholmskille.records import describe_result, parse_record, record_from_deals
 from krypenv.kungsholmskille.rules import Rules
@@ -118,8 +135,8 @@ class Adapter:
         dealer = (self.players - 1 + k) % self.players
         self.deals.reset(rng=self.deck_rng, dealers=dealer, pots=self.pot_next)
         paid = f", antes {', '.join(str(int(x)) for x in self.antes_next)}" if k else " (everybody put in 2, L3)"
-        return [f"deal {k + 1}: seat {dealer} deals, seat {int(self.deals.forehand[0])} is forehand; "
-                f"pot {int(self.deals.pot[0])}{paid}"]
+        return [(f"deal {k + 1}: seat {dealer} deals, seat {int(self.deals.forehand[0])} is forehand; "
+                 f"pot {int(self.deals.pot[0])}{paid}")]
 
     @property
     def done(self) -> bool:
@@ -255,7 +272,8 @@ class Adapter:
         for s in range(P):
             said = [word(int(d.call1[0, s]), KNACKA, "knacka", "bud"), word(int(d.fold_calls[0, s]), 2, "fold", "stay"),
                     None if d.exchanged[0, s] < 0 else f"changed {int(d.exchanged[0, s])}",
-                    word(int(d.call2[0, s]), KNACKA, "knacka", "bud"), word(int(d.show_calls[0, s]), SHOW, "show", "bud")]
+                    word(int(d.call2[0, s]), KNACKA, "knacka", "bud"),
+                    word(int(d.show_calls[0, s]), SHOW, "show", "bud")]
             calls.append([x for x in said if x])
         return {
             "phase": PHASE_NAMES[int(d.phase[0])], "pot": int(d.pot[0]), "money": [int(x) for x in self.money],
@@ -280,8 +298,8 @@ class Adapter:
         self.money += np.asarray(res["money"], np.int64)
         self.antes_next = np.asarray(res["antes_next"], np.int64)
         self.pot_next = int(res["pot_next"])
-        return [f"end of the deal: {describe_result(res, int(self.deals.pot[0]))}; "
-                f"next pot {self.pot_next} if another deal follows"]
+        return [(f"end of the deal: {describe_result(res, int(self.deals.pot[0]))}; "
+                 f"next pot {self.pot_next} if another deal follows")]
 
     def totals(self) -> list[int]:
         """Each seat's net money in the match so far (L3)."""

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from krypenv.ui.games import adapter
 from krypenv.ui.moves import Choice, InputError
 
-__all__ = ["Choice", "Event", "GameAdapter", "InputError", "Session", "parse_specs", "default_record_path"]
+__all__ = ["Choice", "Event", "GameAdapter", "InputError", "Session", "default_record_path", "parse_specs"]
 
 HUMAN = "human"
 
@@ -195,7 +195,8 @@ class Session:
         self.record_path = Path(record) if record is not None else default_record_path(game, seed)
         self.names = [("you" if s == self.human else f"seat {s} ({spec})") for s, spec in enumerate(self.specs)]
         self.over = False
-        self.moves = 0  # moves made in the match, every seat's: the move_index a move request must name (see the server)
+        # moves made in the match, every seat's: the move_index a move request must name (see the server)
+        self.moves = 0
         self.record_error: str | None = None  # why the last save failed, if it did; the game goes on
         self._talk(-1, self.game.start_deal(0))
         if advance:
@@ -234,7 +235,8 @@ class Session:
         return self.game.parse(text, legal)
 
     def play(self, choice: Choice | int | str, advance: bool = True) -> list[Event]:
-        """Apply the human's move (a Choice, its 0-based index, or typed text), then (``advance``) the agents'; the new events."""
+        """Apply the human's move (a Choice, its 0-based index, or typed text), then (``advance``) the agents'; the
+        new events."""
         legal = self.legal()
         if not legal:
             raise InputError("it is not your turn" if not self.over else "the match is over")
@@ -327,8 +329,7 @@ class Session:
         tmp = self.record_path.with_name(self.record_path.name + ".part")
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
-                for rec in self.records():
-                    fh.write(json.dumps(rec) + "\n")
+                fh.writelines(json.dumps(rec) + "\n" for rec in self.records())
             tmp.replace(self.record_path)
         except OSError:
             with contextlib.suppress(OSError):

@@ -1,4 +1,5 @@
-"""The games ``krypenv serve`` keeps: a bounded, least-recently-used table, agent work on a small pool, records kept tidy.
+"""The games ``krypenv serve`` keeps: a bounded, least-recently-used table, agent work on a small pool, records kept
+tidy.
 
 * **Games** (:class:`Store`): at most :data:`MAX_GAMES` in memory, each a :class:`Table` under a
   random id.  Every request for a game makes it the most recently used; a new game beyond the

@@ -76,7 +76,7 @@ def _seat_rows(st: dict[str, Any], columns: list[tuple[str, list[Any]]]) -> list
     names = [n + (" *" if s == st["to_act"] else "") for s, n in enumerate(st["names"])]
     width = max(len(n) for n in names) + 2
     head = f"{'seat':<{width}}" + "".join(f"{c:>8}" for c, _ in columns)
-    return [head] + [f"{names[s]:<{width}}" + "".join(f"{str(v[s]):>8}" for _, v in columns)
+    return [head] + [f"{names[s]:<{width}}" + "".join(f"{v[s]!s:>8}" for _, v in columns)
                      for s in range(st["players"])]
 
 

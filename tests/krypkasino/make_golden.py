@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.krypkasino.cards import card_name, names_from_counts
-from krypenv.krypkasino.engine import shuffled_deck
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import Deals, shuffled_deck
 from krypenv.krypkasino.rules import Rules
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"
@@ -88,7 +87,8 @@ def build() -> dict[str, Any]:
 
 def _items(items: list[Any]) -> list[str]:
     """JSON lines of a list's items, comma-separated, one item per line."""
-    return [f"    {json.dumps(x, separators=(',', ':'))}" + ("," if i + 1 < len(items) else "") for i, x in enumerate(items)]
+    return [f"    {json.dumps(x, separators=(',', ':'))}" + ("," if i + 1 < len(items) else "")
+            for i, x in enumerate(items)]
 
 
 def dump(doc: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "D", "H", "S")
@@ -103,7 +103,7 @@ def has_combination(values: Sequence[int], v: int) -> bool:
     return v in sums
 
 
-@lru_cache(maxsize=None)
+@cache
 def splits_into(values: tuple[int, ...], v: int) -> bool:
     """Can the sorted values be split into disjoint groups each summing to v? (K11)"""
     if not values:
@@ -159,7 +159,7 @@ def value_counts(table: Iterable[str | int] | Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _value_split(vc: tuple[int, ...], v: int) -> bool:
     """Can the value multiset vc (14-tuple) be split into groups each summing to v?"""
     if not any(vc):
@@ -170,7 +170,7 @@ def _value_split(vc: tuple[int, ...], v: int) -> bool:
     return any(_value_split(tuple(a - b for a, b in zip(rest, g)), v) for g in _value_groups(tuple(rest), v - top))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _value_groups(vc: tuple[int, ...], target: int) -> list[tuple[int, ...]]:
     """All sub-multisets (14-tuples) of vc summing to target (target 0 gives the empty one)."""
     out: list[tuple[int, ...]] = []

@@ -7,9 +7,9 @@ import pytest
 
 from krypenv.krypkasino.actions import CHOOSING, CONFIRM, ILLEGAL, MOVED, N_ACTIONS, TAKE, action_name, actions_for_move
 from krypenv.krypkasino.cards import card_code, counts_from_names
-from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.rules import Rules
 
 

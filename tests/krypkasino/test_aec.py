@@ -18,7 +18,7 @@ def play(env, rng: np.random.Generator, on_step=None) -> dict[str, float]:
     """Play one episode with uniform random legal actions; return every agent's summed rewards."""
     returns = {a: 0.0 for a in env.possible_agents}
     for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
+        obs, reward, term, trunc, _info = env.last()
         returns[agent] += reward
         if term or trunc:
             env.step(None)

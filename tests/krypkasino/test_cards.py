@@ -32,7 +32,7 @@ def full_deck_names() -> list[str]:
 @pytest.mark.parametrize(
     ("card", "code"),
     [("AC", 0), ("2C", 1), ("10C", 9), ("KC", 12), ("AD", 13),
-     ("10D", 22), ("QH", 37), ("AS", 39), ("2S", 40), ("KS", 51)],  # fmt: skip
+     ("10D", 22), ("QH", 37), ("AS", 39), ("2S", 40), ("KS", 51)],
 )
 def test_k2_card_codes(card: str, code: int) -> None:
     """K2: code = suit_index * 13 + rank_index, suits C D H S, ranks A..K."""

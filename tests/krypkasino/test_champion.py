@@ -8,15 +8,15 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
-from agents.krypkasino.champion import CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion, checkpoint_name, resolve  # noqa: E402
-from agents.krypkasino.guided import GuidedPIMC  # noqa: E402
-from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
-from agents.krypkasino.ppo import add_metadata, metadata  # noqa: E402
-from krypenv.krypkasino.rules import Rules  # noqa: E402
-from krypenv.policy import check_actions  # noqa: E402
-from tests.krypkasino.test_heuristics import decisions_of  # noqa: E402
-from tests.krypkasino.test_ppo_agent import make_model  # noqa: E402
+import agents
+from agents.krypkasino.champion import CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion, checkpoint_name, resolve
+from agents.krypkasino.guided import GuidedPIMC
+from agents.krypkasino.pimc import PIMCAgent
+from agents.krypkasino.ppo import add_metadata, metadata
+from krypenv.krypkasino.rules import Rules
+from krypenv.policy import check_actions
+from tests.krypkasino.test_heuristics import decisions_of
+from tests.krypkasino.test_ppo_agent import make_model
 
 
 def test_registered_and_resolved_per_table() -> None:

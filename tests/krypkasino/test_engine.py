@@ -227,7 +227,8 @@ def test_k5_default_dealer_is_last_seat() -> None:
     ],
 )
 def test_k6_k7_k8_whole_deal_matches_reference(kwargs: dict[str, object]) -> None:
-    """K6–K9, K14, K15: whole deals (first legal move each turn, every dealer) match the reference deal state by state."""
+    """K6–K9, K14, K15: whole deals (first legal move each turn, every dealer) match the reference deal state by
+    state."""
     rules = Rules(**kwargs)  # type: ignore[arg-type]
     p = rules.players
     rng = np.random.default_rng(11 * p)
@@ -809,7 +810,8 @@ def test_example_J() -> None:
 
 
 def test_example_K() -> None:
-    """Example K (K8, K13, K14): dealer's last 4 creeps on 6 10 J K; J K go aside; the leader must sweep with 10; dealer −5."""
+    """Example K (K8, K13, K14): dealer's last 4 creeps on 6 10 J K; J K go aside; the leader must sweep with 10;
+    dealer −5."""
     rest = ["10S", "2C", "7C", "8C", "5C", "5D", "3H", "9D", "7D", "8D", "5H", "6S"]
     d = position(3, [[], [], ["4C"]], ["6D", "10H", "JS", "KC"], turn=2, dealer=2, deck_rest=rest)
     play(d, "4C")

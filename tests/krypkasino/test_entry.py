@@ -9,8 +9,7 @@ import gymnasium
 import numpy as np
 
 import krypenv
-import krypenv.krypkasino as krypkasino
-from krypenv import krypkasino_v0
+from krypenv import krypkasino, krypkasino_v0
 from krypenv.krypkasino import aec, single, vec
 
 
@@ -23,9 +22,9 @@ def test_entry_module_names_the_three_interfaces() -> None:
     assert gymnasium.spec(krypkasino_v0.ENV_ID).entry_point == "krypenv.krypkasino.single:KrypkasinoEnv"
     env = gymnasium.make(krypkasino_v0.ENV_ID, players=2)
     assert isinstance(env.unwrapped, krypkasino_v0.GymEnv)
-    obs, info = env.reset(seed=3)
+    obs, _info = env.reset(seed=3)
     direct = krypkasino_v0.GymEnv(players=2)
-    obs2, info2 = direct.reset(seed=3)
+    obs2, _info2 = direct.reset(seed=3)
     np.testing.assert_array_equal(obs, obs2)
     venv = krypkasino_v0.VecEnv(2, players=2, seed=3)
     np.testing.assert_array_equal(venv.reset()[0], obs)  # game 0 of VecEnv(seed=s) is the Gymnasium env seeded s

@@ -17,7 +17,6 @@ import pytest
 from krypenv.krypkasino.cards import card_code, names_from_counts, parse_deck
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.rules import Rules
-
 from tests.krypkasino import oracle as O
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"

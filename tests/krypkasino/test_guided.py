@@ -9,17 +9,17 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
-from agents.krypkasino import lockstep as L  # noqa: E402
-from agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo  # noqa: E402
-from agents.krypkasino.pimc import PIMCAgent  # noqa: E402
-from agents.krypkasino.ppo import add_metadata  # noqa: E402
-from krypenv.krypkasino.config import EXTERNAL, EnvConfig  # noqa: E402
-from krypenv.krypkasino.core import Core  # noqa: E402
-from krypenv.krypkasino.engine import kernels as K  # noqa: E402
-from krypenv.krypkasino.env_kernels import k_act_external  # noqa: E402
-from krypenv.policy import check_actions  # noqa: E402
-from tests.krypkasino.test_heuristics import decisions_of, play  # noqa: E402
+import agents
+from agents.krypkasino import lockstep as L
+from agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo
+from agents.krypkasino.pimc import PIMCAgent
+from agents.krypkasino.ppo import add_metadata
+from krypenv.krypkasino.config import EXTERNAL, EnvConfig
+from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.env_kernels import k_act_external
+from krypenv.policy import check_actions
+from tests.krypkasino.test_heuristics import decisions_of, play
 
 CKPT = Path(__file__).resolve().parents[2] / "checkpoints" / "ppo-2p.zip"
 SPEC = f"pimc:policy=ppo:{CKPT}"
@@ -50,7 +50,8 @@ def test_spec_builds_the_guided_search_and_leaves_pimc_alone() -> None:
     ("horizon=-1", "pimc option horizon"), ("z=-1", "pimc option z must be a number"),
     ("weights=much", "pimc option weights must be a number"), ("critic=1", "pimc option critic must be true or false"),
     ("sample=yes", "pimc option sample must be true"), ("voids=0", "pimc option voids"), ("rows=0", "pimc option rows"),
-    ("threads=0", "pimc option threads"), ("value=mine", "pimc option value must be one of own, relative"), ("rollouts=2", r"unknown pimc option\(s\) \['rollouts'\]"),
+    ("threads=0", "pimc option threads"), ("value=mine", "pimc option value must be one of own, relative"),
+    ("rollouts=2", r"unknown pimc option\(s\) \['rollouts'\]"),
     ("rollout=pimc", "pimc option rollout must be one of policy, expert, both"),
 ])
 def test_option_errors_name_the_option(options: str, match: str) -> None:
@@ -97,8 +98,8 @@ def test_network_pieces_match_the_checkpoint() -> None:
     feats = action_features(core, batch.envs)
     x = with_features(batch.obs, feats)
     ours = net.logits(batch.obs, feats, batch.mask)
-    np.testing.assert_allclose(np.where(batch.mask != 0, ours, 0), np.where(batch.mask != 0, ppo.logits(x, batch.mask), 0),
-                               rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.where(batch.mask != 0, ours, 0),
+                               np.where(batch.mask != 0, ppo.logits(x, batch.mask), 0), rtol=1e-5, atol=1e-4)
     with th.no_grad():
         want = ppo.policy.predict_values(th.as_tensor(x)).numpy().reshape(-1)
     np.testing.assert_allclose(net.values(batch.obs), want, rtol=1e-5, atol=1e-5)

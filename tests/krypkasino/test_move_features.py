@@ -1,4 +1,5 @@
-"""Per-action move features (agents.krypkasino.move_features) and the move-scoring policy (agents.krypkasino.move_policy)."""
+"""Per-action move features (agents.krypkasino.move_features) and the move-scoring policy
+(agents.krypkasino.move_policy)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, acti
 from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
-from krypenv.krypkasino.view import seat_view
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
-
+from krypenv.krypkasino.view import seat_view
 from tests.krypkasino import oracle
 
 COUNT = 2 * N_MOVE  # index of the move count
@@ -58,7 +58,8 @@ def test_counts_are_the_moves_each_legal_action_leads_to(players):
 
 
 def cheapest(table: np.ndarray, v: int) -> int | None:
-    """Brute force (tests/krypkasino/oracle.py): the fewest table-card points a card of played value v must take, None if it creeps."""
+    """Brute force (tests/krypkasino/oracle.py): the fewest table-card points a card of played value v must take,
+    None if it creeps."""
     card = v - 1 if v < 14 else 0  # a club of that value (an ace for 14)
     caps = oracle.maximal_captures(tuple(int(x) for x in table), card)
     return min(int(np.dot(cap, POINTS)) for cap in caps) if caps else None
@@ -145,7 +146,7 @@ def test_features_do_not_depend_on_hidden_cards():
 
 
 def test_parallel_and_serial_agree_and_batches_do_not_matter():
-    env, feats = next(positions(3, seed=8, n=100, steps=1))
+    env, _feats = next(positions(3, seed=8, n=100, steps=1))
     for _ in range(5):
         env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
     whole = action_features(env.core, np.arange(100))  # parallel driver (>= 64)

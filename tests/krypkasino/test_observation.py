@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from krypenv.krypkasino.actions import CHOOSING, MOVED
 from krypenv.krypkasino.cards import card_code, counts_from_names
-from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.core import Core
+from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.observation import layout, obs_size, split
 from krypenv.krypkasino.rules import Rules
 
@@ -30,7 +32,7 @@ def test_layout_is_pinned() -> None:
         lay = layout(p)
         stops = sorted((s.start, s.stop) for s in lay.values())
         assert stops[0][0] == 0 and stops[-1][1] == obs_size(p) == 325 + 7 * p + 5
-        assert all(a[1] == b[0] for a, b in zip(stops, stops[1:]))  # contiguous, no gaps
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(stops))  # contiguous, no gaps
 
 
 def test_docstring_table_lists_every_field() -> None:

@@ -9,11 +9,11 @@ import agents
 from agents.krypkasino import pimc as PM
 from agents.krypkasino.pimc import PIMCAgent
 from krypenv.krypkasino.cards import card_code, names_from_counts
-from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine import kernels as K
-from krypenv.policy import check_actions
+from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.rules import Rules
+from krypenv.policy import check_actions
 from tests.krypkasino.test_heuristics import act_on, core_at, decisions_of, play
 
 TINY = "pimc:samples=3,rounds=1"

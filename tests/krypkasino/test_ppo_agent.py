@@ -14,12 +14,12 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
-from agents.krypkasino.ppo import META_NAME, PPOAgent, add_metadata, metadata  # noqa: E402
-from eval import EvalConfig, evaluate  # noqa: E402
-from krypenv.policy import DecisionBatch  # noqa: E402
-from krypenv.krypkasino.rules import Rules  # noqa: E402
-from krypenv.krypkasino.vec import KrypkasinoVecEnv  # noqa: E402
+import agents
+from agents.krypkasino.ppo import META_NAME, PPOAgent, add_metadata, metadata
+from eval import EvalConfig, evaluate
+from krypenv.krypkasino.rules import Rules
+from krypenv.krypkasino.vec import KrypkasinoVecEnv
+from krypenv.policy import DecisionBatch
 
 
 def make_model(players: int = 2, seed: int = 0, policy: str = "mlp"):
@@ -233,7 +233,8 @@ SHIPPED = sorted((Path(__file__).resolve().parents[2] / "checkpoints").glob("ppo
 
 def test_the_shipped_checkpoints_are_there():
     """The README's Krypkasino checkpoints are shipped (the parametrized test below must not run on nothing)."""
-    assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip", "ppo-4p-teams02+13.zip"}
+    assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip",
+                                         "ppo-4p-teams02+13.zip"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.engine.captures import card_captures, hand_sweep_values, legal_captures, legal_card_mask
 from krypenv.krypkasino.rules import Rules
-
 from tests.krypkasino import oracle as O
 
 SETTINGS = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], database=None)
@@ -71,7 +70,8 @@ def assert_same_state(d: Deals, ref: O.RefDeal) -> None:
 @settings(SETTINGS, max_examples=24)
 @given(cfg=st.sampled_from(range(len(CONFIGS))), seed=st.integers(0, 2**32 - 1), dealer=st.integers(0, 5))
 def test_random_deal_against_reference(cfg: int, seed: int, dealer: int) -> None:
-    """K1–K17: a random deal (random_moves + step) conserves cards, has the oracle's legal moves and the reference state."""
+    """K1–K17: a random deal (random_moves + step) conserves cards, has the oracle's legal moves and the reference
+    state."""
     rules = Rules(**CONFIGS[cfg])
     dealer %= rules.players
     rng = np.random.default_rng(seed)

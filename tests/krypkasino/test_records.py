@@ -17,9 +17,9 @@ import pytest
 from krypenv.krypkasino.cards import N_CODES, card_code, card_name, ordered_deck
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.records import RecordError, check_record, parse_record, record_from_deals, replay
+from krypenv.krypkasino.rules import Rules
 from krypenv.records import iter_records, write_jsonl
 from krypenv.replay import add_arguments, run
-from krypenv.krypkasino.rules import Rules
 
 DATA = Path(__file__).parent / "data"
 JSON_KEYS = ["ok", "error", "failed_move", "result", "legal_moves"]
@@ -454,10 +454,12 @@ def test_installed_command(mixed: Path, tmp_path: Path) -> None:
     """The real ``krypenv replay`` command: JSON lines, exit codes, no traceback."""
     exe = shutil.which("krypenv")
     cmd = [exe] if exe else [sys.executable, "-m", "krypenv.cli"]
-    proc = subprocess.run([*cmd, "replay", str(mixed), "--json"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([*cmd, "replay", str(mixed), "--json"], capture_output=True, text=True, timeout=120,
+                          check=False)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     objs = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [o["ok"] for o in objs] == [True, False, False, False, True, True]
-    proc = subprocess.run([*cmd, "replay", str(tmp_path / "missing.json")], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([*cmd, "replay", str(tmp_path / "missing.json")], capture_output=True, text=True, timeout=120,
+                          check=False)
     assert proc.returncode == 1 and "missing.json" in proc.stderr and "Traceback" not in proc.stderr

@@ -102,14 +102,14 @@ def test_reward_arrives_during_opponents_turns() -> None:
     """A sweep made by the seat after the learner shows up in the learner's very next reward as +5."""
     env = KrypkasinoEnv(players=2, seat=0)
     for seed in range(60):
-        obs, info = env.reset(seed=seed)
+        _obs, info = env.reset(seed=seed)
         while True:
             d = env.core.deals
             before = int(d.tabbes[0, 1])
             points_before = int(d.card_points()[0, 0])
             a = int(np.flatnonzero(info["action_mask"])[0])
             tabbes_before_own = int(d.tabbes[0, 0])
-            obs, r, term, _, info = env.step(a)
+            _obs, r, term, _, info = env.step(a)
             if term:
                 break
             gained = int(d.tabbes[0, 1]) - before
@@ -139,7 +139,7 @@ def test_same_seed_same_episode_and_random_seat() -> None:
 
 def test_illegal_action_raises_and_changes_nothing() -> None:
     env = KrypkasinoEnv(players=3)
-    obs, info = env.reset(seed=1)
+    _obs, info = env.reset(seed=1)
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
     before = env.core.st.copy()
     with pytest.raises(ValueError, match=rf"illegal action {bad} .*legal actions: "):
@@ -152,8 +152,8 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
 
 def test_illegal_lose_mode() -> None:
     env = KrypkasinoEnv(players=3, illegal="lose")
-    obs, info = env.reset(seed=1)
-    obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    _obs, info = env.reset(seed=1)
+    _obs, r, term, _trunc, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     assert term and r == -50.0 and not info["action_mask"].any()
     with pytest.raises(ValueError, match="reset"):
         env.step(0)
@@ -162,14 +162,14 @@ def test_illegal_lose_mode() -> None:
 def test_action_space_sample_is_legal_and_masks_match() -> None:
     env = KrypkasinoEnv(players=4)
     env.action_space.seed(0)
-    obs, info = env.reset(seed=2)
+    _obs, info = env.reset(seed=2)
     for _ in range(200):
         a = env.action_space.sample()
         assert info["action_mask"][a] == 1
         assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
-        obs, r, term, trunc, info = env.step(a)
+        _obs, _r, term, _trunc, info = env.step(a)
         if term:
-            obs, info = env.reset()
+            _obs, info = env.reset()
 
 
 def test_human_render_prints(capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,7 +40,7 @@ def test_game_i_equals_the_gym_env_seeded_seed_plus_i(players: int, opponents: s
     traj_v = [[] for _ in range(n)]
     for _ in range(steps):
         actions = lowest_legal(vec.action_masks())
-        obs2, rew, done, infos = vec.step(actions)
+        obs2, rew, done, _infos = vec.step(actions)
         for i in range(n):
             traj_v[i].append((obs[i].tobytes(), int(actions[i]), float(rew[i]), bool(done[i])))
         obs = obs2
@@ -51,7 +51,7 @@ def test_game_i_equals_the_gym_env_seeded_seed_plus_i(players: int, opponents: s
         traj_g = []
         for _ in range(steps):
             a = int(np.flatnonzero(info["action_mask"])[0])
-            o2, r, term, trunc, info = env.step(a)
+            o2, r, term, _trunc, info = env.step(a)
             traj_g.append((o.tobytes(), a, r, term))
             o = o2
             if term:

@@ -1,4 +1,5 @@
-"""Regenerate ``tests/kungsholmskille/golden/playthroughs.json`` ON PURPOSE: ``python -m tests.kungsholmskille.make_golden``.
+"""Regenerate ``tests/kungsholmskille/golden/playthroughs.json`` ON PURPOSE:
+``python -m tests.kungsholmskille.make_golden``.
 
 The golden file pins the engine on a few fixed deals: for every decision the legal moves
 (L17 strings, action-index order) and the move chosen, and the L18 result.
@@ -48,7 +49,8 @@ SPECS: list[tuple[str, int, int, int, int, Want]] = [
      lambda r, d, ph: r["outcome"] == "budrunda" and ph == "show" and d.n_in[0] < 4),
     ("6p showdown without a penalty, three or more in", 6, 5, 12, 7, _showdown(None, False)),
     ("6p showdown with a penalty, all six in", 6, 0, 30, 8, _showdown(6, True)),
-    ("6p budrunda in the second call", 6, 3, 14, 9, lambda r, d, ph: r["outcome"] == "budrunda" and ph == "second call"),
+    ("6p budrunda in the second call", 6, 3, 14, 9,
+     lambda r, d, ph: r["outcome"] == "budrunda" and ph == "second call"),
 ]
 
 
@@ -56,7 +58,7 @@ def choose(rng: random.Random, legal: list[str]) -> str:
     """Knock, stay and show with probability 0.75; otherwise a uniform legal move."""
     for pair, yes in ((["bud", "knacka"], "knacka"), (["fold", "stay"], "stay"), (["bud", "show"], "show")):
         if legal == pair:
-            return yes if rng.random() < 0.75 else [m for m in pair if m != yes][0]
+            return yes if rng.random() < 0.75 else next(m for m in pair if m != yes)
     return legal[rng.randrange(len(legal))]
 
 

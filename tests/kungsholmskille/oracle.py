@@ -202,7 +202,7 @@ class OracleDeal:
             penalty = self.pot
         if len(order) == 2:
             antes = [1] * self.players
-            antes[[s for s in order if s != winner][0]] = 3
+            antes[next(s for s in order if s != winner)] = 3
         else:
             antes = [2 if (s in card and s != winner) else 0 for s in range(self.players)]
         self._end("showdown", winner=winner, shower=shower, penalty=penalty, antes=antes)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
@@ -124,10 +123,10 @@ def test_tricks_keep_the_lowest_card_to_the_end(spec: str) -> None:
     watch = Watch(spec)
     env = KungsholmskilleEnv(players=4, opponents=[watch] * 3, max_deals=10)
     for seed in range(20):
-        obs, info = env.reset(seed=seed)
+        _obs, info = env.reset(seed=seed)
         while True:
             legal = np.flatnonzero(info["action_mask"])
-            obs, r, term, trunc, info = env.step(KNACKA if KNACKA in legal else int(legal[0]))  # the learner knocks
+            _obs, _r, term, trunc, info = env.step(KNACKA if KNACKA in legal else int(legal[0]))  # the learner knocks
             if term or trunc:
                 break
     assert watch.plays > 100 and watch.kept > 20

@@ -7,8 +7,17 @@ import pytest
 
 from krypenv.kungsholmskille import actions as A
 from krypenv.kungsholmskille.cards import (
-    DECK_SIZE, N_RANKS, RANKS, counts_from_names, names_from_counts, ordered_deck, parse_deck, rank_index, rank_name,
-    shuffled_deck, shuffled_decks,
+    DECK_SIZE,
+    N_RANKS,
+    RANKS,
+    counts_from_names,
+    names_from_counts,
+    ordered_deck,
+    parse_deck,
+    rank_index,
+    rank_name,
+    shuffled_deck,
+    shuffled_decks,
 )  # fmt: skip
 from krypenv.kungsholmskille.rules import Rules
 

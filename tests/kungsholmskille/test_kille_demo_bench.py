@@ -25,7 +25,7 @@ def test_demo_prints_a_whole_deal(players: int) -> None:
     assert text == demo_text(players, 3)  # the same seed prints the same deal
     assert f"Kungsholmskille, {players} players, seed 3: seat {players - 1} deals, seat 0 is forehand (L2)" in text
     assert "First call (L5):" in text and "The deal ends:" in text
-    rows = re.findall(r"^\s*(\d+)\s+(-?\d+)\s+(\d+)$", text, re.M)
+    rows = re.findall(r"^\s*(\d+)\s+(-?\d+)\s+(\d+)$", text, re.MULTILINE)
     assert [int(s) for s, _, _ in rows] == list(range(players))
     money = sum(int(m) for _, m, _ in rows)
     pot = int(re.search(r"; pot (\d+)\.", text).group(1))

@@ -13,7 +13,15 @@ from krypenv.kungsholmskille import kernels as K
 from krypenv.kungsholmskille.actions import parse_move
 from krypenv.kungsholmskille.cards import RANKS, ordered_deck, parse_deck
 from krypenv.kungsholmskille.engine import (
-    EXCHANGE, FINISHED, FIRST_CALL, FOLDING, SECOND_CALL, SHOWING, TRICKS, Deals, IllegalMoveError,
+    EXCHANGE,
+    FINISHED,
+    FIRST_CALL,
+    FOLDING,
+    SECOND_CALL,
+    SHOWING,
+    TRICKS,
+    Deals,
+    IllegalMoveError,
 )  # fmt: skip
 from krypenv.kungsholmskille.rules import Rules
 from tests.kungsholmskille.helpers import deck_for, hand, longest_policy, play, snapshot, start

@@ -130,7 +130,8 @@ def test_after_a_fold_only_folders_ante_and_folded_seats_are_never_selected() ->
             selected_while_folded.append(agent)
         ph = int(d.phase[0])
         if e.core.deal_no[0] == 0:
-            return {0: KNACKA, 1: FOLD if s == 1 else STAY, 2: STAND, 3: BUD}[ph] if ph < 4 else int(np.flatnonzero(mask)[0])
+            return ({0: KNACKA, 1: FOLD if s == 1 else STAY, 2: STAND, 3: BUD}[ph] if ph < 4
+                    else int(np.flatnonzero(mask)[0]))
         return BUD if mask[BUD] else int(np.flatnonzero(mask)[0])
 
     seen: list[dict[str, float]] = []
@@ -172,7 +173,8 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     agent = env.agent_selection
     core = env.unwrapped.core
     before = (core.st.copy(), core.ep.copy())
-    with pytest.raises(ValueError, match=r"illegal move 'play:gok' \(action 277\) for player_0; legal moves: bud, knacka"):
+    with pytest.raises(ValueError,
+                       match=r"illegal move 'play:gok' \(action 277\) for player_0; legal moves: bud, knacka"):
         env.step(277)
     for junk in (N_ACTIONS, -1):
         with pytest.raises(ValueError, match="illegal move 'action"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -41,7 +42,7 @@ def test_layout_is_pinned() -> None:
     for p in range(2, 7):
         spans = sorted((s.start, s.stop) for s in layout(p).values())
         assert spans[0][0] == 0 and spans[-1][1] == obs_size(p) == 75 + 23 * p
-        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # contiguous, no gaps
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))  # contiguous, no gaps
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
@@ -59,7 +60,7 @@ def test_docstring_table_matches_the_code(players: int) -> None:
         if name == "talon":
             hi = 42 - 5 * players  # the table gives the largest talon (P = 2)
         assert (int(low[lay[name]].min()), int(high[lay[name]].max())) == (lo, hi), name
-    size_line = f"``75 + 23 P``"
+    size_line = "``75 + 23 P``"
     assert size_line in O.__doc__
 
 

@@ -80,11 +80,11 @@ def test_return_is_the_learners_net_money(players: int, seat: int) -> None:
     env = KungsholmskilleEnv(players=players, seat=seat)
     rng = np.random.default_rng(players)
     for seed in range(8):
-        obs, info = env.reset(seed=seed)
+        _obs, info = env.reset(seed=seed)
         total = 0.0
         while True:
             a = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            obs, r, term, trunc, info = env.step(a)
+            _obs, r, term, trunc, info = env.step(a)
             total += r
             if term or trunc:
                 break
@@ -97,10 +97,10 @@ def test_truncation_after_max_deals() -> None:
     """L16: everybody says bud; after max_deals budrundor the episode is truncated with the antes paid so far."""
     bud = type("Bud", (), {"act": lambda self, b: np.where(b.mask[:, BUD] == 1, BUD, b.mask.argmax(axis=1))})()
     env = KungsholmskilleEnv(players=3, opponents=bud, max_deals=4)
-    obs, info = env.reset(seed=0)
+    _obs, info = env.reset(seed=0)
     rewards = []
     while True:
-        obs, r, term, trunc, info = env.step(BUD if info["action_mask"][BUD] else int(info["action_mask"].argmax()))
+        _obs, r, term, trunc, info = env.step(BUD if info["action_mask"][BUD] else int(info["action_mask"].argmax()))
         rewards.append(r)
         if term or trunc:
             break
@@ -111,7 +111,7 @@ def test_truncation_after_max_deals() -> None:
 
 def test_illegal_actions() -> None:
     env = KungsholmskilleEnv(players=3)
-    obs, info = env.reset(seed=1)
+    _obs, info = env.reset(seed=1)
     before = env.core.st.copy()
     with pytest.raises(ValueError, match=r"illegal move 'play:kille' \(action 278\) .*legal moves: bud, knacka"):
         env.step(278)
@@ -120,8 +120,8 @@ def test_illegal_actions() -> None:
     assert np.array_equal(env.core.st, before)
     env.step(BUD)
     lose = KungsholmskilleEnv(players=3, illegal="lose")
-    obs, info = lose.reset(seed=1)
-    obs, r, term, trunc, info = lose.step(278)
+    _obs, info = lose.reset(seed=1)
+    _obs, r, term, _trunc, info = lose.step(278)
     assert term and r == -2 - 2 * 20 and not info["action_mask"].any()
     with pytest.raises(ValueError, match=r"agent 'cheater' chose illegal action 0 \(bud\) for seat 1 in game 0"):
         _knock_and_play(KungsholmskilleEnv(players=3, opponents=Cheater(), seat=0))
@@ -129,12 +129,12 @@ def test_illegal_actions() -> None:
 
 def _knock_and_play(env: KungsholmskilleEnv) -> None:
     """The learner knocks whenever it can (so opponents face fold decisions), else plays its lowest legal action."""
-    obs, info = env.reset(seed=0)
+    _obs, info = env.reset(seed=0)
     for _ in range(200):
         mask = info["action_mask"]
-        obs, r, term, trunc, info = env.step(KNACKA if mask[KNACKA] else int(mask.argmax()))
+        _obs, _r, term, trunc, info = env.step(KNACKA if mask[KNACKA] else int(mask.argmax()))
         if term or trunc:
-            obs, info = env.reset()
+            _obs, info = env.reset()
 
 
 @pytest.mark.parametrize("kw,field", [
@@ -152,13 +152,13 @@ def test_bad_config_names_the_field(kw: dict, field: str) -> None:
 def test_action_space_sample_is_legal_and_random_seats() -> None:
     env = KungsholmskilleEnv(players=4, seat="random")
     env.action_space.seed(0)
-    obs, info = env.reset(seed=2)
+    _obs, info = env.reset(seed=2)
     for _ in range(300):
         a = env.action_space.sample()
         assert info["action_mask"][a] == 1 and np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
-        obs, r, term, trunc, info = env.step(a)
+        _obs, _r, term, trunc, info = env.step(a)
         if term or trunc:
-            obs, info = env.reset()
+            _obs, info = env.reset()
     assert {env.reset(seed=s)[1]["seat"] for s in range(30)} == {0, 1, 2, 3}
 
 
@@ -173,7 +173,7 @@ def test_game_i_equals_the_gym_env_seeded_seed_plus_i(players: int, opponents: s
     traj_v: list[list] = [[] for _ in range(n)]
     for _ in range(steps):
         actions = lowest_legal(vec.action_masks())
-        obs2, rew, done, infos = vec.step(actions)
+        obs2, rew, done, _infos = vec.step(actions)
         for i in range(n):
             traj_v[i].append((obs[i].tobytes(), int(actions[i]), float(rew[i]), bool(done[i])))
         obs = obs2

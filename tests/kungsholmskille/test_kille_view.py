@@ -75,7 +75,7 @@ class _ExternalRandom:
 
     name = "external-random"
 
-    def act(self, batch):  # noqa: ANN001, ANN201
+    def act(self, batch):
         return RandomAgent().act(batch)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
     """A Ray on this machine with two CPUs for the module's tests."""

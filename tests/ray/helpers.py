@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
 from krypenv.policy import DecisionBatch
 from krypenv.rng import k_pick_legal
 

@@ -11,11 +11,11 @@ from tests.ray.helpers import NO_RAY, death_marker
 
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
-from eval import ray_pool  # noqa: E402
-from eval.duplicate import EvalConfig, Results, evaluate  # noqa: E402
-from eval.kille import KilleConfig, KResults  # noqa: E402
-from eval.kille import evaluate as evaluate_kille  # noqa: E402
-from krypenv.cli import main  # noqa: E402
+from eval import ray_pool
+from eval.duplicate import EvalConfig, Results, evaluate
+from eval.kille import KilleConfig, KResults
+from eval.kille import evaluate as evaluate_kille
+from krypenv.cli import main
 
 
 def run_kille(config: KilleConfig) -> tuple[KResults, list[str]]:

@@ -13,9 +13,9 @@ from tests.ray.helpers import NO_RAY
 
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
-import agents  # noqa: E402
-from eval.duplicate import EvalConfig, evaluate  # noqa: E402
-from krypenv.rllib import KrypenvMultiAgentEnv, MaskedRandomRLModule  # noqa: E402
+import agents
+from eval.duplicate import EvalConfig, evaluate
+from krypenv.rllib import KrypenvMultiAgentEnv, MaskedRandomRLModule
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def play_episode(env: KrypenvMultiAgentEnv, seed: int) -> tuple[dict[str, float], int]:
     """One episode of random legal play, checking every step's dicts; returns each agent's return and the steps."""
     rng = np.random.default_rng(seed)
-    obs, infos = env.reset(seed=seed)
+    obs, _infos = env.reset(seed=seed)
     returns = {a: 0.0 for a in env.possible_agents}
     steps = 0
     while True:
@@ -32,7 +32,7 @@ def play_episode(env: KrypenvMultiAgentEnv, seed: int) -> tuple[dict[str, float]
         assert set(o) == {"observations", "action_mask"} and o["observations"].dtype == np.float32
         assert o["action_mask"].dtype == np.float32 and space.contains(o)
         legal = np.flatnonzero(o["action_mask"])
-        obs, rewards, terms, truncs, infos = env.step({agent: int(rng.choice(legal))})
+        obs, rewards, terms, truncs, _infos = env.step({agent: int(rng.choice(legal))})
         steps += 1
         assert set(rewards) <= set(obs), "a reward without an observation"
         if not (terms["__all__"] or truncs["__all__"]):

@@ -200,7 +200,8 @@ def test_meta_lists_the_rules_options(base: str) -> None:
     assert got == 200
     opts = meta["games"]["krypkasino"]["rules"]
     assert set(opts) == {"teams", "two_player_deal", "set_aside", "last_capture_point"}
-    assert opts["teams"]["choices"] == {"4": [[[0, 2], [1, 3]]], "6": [[[0, 2, 4], [1, 3, 5]], [[0, 3], [1, 4], [2, 5]]]}
+    assert opts["teams"]["choices"] == {"4": [[[0, 2], [1, 3]]],
+                                        "6": [[[0, 2, 4], [1, 3, 5]], [[0, 3], [1, 4], [2, 5]]]}
     assert opts["two_player_deal"]["players"] == [2] and opts["two_player_deal"]["choices"] == ["6+4", "5+6"]
     assert opts["set_aside"]["default"] == "court" and opts["last_capture_point"]["choices"] == [False, True]
     assert meta["games"]["kungsholmskille"]["rules"] == {}

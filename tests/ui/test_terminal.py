@@ -83,7 +83,8 @@ def _play_piped(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess
     record = tmp_path / "game.jsonl"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run([sys.executable, "-m", "krypenv.cli", "play", *args, "--record", str(record)],
-                          input="1\n" * 400, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+                          input="1\n" * 400, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
+                          check=False)
     return proc, [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
 
 
@@ -122,7 +123,8 @@ def test_bad_teams_are_one_line_errors(tmp_path: Path, teams: str, players: int,
 
 
 def spawn_play(tmp_path: Path, *args: str) -> Any:
-    """``krypenv play ARGS`` on a pseudo-terminal (pexpect), its record at ``tmp_path/t.jsonl``, waiting for the prompt."""
+    """``krypenv play ARGS`` on a pseudo-terminal (pexpect), its record at ``tmp_path/t.jsonl``, waiting for the
+    prompt."""
     pexpect = pytest.importorskip("pexpect")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("NO_COLOR", None)

@@ -4,5 +4,11 @@ from krypenv.krypkasino.engine.captures import card_captures, legal_captures
 from krypenv.krypkasino.engine.state import MOVE_ERRORS, Deals, IllegalMoveError, shuffled_deck, shuffled_decks
 
 __all__ = [
-    "Deals", "IllegalMoveError", "MOVE_ERRORS", "card_captures", "legal_captures", "shuffled_deck", "shuffled_decks",
+    "MOVE_ERRORS",
+    "Deals",
+    "IllegalMoveError",
+    "card_captures",
+    "legal_captures",
+    "shuffled_deck",
+    "shuffled_decks",
 ]

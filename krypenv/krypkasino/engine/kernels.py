@@ -230,7 +230,8 @@ def legal_cards_into(st: np.ndarray, i: int, out: np.ndarray, scr: np.ndarray) -
 
 @njit(cache=True)
 def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np.ndarray, scr: np.ndarray) -> int:
-    """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the card."""
+    """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the
+    card."""
     table = table_of(st, i)
     hand = hand_of(st, i, st[i, TURN])
     tkey = table_value_key(table)

@@ -299,7 +299,8 @@ class Deals:
 
     def card_census(self) -> np.ndarray:
         """(N, 52) copies of each card found in deck remainder, hands, table, pile and capture piles."""
-        counts = self.hands.sum(axis=1, dtype=np.int64) + self.table + self.aside + self.piles.sum(axis=1, dtype=np.int64)
+        counts = (self.hands.sum(axis=1, dtype=np.int64) + self.table + self.aside
+                  + self.piles.sum(axis=1, dtype=np.int64))
         for i in range(self.n):
             counts[i] += np.bincount(self.deck[i, self.pos[i]:].astype(np.int64), minlength=N_CODES)
         return counts
@@ -321,7 +322,7 @@ class Deals:
 
         Card conservation is not required of such a position; everything else behaves as in play.
         """
-        from krypenv.krypkasino.cards import counts_from_names, card_code
+        from krypenv.krypkasino.cards import card_code, counts_from_names
 
         if len(hands) != rules.players:
             raise ValueError(f"position needs {rules.players} hands, got {len(hands)}")
