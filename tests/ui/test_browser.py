@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -446,11 +447,20 @@ def test_opponents_are_picked_from_the_servers_offer(browser: Any, base: str) ->
 
 @pytest.mark.slow
 def test_the_page_waits_out_the_agents_thinking(browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A move answered before the agents are done (``thinking``, here at once) is followed by the page asking for the
-    new events until they are: a whole 3-player deal against pimc is played by clicking, every agent move shown."""
+    """A move answered before the agents are done (``thinking``: here every agent move takes 0.2 s and the server
+    answers at once) is followed by the page asking for the new events until they are: a whole 3-player deal against
+    pimc is played by clicking, every agent move shown once."""
     from krypenv.ui import server as server_module
+    from krypenv.ui.session import Session
 
     monkeypatch.setattr(server_module, "MOVE_WAIT", 0.0)
+    advance = Session.advance
+
+    def slow_advance(self: Session, max_moves: int | None = None) -> None:
+        time.sleep(0.2)  # every agent move takes a while: the server answers while the agents think
+        advance(self, max_moves)
+
+    monkeypatch.setattr(Session, "advance", slow_advance)
     server = make_server("127.0.0.1", 0, games=tmp_path / "games")
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -478,7 +488,8 @@ def test_the_page_waits_out_the_agents_thinking(browser: Any, tmp_path: Path, mo
             page.wait_for_function(f"document.body.dataset.events === '{st['n_events']}'")
             if st["over"]:
                 break
-            assert st["your_turn"] and page.locator("#legal .move").count() > 0
+            assert st["your_turn"]
+            page.wait_for_selector("#legal .move")  # the page's last poll has the person's turn, not "thinking"
             click_move(page, "krypkasino", pick(st["legal"], moves))
             page.wait_for_function(f"document.body.dataset.events !== '{st['n_events']}'")
             moves += 1
