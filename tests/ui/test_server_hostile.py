@@ -413,3 +413,63 @@ def test_serving_beyond_this_machine_warns_on_the_terminal(tmp_path: Path) -> No
     bad = subprocess.run([sys.executable, "-m", "krypenv.cli", "serve", "--port", "99999"], capture_output=True,
                          text=True, check=False)
     assert bad.returncode == 2 and "a port is a number from 0 to 65535" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_game_whose_record_cannot_be_saved_is_never_dropped(tmp_path: Path) -> None:
+    """With room for 2 games and a records folder that is a file, a 3rd game is refused (503) rather than dropping the
+    least recently used one unsaved; both games play on."""
+    folder = tmp_path / "games"
+    folder.write_text("not a folder")
+    server, url = serve(folder, max_games=2)
+    try:
+        ids = [call(url, "POST", "/api/games", {"players": 2, "seed": k, "agents": ["random"]})[1]["id"]
+               for k in range(2)]
+        got, err = call(url, "POST", "/api/games", {"players": 2, "seed": 9, "agents": ["random"]})
+        assert got == 503 and "cannot save the oldest one's record" in err["error"]
+        for gid in ids:
+            st = call(url, "GET", f"/api/games/{gid}")[1]["state"]
+            assert move(url, gid, st)[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_agents_stop_for_a_client_that_went_away_and_resume_when_asked(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that hangs up while the agents play (each move 0.3 s here) stops them after the move in progress;
+    the next GET of the game resumes them up to the person's turn."""
+    from krypenv.ui.session import Session
+
+    advance = Session.advance
+
+    def slow_advance(self: Session, max_moves: int | None = None) -> None:
+        time.sleep(0.3)
+        advance(self, max_moves)
+
+    monkeypatch.setattr(Session, "advance", slow_advance)
+    server, url = serve(tmp_path / "games")
+    try:
+        _, out = call(url, "POST", "/api/games", {"players": 6, "seed": 2, "agents": ["random"]})
+        gid, st = out["id"], out["state"]
+        while st["thinking"]:
+            st = call(url, "GET", f"/api/games/{gid}")[1]["state"]
+        table = server.app.store.get(gid)
+        host, port = url.removeprefix("http://").split(":")
+        body = json.dumps({"n": 1, "move_index": st["move_index"]}).encode()
+        with socket.create_connection((host, int(port)), timeout=30) as s:  # 5 agents to play: about 1.5 s
+            s.sendall(f"POST /api/games/{gid}/move HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: "
+                      f"application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            time.sleep(0.4)
+        deadline = time.monotonic() + 30
+        while table.thinking:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert table.session.agents_to_act  # stopped before the person's turn came round
+        stopped_at = table.session.moves
+        st = call(url, "GET", f"/api/games/{gid}")[1]["state"]  # asked again: the agents go on
+        while st["thinking"]:
+            st = call(url, "GET", f"/api/games/{gid}")[1]["state"]
+        assert st["your_turn"] and st["move_index"] > stopped_at
+    finally:
+        server.shutdown()
+        server.server_close()
