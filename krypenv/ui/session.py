@@ -320,21 +320,24 @@ class Session:
         return list(self.finished)
 
     def save(self) -> Path:
-        """Write :meth:`records` to the record file as JSON Lines (creating its folder); its path; OSError if it fails.
+        """Write :meth:`records` to the record file as JSON Lines (creating its folder); its path.
 
         The file is written beside the record and then renamed over it, so a failed save never
-        leaves half a file in place of the last good one.
+        leaves half a file in place of the last good one; the OSError then says what was wrong.
         """
-        self.record_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.record_path.with_name(self.record_path.name + ".part")
         try:
+            self.record_path.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.writelines(json.dumps(rec) + "\n" for rec in self.records())
             tmp.replace(self.record_path)
-        except OSError:
+        except OSError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
-            raise
+            folder = next((p for p in self.record_path.parents if p.exists()), None)
+            why = (f"{folder} is not a folder" if folder is not None and not folder.is_dir()
+                   else exc.strerror or str(exc))
+            raise OSError(f"the record could not be saved to {self.record_path}: {why}") from None
         self.record_error = None
         return self.record_path
 
@@ -343,5 +346,5 @@ class Session:
         try:
             return self.save()
         except OSError as exc:
-            self.record_error = f"the record could not be saved to {self.record_path}: {exc.strerror or exc}"
+            self.record_error = str(exc)
             return None

@@ -172,6 +172,7 @@ def play(session: Session, stdin: TextIO, out: TextIO, colour: bool, hint_spec: 
     """Run the prompt loop until the match ends, ``q`` or the end of input; the exit status."""
     style = Style(colour)
     shown = 0
+    warned: str | None = None
 
     def say(lines: list[str]) -> None:
         print("\n".join(lines), file=out, flush=True)
@@ -181,6 +182,9 @@ def play(session: Session, stdin: TextIO, out: TextIO, colour: bool, hint_spec: 
             st = session.state(events_from=shown)
             shown = st["n_events"]
             say(render_events(st["events"], style))
+            if session.record_error and session.record_error != warned:  # a deal's record could not be written
+                warned = session.record_error
+                say([f"warning: {warned}; the game goes on"])
             if session.over:
                 path = session.save()
                 say(render_end(session, style) + [f"record saved to {path}"])

@@ -170,3 +170,18 @@ def test_ctrl_c_gives_up_a_long_hint_and_the_game_goes_on(tmp_path: Path) -> Non
     child.expect("hint interrupted")
     child.expect("your move")
     move_then_quit(child, tmp_path)
+
+
+def test_a_record_that_cannot_be_written_is_a_warning_then_an_error(tmp_path: Path) -> None:
+    """The record's folder is a file: the end of deal 1 warns and the match goes on to deal 2; the final save fails
+    with a one-line error and exit status 1, not a traceback."""
+    (tmp_path / "taken").write_text("a file, not a folder")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "krypenv.cli", "play", "--game", "kungsholmskille", "--players", "3",
+                           "--deals", "2", "--seed", "3", "--record", str(tmp_path / "taken" / "game.jsonl")],
+                          input="1\n" * 400, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
+                          check=False)
+    why = f"the record could not be saved to {tmp_path / 'taken' / 'game.jsonl'}: {tmp_path / 'taken'} is not a folder"
+    assert f"warning: {why}; the game goes on" in proc.stdout
+    assert "deal 2/2" in proc.stdout.split("warning:", 1)[1]  # the match went on after the warning
+    assert proc.returncode == 1 and proc.stderr.strip() == f"krypenv play: error: {why}"
