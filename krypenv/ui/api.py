@@ -14,10 +14,10 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from krypenv.ui.games import DEFAULT_PLAYERS, GAMES
+from krypenv.ui.games import DEFAULT_OPPONENT, DEFAULT_PLAYERS, GAMES
 from krypenv.ui.guard import HttpError
 from krypenv.ui.menu import AgentMenu
-from krypenv.ui.replay import Deal, load_text
+from krypenv.ui.replay import Deal, load_objects, load_text
 from krypenv.ui.session import HUMAN, Session, parse_specs
 from krypenv.ui.store import Store, Table
 
@@ -52,9 +52,19 @@ class App:
                 raise HttpError(404, f"unknown replay id {rid[:40]!r}")
             return self.replays[rid]
 
-    def open_records(self, text: str, name: str, key: str | None = None) -> dict[str, Any]:
-        """Check a records file's text and keep its legal records (first errors only); 400 if none parses."""
-        return self.keep_records(*load_text(text, name), name, key)
+    def upload(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Check an uploaded records file ``{name, text}`` and keep its legal records (first errors only)."""
+        _fields(body, "replay")
+        if not isinstance(body.get("text"), str):
+            raise HttpError(400, "a records upload is {\"name\": \"file name\", \"text\": \"the file's text\"}")
+        name = str(body.get("name") or "upload")[:200]
+        return self.keep_records(*load_text(body["text"], name), name)
+
+    def files(self) -> dict[str, Any]:
+        """The records files opened (preloaded or uploaded), not the games' own replays."""
+        with self.lock:
+            return {"files": [{"id": k, "name": self.names.get(k, k), "deals": len(v[0])}
+                              for k, v in self.replays.items() if not k.startswith("game-")]}
 
     def keep_records(self, deals: list[Deal], errors: list[str], name: str, key: str | None = None) -> dict[str, Any]:
         """Keep checked records for replay under ``key`` (default a new id); 400 if there are none, 413 if too big."""
@@ -80,7 +90,7 @@ class App:
         from krypenv.ui.krypkasino import rules_meta
 
         return {"games": {g: {"agents": self.menu.offer(g), "default_players": DEFAULT_PLAYERS[g],
-                              "default_opponent": "expert" if g == "krypkasino" else "random",
+                              "default_opponent": DEFAULT_OPPONENT[g],
                               "hint": default_hint_spec(g), "rules": rules_meta() if g == "krypkasino" else {}}
                           for g in GAMES}}
 
@@ -95,7 +105,7 @@ class App:
         if game not in GAMES:
             raise HttpError(400, f"unknown game {str(game)[:40]!r}; known games: {', '.join(GAMES)}")
         players = int_field(body, "players", DEFAULT_PLAYERS[game], 2, 6)
-        specs = body.get("agents") or ["expert" if game == "krypkasino" else "random"]
+        specs = body.get("agents") or [DEFAULT_OPPONENT[game]]
         if isinstance(specs, str):
             specs = specs.split(",")
         if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs) or len(specs) > players:
@@ -162,8 +172,8 @@ class App:
             records = table.session.finished_records()
         if not records:
             raise HttpError(409, "the replay opens when the first deal is over (it shows every hand)")
-        text = "\n".join(json.dumps(r) for r in records)
-        return self.open_records(text, f"game {table.gid}", key=f"game-{table.gid}")
+        name = f"game {table.gid}"
+        return self.keep_records(*load_objects(records, name), name, key=f"game-{table.gid}")
 
 
 def _fields(body: dict[str, Any], what: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 GAMES = ("krypkasino", "kungsholmskille")
 DEFAULT_PLAYERS = {"krypkasino": 3, "kungsholmskille": 4}
+DEFAULT_OPPONENT = {"krypkasino": "expert", "kungsholmskille": "random"}  # play and serve, no --agents
 
 
 def _module(game: str) -> Any:

@@ -66,6 +66,11 @@ def _load(raws: Iterable[RawRecord], max_errors: int = MAX_ERRORS) -> tuple[list
     return deals, errors
 
 
+def load_objects(records: list[dict[str, Any]], name: str) -> tuple[list[Deal], list[str]]:
+    """Records in memory (a game's finished deals), checked as the lines ``name:1``, ``name:2``, ... of a file."""
+    return _load(RawRecord(f"{name}:{k}", obj) for k, obj in enumerate(records, start=1))
+
+
 def load_text(text: str, name: str) -> tuple[list[Deal], list[str]]:
     """The legal records of a records file's text, and an error line per failed record (the first MAX_ERRORS)."""
     return _load(iter_text_records(text, name))

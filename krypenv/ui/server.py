@@ -214,17 +214,12 @@ class Handler(BaseHTTPRequestHandler):
             table, out = app.new_game(self._body())
             self._wait(table.job, MOVE_WAIT, table.cancel)
             return out | self._state(table, 0)
-        if route[0] in ("GET", "POST") and parts[:1] == ["games"] and len(parts) in (2, 3):
+        if parts[:1] == ["games"] and len(parts) in (2, 3):
             return self._game(method, app.table(parts[1]), parts[2:], since)
         if route == ("GET", "replay", 1):
-            with app.lock:
-                return {"files": [{"id": k, "name": app.names.get(k, k), "deals": len(v[0])}
-                                  for k, v in app.replays.items() if not k.startswith("game-")]}
+            return app.files()
         if route == ("POST", "replay", 1):
-            body = self._body()
-            if set(body) - {"name", "text"} or not isinstance(body.get("text"), str):
-                raise HttpError(400, "a records upload is {\"name\": \"file name\", \"text\": \"the file's text\"}")
-            return app.open_records(body["text"], str(body.get("name") or "upload")[:200])
+            return app.upload(self._body())
         if route == ("GET", "replay", 2):
             deals, errors, _ = app.replay(parts[1])
             return {"id": parts[1], "deals": [d.to_json(i) for i, d in enumerate(deals)], "errors": errors}
@@ -326,7 +321,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, records: list[str] | 
 
     ``store`` replaces the default :class:`~krypenv.ui.store.Store` of ``games`` (other limits, for tests).
     """
-    app = App(Path(games), AgentMenu.build(checkpoints or []), store or Store(Path(games)))
+    app = App(Path(games), AgentMenu.build(checkpoints or []), store)
     for k, path in enumerate(records or []):
         try:
             app.keep_records(*load_file(path), path, key=f"file{k}")

@@ -271,12 +271,12 @@ def run(args: Any, stdin: TextIO | None = None, out: TextIO | None = None) -> in
     """``krypenv play``: build the session from the arguments and play it."""
     import secrets
 
-    from krypenv.ui.games import DEFAULT_PLAYERS
+    from krypenv.ui.games import DEFAULT_OPPONENT, DEFAULT_PLAYERS
 
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
     players = args.players or DEFAULT_PLAYERS[args.game]
-    default = "expert" if args.game == "krypkasino" else "random"
+    default = DEFAULT_OPPONENT[args.game]
     specs = (args.agents or default).split(",")
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     session = Session(args.game, players, specs, seat=args.seat, seed=seed, deals=args.deals,

@@ -473,3 +473,11 @@ def test_agents_stop_for_a_client_that_went_away_and_resume_when_asked(tmp_path:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("body,words", [({"txt": "x"}, "unknown field(s) 'txt'"), ({"text": 5}, "a records upload is"),
+                                        ({"name": "a.jsonl"}, "a records upload is")])
+def test_a_records_upload_takes_name_and_text_only(base: str, body: dict[str, Any], words: str) -> None:
+    """An upload is ``{name, text}``: another field or a text that is not a string is a 400 naming it."""
+    got, err = call(base, "POST", "/api/replay", body)
+    assert got == 400 and words in err["error"], err
