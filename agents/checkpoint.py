@@ -75,8 +75,11 @@ def play_only_copy(src: str | Path, dst: str | Path) -> None:
     add_metadata(src, meta | {"optimizer": False}, to=dst, drop=("policy.optimizer.pth",))
 
 
-def read_checked(path: str | Path, game: str) -> dict[str, Any]:
-    """``krypenv.json`` of a complete checkpoint of ``game`` with a valid player count; ValueError naming the path."""
+def read_checked(path: str | Path, game: str | None) -> dict[str, Any]:
+    """``krypenv.json`` of a complete checkpoint of ``game`` (None: of any game) with a valid player count.
+
+    ValueError naming the path otherwise.
+    """
     p = Path(path)
     if not str(path):
         raise ValueError("ppo agent needs a checkpoint path: ppo:PATH (e.g. ppo:checkpoints/ppo-2p.zip)")
@@ -108,7 +111,7 @@ def read_checked(path: str | Path, game: str) -> dict[str, Any]:
         fmt = meta.get("format") if isinstance(meta, dict) else None
         raise bad(path, f"unknown checkpoint format {fmt!r} (this krypenv reads {FORMAT!r})")
     trained = meta.get("game", LEGACY_GAME)
-    if trained != game:
+    if game is not None and trained != game:
         raise bad(path, f"trained for {trained}, not {game} (load it at a {trained} table)")
     players = meta.get("players")
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:

@@ -50,22 +50,18 @@ def read_checkpoint(path: str | Path, games: tuple[str, ...]) -> Checkpoint:
 
     Only the JSON metadata is read here (nothing is unpickled): the file is loaded when an agent plays it.
     """
-    from agents.checkpoint import read_checked
+    from agents.checkpoint import LEGACY_GAME, read_checked
     from agents.rllib_agent import read_meta
 
     p = Path(path).expanduser().resolve()
     if p.is_dir():
         meta, kind = read_meta(p), "rllib"
         return Checkpoint(p.name, kind, p, str(meta["game"]), int(meta.get("players", 0)))
-    errors = []
-    for game in games:
-        try:
-            meta = read_checked(p, game)
-        except ValueError as exc:
-            errors.append(str(exc))
-            continue
-        return Checkpoint(p.stem, "ppo", p, game, int(meta["players"]))
-    raise ValueError(errors[-1] if errors else f"{path}: no game to check it against")
+    meta = read_checked(p, None)  # the zip is read and checked once, whatever its game
+    game = str(meta.get("game", LEGACY_GAME))
+    if game not in games:
+        raise ValueError(f"ppo checkpoint {p}: trained for {game}, not one of the games served ({', '.join(games)})")
+    return Checkpoint(p.stem, "ppo", p, game, int(meta["players"]))
 
 
 class AgentMenu:
