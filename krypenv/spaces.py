@@ -1,11 +1,12 @@
-"""Spaces shared by every game's environments, and the check of one action.
+"""Spaces shared by every game's environments, and the checks of one step.
 
 An action, in the AEC and Gymnasium envs of every game, is one integer: a Python ``int``, a
 numpy integer scalar, or an integer array of shape ``()`` or ``(1,)`` (what ``Discrete`` spaces
 and SB3's ``predict`` hand out).  :func:`as_action` turns it into an ``int``; floats (even
 integral ones), bools, strings, other dtypes and other shapes are a ValueError naming the
-action.  An integer outside the action range is not refused here: the envs treat it as an
-illegal action.
+action (and, in an AEC env, the agent).  An integer outside the action range is not refused
+here: the envs treat it as an illegal action.  :func:`check_episode_live` refuses an AEC
+``step`` once every agent has left.
 """
 
 from __future__ import annotations
@@ -15,19 +16,26 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["LegalDiscrete", "as_action"]
+__all__ = ["LegalDiscrete", "as_action", "check_episode_live"]
 
 
-def as_action(action: Any, n: int) -> int:
-    """One action as an ``int`` (see the module docstring); ValueError naming what was wrong otherwise."""
+def check_episode_live(agents: list[str]) -> None:
+    """ValueError once an AEC episode is over (``agents`` empty): step() then needs a reset() first."""
+    if not agents:
+        raise ValueError("the episode is over (every agent has stepped None and left): call reset() before step()")
+
+
+def as_action(action: Any, n: int, agent: str | None = None) -> int:
+    """One action as an ``int`` (see the module docstring); ValueError naming what was wrong (and ``agent``)."""
     if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
         return int(action.reshape(()))
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return int(action)
     got = (f"an array of shape {action.shape} and dtype {action.dtype}" if isinstance(action, np.ndarray)
            else f"{action!r} ({type(action).__name__})")
-    raise ValueError(f"action must be one integer 0..{n - 1} (an int, a numpy integer or an integer array of shape "
-                     f"() or (1,)), got {got}")
+    who = f"{agent}: " if agent else ""
+    raise ValueError(f"{who}action must be one integer 0..{n - 1} (an int, a numpy integer or an integer array of "
+                     f"shape () or (1,)), got {got}")
 
 
 class LegalDiscrete(spaces.Discrete):

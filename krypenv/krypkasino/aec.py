@@ -91,7 +91,7 @@ from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.env_kernels import k_aec_step, k_observe, k_values
 from krypenv.krypkasino.render import move_lines, table_text
 from krypenv.rng import check_seed
-from krypenv.spaces import as_action
+from krypenv.spaces import as_action, check_episode_live
 
 __all__ = ["ILLEGAL_PENALTY", "env", "raw_env"]
 
@@ -211,16 +211,12 @@ class raw_env(AECEnv):
 
     def step(self, action: int | None) -> None:
         """Apply the action of ``agent_selection`` (None once it is terminated; ValueError once no agent is left)."""
-        if not self.agents:
-            raise ValueError("the episode is over (every agent has stepped None and left): call reset() before step()")
+        check_episode_live(self.agents)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            action = as_action(action, N_ACTIONS)
-        except ValueError as exc:
-            raise ValueError(f"{agent}: {exc}") from None
+        action = as_action(action, N_ACTIONS, agent)
         core = self._core
         obs, mask, info = self._next_obs, self._next_mask, self._info  # observe() hands out copies
         k_aec_step(core.st, core.rng, core.ints, core.cfg, action, self._lose, self._vals, self._delta, obs,

@@ -98,7 +98,7 @@ from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_aec_step
 from krypenv.kungsholmskille.render import moves_since, table_text
 from krypenv.rng import check_seed
-from krypenv.spaces import as_action
+from krypenv.spaces import as_action, check_episode_live
 
 __all__ = ["ILLEGAL_FINE", "env", "raw_env"]
 
@@ -194,16 +194,12 @@ class raw_env(AECEnv):
 
     def step(self, action: int | None) -> None:
         """Apply the action of ``agent_selection`` (None once terminated or truncated; ValueError once none is left)."""
-        if not self.agents:
-            raise ValueError("the episode is over (every agent has stepped None and left): call reset() before step()")
+        check_episode_live(self.agents)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            action = as_action(action, N_ACTIONS)
-        except ValueError as exc:
-            raise ValueError(f"{agent}: {exc}") from None
+        action = as_action(action, N_ACTIONS, agent)
         core = self._core
         deal_before, moves_before = int(core.deal_no[0]), int(core.deals.n_moves[0])
         status = k_aec_step(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash,
