@@ -8,7 +8,7 @@
 One file, read top to bottom: the arguments (:class:`Args`), the league of opponents, the
 periodic evaluation, then :func:`main`.  The learner plays a random seat of ``--num-envs``
 games at once on the batched engine (:class:`krypenv.krypkasino.vec.KrypkasinoVecEnv`); every other seat
-is played by the league (:mod:`agents.league`): the baselines named in ``--league`` plus frozen
+is played by the league (:mod:`krypenv.agents.league`): the baselines named in ``--league`` plus frozen
 snapshots of the learner (``self``), drawn per seat for every episode.  The reward is the game's
 (Krypkasino: minus the change of the learner's score, so an episode, one deal, returns minus
 its deal score; Kungsholmskille: the change of its money, so an episode, one pot carried over
@@ -18,10 +18,10 @@ in ``train_games.py``; ``--players``, ``--league`` and ``--policy`` default per 
 starts (``--init-from`` a checkpoint, ``--bc-teacher`` imitation) are in ``train_warm.py``.
 
 The network (``--policy``): ``moves`` (default) reads the observation plus the *move
-features* of every legal action (:mod:`agents.krypkasino.move_features`: points taken, what is left
+features* of every legal action (:mod:`krypenv.agents.krypkasino.move_features`: points taken, what is left
 on the table, the chance that the next seat must sweep it, ...; public information only) and
-scores each action with one shared scorer (:mod:`agents.krypkasino.move_policy`); ``mlp`` is a plain MLP
-on the observation alone, each entry scaled to [0, 1] (:class:`agents.krypkasino.ppo.ScaledInput`).
+scores each action with one shared scorer (:mod:`krypenv.agents.krypkasino.move_policy`); ``mlp`` is a plain MLP
+on the observation alone, each entry scaled to [0, 1] (:class:`krypenv.agents.krypkasino.ppo.ScaledInput`).
 
 Every ``--eval-every`` env steps the current policy plays duplicate deals against ``expert``
 (Kungsholmskille: ``--eval-deals`` episodes at a table of experts, its money per episode)
@@ -127,7 +127,7 @@ class Args:
     max_grad_norm: float = arg(0.5, "gradient clipping norm")
     target_kl: float = arg(0.0, "stop an update's epochs early above this KL (0: never)")
     policy: str = arg("", "network: 'moves' scores every action from its move features with one shared scorer "
-                          "(agents.krypkasino.move_policy; Krypkasino's default), 'mlp' is a plain MLP on the "
+                          "(krypenv.agents.krypkasino.move_policy; Krypkasino's default), 'mlp' is a plain MLP on the "
                           "observation alone (Kungsholmskille's only one)")
     net_arch: str = arg("128,128", "hidden layer sizes of the policy and (separate) value networks")
     reward_scale: float = arg(0.1, "reward multiplier (units: 0.1 = tens of points)")
@@ -223,9 +223,8 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, kille: bool, title: str) 
 def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], start: float,
                   report: Any = None) -> Any:
     """The SB3 callback: per-opponent training scores, snapshots, periodic evaluations, checkpoints, time limit."""
+    from krypenv.agents.checkpoint import add_metadata
     from stable_baselines3.common.callbacks import BaseCallback
-
-    from agents.checkpoint import add_metadata
 
     PPOAgent = agent_class(args.game)
     kille = args.game == "kungsholmskille"
@@ -326,8 +325,9 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     kille = args.game == "kungsholmskille"
 
     # the league of opponents and the cloning teacher (built first: a bad spec fails before anything is written)
-    import agents
-    from agents.league import build_league, parse_weights
+    from krypenv.agents.league import build_league, parse_weights
+
+    from krypenv import agents
 
     league = build_league(parse_weights(args.league), seed=args.seed, max_snapshots=args.max_snapshots, game=args.game)
     teacher = agents.load(args.bc_teacher, game=args.game) if args.bc_decisions else None
@@ -344,10 +344,10 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     # differed by 1e-7 after 4 updates of two runs with the same seed, then the runs diverged)
     torch.use_deterministic_algorithms(True)
 
+    from krypenv.agents.checkpoint import play_only_copy
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    from agents.checkpoint import play_only_copy
     from train_games import make_env
 
     prefix = "kille-" if kille else ""
@@ -374,19 +374,19 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     sizes = net_arch(args.net_arch)
     features = None
     if kille:
-        from agents.kungsholmskille.ppo import metadata as kille_metadata
-        from agents.kungsholmskille.ppo import policy_kwargs as kille_kwargs
+        from krypenv.agents.kungsholmskille.ppo import metadata as kille_metadata
+        from krypenv.agents.kungsholmskille.ppo import policy_kwargs as kille_kwargs
 
         venv, policy, policy_kwargs = ScaleReward(env), "MlpPolicy", kille_kwargs(sizes)
     elif args.policy == "moves":
-        from agents.krypkasino.move_features import VERSION as features
-        from agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
+        from krypenv.agents.krypkasino.move_features import VERSION as features
+        from krypenv.agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
 
         venv = ScaleReward(MoveFeatureVecEnv(env))
         policy: Any = MovePolicy
         policy_kwargs = {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes)}
     else:
-        from agents.krypkasino.ppo import ScaledInput
+        from krypenv.agents.krypkasino.ppo import ScaledInput
 
         venv = ScaleReward(env)
         policy = "MlpPolicy"
@@ -395,7 +395,8 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     if kille:
         meta = kille_metadata(args.players, args.max_deals, args=dataclasses.asdict(args))
     else:
-        from agents.krypkasino.ppo import metadata
+        from krypenv.agents.krypkasino.ppo import metadata
+
         from krypenv.krypkasino.rules import Rules
 
         meta = metadata(Rules(**g), features=features, args=dataclasses.asdict(args))
@@ -441,7 +442,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
         print(report, flush=True)
         summary["final_vs_expert"] = dict(zip(("money", "ci_low", "ci_high", "episodes"), rows["expert"]))
     elif args.final_deals:
-        from eval.report import text
+        from krypenv.eval.report import text
 
         t0 = time.time()
         res = evaluate_against(agent_class(args.game).load(final), BASELINES[args.game], args, args.final_deals,

@@ -9,8 +9,8 @@ a function with a branch per game:
 | defaults | 2 players, league ``expert=8,greedy=1,self=1``, network ``moves`` | 4 players, league ``expert=6,timid=2,random=1,self=1``, network ``mlp`` |
 | episode | one deal; reward minus its score change | one pot, dealt on until it goes out (L16: at most ``--max-deals``); reward the money change |
 | env | ``KrypkasinoVecEnv`` | ``KungsholmskilleVecEnv(skip_forced=True)``: a forced play (L10) is not a learner decision |
-| network | move scorer or MLP (``agents.krypkasino.ppo``) | MLP on :class:`agents.kungsholmskille.ppo.KilleInput` |
-| periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | duplicate deck sets (``eval.kille``): the learner in every seat of a table of ``expert``s, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
+| network | move scorer or MLP (``krypenv.agents.krypkasino.ppo``) | MLP on :class:`krypenv.agents.kungsholmskille.ppo.KilleInput` |
+| periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | duplicate deck sets (``krypenv.eval.kille``): the learner in every seat of a table of ``expert``s, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
 | final table | duplicate deals against every baseline | the same table against each baseline in turn |
 """  # noqa: E501 - the table's rows cannot be wrapped (ruff reads a noqa after a string for all of its lines)
 
@@ -77,19 +77,20 @@ def make_env(args: Any, league: Any) -> Any:
 def agent_class(game: str) -> Any:
     """The game's ``PPOAgent`` (what ``ppo:PATH`` loads)."""
     if game == "kungsholmskille":
-        from agents.kungsholmskille.ppo import PPOAgent
+        from krypenv.agents.kungsholmskille.ppo import PPOAgent
 
         return PPOAgent
-    from agents.krypkasino.ppo import PPOAgent
+    from krypenv.agents.krypkasino.ppo import PPOAgent
 
     return PPOAgent
 
 
 # --------------------------------------------------------------------------- Krypkasino evaluation
 def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Any, deals: int, seed: int) -> Any:
-    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; eval.duplicate.Results."""
-    import agents
-    from eval import EvalConfig, evaluate
+    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; krypenv.eval.duplicate.Results."""
+    from krypenv.eval import EvalConfig, evaluate
+
+    from krypenv import agents
 
     g = game_config(args)
     config = EvalConfig(agents=("learner", *opponents), players=g["players"], teams=g["teams"], deals=deals,
@@ -112,14 +113,15 @@ def margin(results: Any, opponent: str = "expert") -> Any:
 def kille_money(agent: Any, opponent: str, args: Any, episodes: int, seed: int) -> tuple[float, float, float, int]:
     """The learner's money per episode (mean, 95% CI low, high, episodes) among ``players − 1`` copies of ``opponent``.
 
-    Duplicate (:mod:`eval.kille`): ``episodes // players`` deck sets (at least 2), each played
+    Duplicate (:mod:`krypenv.eval.kille`): ``episodes // players`` deck sets (at least 2), each played
     with the learner in every seat (the rotations of learner, opponent, opponent, …), the
     interval over deck sets.  The same ``seed`` gives the same decks at every call, so points
     of a learning curve differ by the policy only.  An episode cut at ``--max-deals`` counts with
     the money moved so far (L16).
     """
-    import agents
-    from eval.kille import KilleConfig, evaluate
+    from krypenv.eval.kille import KilleConfig, evaluate
+
+    from krypenv import agents
 
     P = args.players
     opp = agents.load(opponent, game="kungsholmskille")

@@ -27,7 +27,7 @@ def net_arch(text: str) -> list[int]:
 # --------------------------------------------------------------------------- warm starts
 def init_checkpoint(args: Any) -> Any:
     """The ``ppo`` agent of --init-from, checked against the run's table and network kind; ValueError otherwise."""
-    import agents
+    from krypenv import agents
 
     where = f"--init-from {args.init_from}"
     agent = agents.load(f"ppo:{args.init_from}", game=args.game)  # a missing or bad file: ValueError naming it
@@ -37,7 +37,7 @@ def init_checkpoint(args: Any) -> Any:
     if args.game == "krypkasino":
         wanted = None
         if args.policy == "moves":
-            from agents.krypkasino.move_features import VERSION as wanted
+            from krypenv.agents.krypkasino.move_features import VERSION as wanted
         if meta.get("features") != wanted:
             raise ValueError(f"{where} reads action features {meta.get('features')}, this run's --policy "
                              f"{args.policy} reads {wanted}")

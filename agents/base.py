@@ -1,9 +1,9 @@
 """Agent building blocks and the spec strings that name agents everywhere, for every game.
 
-Every agent follows :class:`krypenv.policy.Agent`: ``name`` and ``act(batch) -> actions``.
+Every agent follows :class:`krypenv.agent_api.Agent`: ``name`` and ``act(batch) -> actions``.
 :class:`RandomAgent` plays any game from its masks alone.  Rule-based agents subclass
 :class:`MoveAgent` and only choose a *move* from ``view.legal_moves`` of one seat view (any
-view with ``legal_moves`` and ``action_for``, :class:`krypenv.policy.MoveView`; in
+view with ``legal_moves`` and ``action_for``, :class:`krypenv.agent_api.MoveView`; in
 Krypkasino a (card, capture) pair of :class:`krypenv.krypkasino.view.SeatView`); the base
 class turns it into the next action (in Krypkasino a card, then table-card choices when the
 card has several captures) and makes the same choice again at each step, so it needs no
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.policy import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
+from krypenv.agent_api import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
 from krypenv.rng import k_pick_legal
 
 __all__ = ["BOOL", "DEFAULT_GAME", "Entry", "Limit", "MoveAgent", "RandomAgent", "check_game", "find_entry", "known",
@@ -52,7 +52,7 @@ DEFAULT_GAME = "krypkasino"  # the game of load() and register() when none is na
 
 
 class MoveAgent:
-    """Base of rule-based agents: subclasses implement :meth:`choose` on a :class:`~krypenv.policy.MoveView`."""
+    """Base of rule-based agents: subclasses implement :meth:`choose` on a :class:`~krypenv.agent_api.MoveView`."""
 
     name = "move-agent"
 

@@ -1,6 +1,6 @@
 """A league of opponents for training: baselines plus frozen snapshots of the learner, one per seat and episode.
 
-``League`` is one agent object (:class:`krypenv.policy.Agent`) that plays every opponent seat
+``League`` is one agent object (:class:`krypenv.agent_api.Agent`) that plays every opponent seat
 of every game of a training VecEnv (``opponents=league``; Krypkasino's
 :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` or Kungsholmskille's
 :class:`krypenv.kungsholmskille.vec.KungsholmskilleVecEnv`).  Behind it are *members*: fixed
@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.policy import Agent, DecisionBatch
+from krypenv.agent_api import Agent, DecisionBatch
 
 SELF = "self"
 
@@ -185,7 +185,7 @@ def parse_weights(text: str) -> dict[str, float]:
 def build_league(weights: dict[str, float], seed: int, max_snapshots: int = 5, game: str = "krypkasino",
                  **_: Any) -> League:
     """A league for ``game`` whose fixed members are the agent specs named in ``weights`` (``self`` for snapshots)."""
-    import agents
+    from krypenv import agents
 
     members = {label: agents.load(label, game=game) for label in weights if label != SELF}
     return League(members, weights, seed=seed, max_snapshots=max_snapshots)

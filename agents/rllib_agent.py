@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from krypenv.agents.base import register
 
-from agents.base import register
-from krypenv.policy import DecisionBatch
+from krypenv.agent_api import DecisionBatch
 
 FORMAT = "krypenv-rllib/1"
 META_NAME = "krypenv.json"

@@ -17,14 +17,14 @@ tqdm); without it, it stops before playing anything with a one-line error naming
 **Duplicate format.** ``--deals D`` decks are shuffled (default 100; deck ``d`` depends only
 on ``--seed`` and ``d``), and every deck is played at every *table*: every seating of every
 lineup, so each agent meets the same cards from every seat and the luck of the deal cancels.
-In all, D × tables deals are played.  Lineups (:mod:`eval.schedule`): with as many agents as
+In all, D × tables deals are played.  Lineups (:mod:`krypenv.eval.schedule`): with as many agents as
 seats, one; with more, every combination of distinct agents (every pair for 2 players); with
 fewer, the agents repeated around the table (A, B, A, B).  With ``--teams`` an agent plays all
 seats of a team (``--teams 2``: seats alternate between two teams, 4 or 6 players; ``--teams
 3``: 6 players in three teams; or explicit seat lists ``0,2/1,3``).  ``--seatings rotations``
 (default) plays each lineup in every rotation, ``permutations`` in every order of the seats.
 
-**Statistics** (:mod:`eval.stats`): per agent the mean score per deal (per seat, or team
+**Statistics** (:mod:`krypenv.eval.stats`): per agent the mean score per deal (per seat, or team
 with teams; lower is better) with a 95% Student-t interval over decks (the deck is the unit
 of independence: games are averaged per deck first), the share of deals won (lowest score
 at the table, ties shared), tabbes taken and set up per deal (a tabbe by the seat to the
@@ -52,10 +52,10 @@ by (seed, deck, table), so the same seed gives the same results and records what
 are, as long as the agents draw their randomness from ``batch.uniforms`` and act on each
 decision independently of the others in the batch.
 
-``--ray [ADDRESS]`` plays the same chunks as Ray tasks on a cluster instead (:mod:`eval.ray_pool`;
+``--ray [ADDRESS]`` plays the same chunks as Ray tasks on a cluster instead (:mod:`krypenv.eval.ray_pool`;
 the ``ray`` extra), with the same results.
 
-**Kungsholmskille** (``--game kungsholmskille [--max-deals M]``, :mod:`eval.kille`): the unit
+**Kungsholmskille** (``--game kungsholmskille [--max-deals M]``, :mod:`krypenv.eval.kille`): the unit
 is an *episode*, one pot carried over deals until it goes out (walkover or showdown) or
 ``--max-deals`` deals (default 50, L16: truncated, the pot belongs to nobody).  ``--deals D``
 counts *deck sets*: deck set ``d`` is its own seeded stream of decks (``SeedSequence([seed, 0,
@@ -70,10 +70,10 @@ of pots won, openskill ratings; head to head paired by deck set.  The folder hol
 ``records.jsonl`` (every deal an L18 record), ``money.png`` and ``run.json``.  The Krypkasino
 options (``--teams``, ``--independent``, the K variants) are one-line errors there.
 
-Python: ``eval.duplicate.evaluate(EvalConfig(agents=("random", "random"), deals=50))``
-returns :class:`eval.duplicate.Results`; :func:`eval.bench.bench_eval` measures deals/s.
+Python: ``krypenv.eval.duplicate.evaluate(EvalConfig(agents=("random", "random"), deals=50))``
+returns :class:`krypenv.eval.duplicate.Results`; :func:`krypenv.eval.bench.bench_eval` measures deals/s.
 """
 
-from eval.duplicate import EvalConfig, Results, evaluate
+from krypenv.eval.duplicate import EvalConfig, Results, evaluate
 
 __all__ = ["EvalConfig", "Results", "evaluate"]

@@ -17,8 +17,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from eval.duplicate import EvalConfig, evaluate
-from eval.play import load_agents
+from krypenv.eval.duplicate import EvalConfig, evaluate
+from krypenv.eval.play import load_agents
 
 CHEAP_AGENTS = ("random", "greedy", "creeper", "expert")
 BATCH = 1024

@@ -1,4 +1,7 @@
-"""``krypenv eval``: the command-line front end of :func:`eval.duplicate.evaluate` (see :mod:`eval` for the usage)."""
+"""``krypenv eval``: the command-line front end of :func:`krypenv.eval.duplicate.evaluate`.
+
+See :mod:`eval` for the usage.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +14,11 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from eval.duplicate import EvalConfig, Results, evaluate
-from eval.play import Played, cores, load_agents
-from eval.report import plot, text, write_tables
-from eval.schedule import out_folder
+from krypenv.eval.duplicate import EvalConfig, Results, evaluate
+from krypenv.eval.play import Played, cores, load_agents
+from krypenv.eval.report import plot, text, write_tables
+from krypenv.eval.schedule import out_folder
+
 from krypenv.krypkasino.rules import parse_teams, teams_tag
 
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "games-independent.csv",
@@ -166,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--max-deals is a kungsholmskille option (L16); Krypkasino plays one deal per game")
     config = config_from_args(args)
     if config.ray is not None:  # a bad address fails before any file is written
-        from eval.ray_pool import connect
+        from krypenv.eval.ray_pool import connect
 
         connect(config.ray)
     run_eval(config, Path(args.out) if args.out else default_out(config), progress=not args.no_progress)
@@ -174,10 +178,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_kille(args: argparse.Namespace) -> int:
-    """``krypenv eval --game kungsholmskille`` (:mod:`eval.kille`); Krypkasino-only options are one-line errors."""
-    from eval.kille import KilleConfig
-    from eval.kille_report import default_out as kille_out
-    from eval.kille_report import run_eval as kille_eval
+    """``krypenv eval --game kungsholmskille`` (:mod:`krypenv.eval.kille`).
+
+    Krypkasino-only options are one-line errors.
+    """
+    from krypenv.eval.kille import KilleConfig
+    from krypenv.eval.kille_report import default_out as kille_out
+    from krypenv.eval.kille_report import run_eval as kille_eval
 
     wrong = [flag for flag, on in (("--teams", args.teams not in (None, "none")), ("--independent", args.independent),
                                    ("--two-player-deal", args.two_player_deal != "6+4"),
@@ -190,7 +197,7 @@ def run_kille(args: argparse.Namespace) -> int:
                          seatings=args.seatings, workers=args.workers or cores(), batch=args.batch,
                          records=not args.no_records, ray=getattr(args, "ray", None))
     if config.ray is not None:
-        from eval.ray_pool import connect
+        from krypenv.eval.ray_pool import connect
 
         connect(config.ray)
     kille_eval(config, Path(args.out) if args.out else kille_out(config), progress=not args.no_progress)

@@ -1,9 +1,9 @@
 """A duplicate evaluation from its configuration to its results: :class:`EvalConfig` → :func:`evaluate` →
 :class:`Results`.
 
-:func:`evaluate` loads the agents, builds the :class:`~eval.schedule.Schedule`, plays its
+:func:`evaluate` loads the agents, builds the :class:`~krypenv.eval.schedule.Schedule`, plays its
 games (and, with ``independent``, the same tables again with a fresh deck per game) and
-computes the statistics of :mod:`eval.stats`.  :class:`Results` depends only on the
+computes the statistics of :mod:`krypenv.eval.stats`.  :class:`Results` depends only on the
 configuration's game-defining fields (agents, rules, decks, seed, seatings), never on the
 number of workers or the batch size.
 """
@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from krypenv.eval.play import Played, load_agents, play
+from krypenv.eval.schedule import SEATINGS, Schedule, agent_labels
+from krypenv.eval.stats import Interval, agent_interval, game_values, mean_ci, pair_interval, ratings, unit_means
 
-from eval.play import Played, load_agents, play
-from eval.schedule import SEATINGS, Schedule, agent_labels
-from eval.stats import Interval, agent_interval, game_values, mean_ci, pair_interval, ratings, unit_means
+from krypenv.agent_api import Agent
 from krypenv.krypkasino.rules import Rules
-from krypenv.policy import Agent
 
 
 @dataclass(frozen=True)

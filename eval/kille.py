@@ -10,7 +10,7 @@ belongs to nobody).  ``--deals D`` is the number of *deck sets*: deck set ``d`` 
 stream of decks of its own, ``SeedSequence([seed, 0, d])``, from which deal ``k`` of the
 episode takes the ``k``-th deck (the environment's Fisher–Yates over 41 uniforms).  Only the
 dealing draws from that stream, so deal ``k``'s deck never depends on the agents.  Every
-*table* (each seating of each lineup, exactly as Krypkasino's :mod:`eval.schedule`: one lineup
+*table* (each seating of each lineup, exactly as Krypkasino's :mod:`krypenv.eval.schedule`: one lineup
 when agents = seats, every combination when there are more, A,B,A,B when fewer; rotations by
 default) plays every deck set from seat 0 on, dealer ``players - 1`` (L2), so two seatings of
 one deck set differ only by the players' choices — as long as both tables' pots last, they
@@ -25,7 +25,7 @@ won by nobody) and openskill Plackett–Luce ratings updated per episode (ranked
 head to head per pair that met, ``money(a) − money(b)`` paired by deck set.  Money of a
 finished episode sums to zero over the seats; of a truncated one to minus the pot left.
 
-**Output folder** (:mod:`eval.kille_report`; default ``evals/kille-<agents>-<P>p-<D>d-s<seed>``, then
+**Output folder** (:mod:`krypenv.eval.kille_report`; default ``evals/kille-<agents>-<P>p-<D>d-s<seed>``, then
 ``-m<max deals>`` and ``-permutations`` when not the defaults): ``results.csv`` /
 ``results.json``, ``head_to_head.csv``, ``games.csv`` (one row per episode: deck set, table,
 deals, how it ended, pot left, agent and money per seat), ``records.jsonl`` (every deal as an L18
@@ -43,10 +43,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from eval.play import cores
-from eval.schedule import AGENTS, DUPLICATE, SEATINGS, agent_labels, lineups, seatings, seed_int
-from eval.stats import Interval, agent_interval, pair_interval, ratings, unit_means
+from krypenv.eval.play import cores
+from krypenv.eval.schedule import AGENTS, DUPLICATE, SEATINGS, agent_labels, lineups, seatings, seed_int
+from krypenv.eval.stats import Interval, agent_interval, pair_interval, ratings, unit_means
 
 GAME = "kungsholmskille"
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "records.jsonl", "money.png", "run.json")
@@ -108,7 +107,7 @@ class KilleConfig:
 
 def load_agents(specs: list[str]) -> list[Any]:
     """Kungsholmskille agents from specs (ValueError naming a bad one)."""
-    import agents
+    from krypenv import agents
 
     return [agents.load(spec, game=GAME) for spec in specs]
 
@@ -165,12 +164,12 @@ def _duplicate_core(cfg: Any, n: int) -> Any:
 
 def play_chunk(chunk: KChunk, config: KilleConfig, agents: list[Any]) -> KPlayed:
     """Play a chunk of episodes to their end; every deal's record if ``config.records``."""
+    from krypenv.agent_api import check_actions
     from krypenv.kungsholmskille.cards import deck_names
     from krypenv.kungsholmskille.config import POT_OUT, RUNNING, EnvConfig
     from krypenv.kungsholmskille.engine import Deals
     from krypenv.kungsholmskille.env_kernels import k_act_external
     from krypenv.kungsholmskille.records import record_from_deals
-    from krypenv.policy import check_actions
 
     n, P = len(chunk.episodes), config.players
     core = _duplicate_core(EnvConfig(players=P, max_deals=config.max_deals), n)
@@ -252,7 +251,7 @@ def play(config: KilleConfig, agents: list[Any], done: Callable[[KPlayed], None]
     workers = min(config.workers, -(-config.n_episodes // config.batch))
     pool: Any = None
     if config.ray is not None:
-        from eval.ray_pool import RayPool
+        from krypenv.eval.ray_pool import RayPool
 
         pool = RayPool(config.ray, _init_worker, (config, 1))
         results: Iterator[KPlayed] = pool.imap(_work, todo)

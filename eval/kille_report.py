@@ -1,4 +1,4 @@
-"""Reporting a Kungsholmskille evaluation (:mod:`eval.kille`): the text table, the results folder, the plot.
+"""Reporting a Kungsholmskille evaluation (:mod:`krypenv.eval.kille`): the text table, the results folder, the plot.
 
 :func:`run_eval` evaluates, writes ``results.csv``/``.json``, ``head_to_head.csv``,
 ``games.csv`` (one row per episode), ``records.jsonl``, ``money.png`` and ``run.json`` and
@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
-
-from eval.kille import GAME, OUTPUTS, KilleConfig, KPlayed, KResults, evaluate, load_agents
-from eval.schedule import out_folder
+from krypenv.eval.kille import GAME, OUTPUTS, KilleConfig, KPlayed, KResults, evaluate, load_agents
+from krypenv.eval.schedule import out_folder
 
 
 # --------------------------------------------------------------------------- reporting

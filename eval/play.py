@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from krypenv.eval.schedule import Schedule
 
-from eval.schedule import Schedule
+from krypenv.agent_api import Agent
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.records import record_from_deals
 from krypenv.krypkasino.rules import Rules
-from krypenv.policy import Agent
 
 
 @dataclass
@@ -57,7 +57,7 @@ class Played:
 
 def load_agents(specs: list[str]) -> list[Agent]:
     """The agents named by spec strings (ValueError naming a bad spec)."""
-    import agents
+    from krypenv import agents
 
     return [agents.load(spec) for spec in specs]
 
@@ -129,7 +129,7 @@ def play(schedule: Schedule, specs: list[str], agents: list[Agent], *, independe
     """Play every game of the schedule; ``done`` sees each chunk's outcome as it arrives, in game order.
 
     ``ray``: a Ray cluster address ('' for ``RAY_ADDRESS`` or a local Ray) to play the chunks on
-    instead of local processes (:mod:`eval.ray_pool`); None: local processes.
+    instead of local processes (:mod:`krypenv.eval.ray_pool`); None: local processes.
     """
     parts: list[Played] = []
     todo = chunks(schedule, batch, independent)
@@ -137,7 +137,7 @@ def play(schedule: Schedule, specs: list[str], agents: list[Agent], *, independe
     workers = min(workers, n_chunks)
     pool: Any = None
     if ray is not None:
-        from eval.ray_pool import RayPool
+        from krypenv.eval.ray_pool import RayPool
 
         pool = RayPool(ray, _init_worker, (specs, schedule.rules, records, 1))
         results: Iterator[Played] = pool.imap(_work, todo)

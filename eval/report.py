@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from eval.duplicate import Results
-from eval.play import Played
+from krypenv.eval.duplicate import Results
+from krypenv.eval.play import Played
 
 
 def _num(x: float | None, digits: int = 2) -> str:

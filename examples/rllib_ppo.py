@@ -17,7 +17,7 @@ bottom: the arguments, the RLlib configuration, the training loop, the checkpoin
   per episode is the learner and the others play :class:`krypenv.rllib.MaskedRandomRLModule`.
 * At the end ``OUT`` holds RLlib's algorithm checkpoint (``algo.restore_from_path(OUT)``
   resumes it) and ``krypenv.json`` (the game, its keywords, spaces and the env steps), so
-  ``rllib:OUT`` loads the learner's module as a krypenv agent (:mod:`agents.rllib_agent`).
+  ``rllib:OUT`` loads the learner's module as a krypenv agent (:mod:`krypenv.agents.rllib_agent`).
 """
 
 from __future__ import annotations

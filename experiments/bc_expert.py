@@ -17,11 +17,11 @@ import time
 
 import numpy as np
 import torch as th
+from krypenv.eval.duplicate import EvalConfig, evaluate
+from krypenv.eval.report import text
 
-import agents
-from eval.duplicate import EvalConfig, evaluate
-from eval.report import text
-from krypenv.policy import DecisionBatch
+from krypenv import agents
+from krypenv.agent_api import DecisionBatch
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ import time
 import numba
 import numpy as np
 
-import agents
+from krypenv import agents
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.core import Core
 

@@ -2,7 +2,7 @@
 
 Each game is a package with the same layers (cards and rules, batched engine, environments,
 records): :mod:`krypenv.krypkasino` and :mod:`krypenv.kungsholmskille`.  Beside them, written once for every game:
-:mod:`krypenv.policy` (what an agent is given), :mod:`krypenv.records` and
+:mod:`krypenv.agent_api` (what an agent is given), :mod:`krypenv.records` and
 :mod:`krypenv.replay` (game records of any game), :mod:`krypenv.rng` (seeded per-env
 streams), :mod:`krypenv.bench` and :mod:`krypenv.cli` (the ``krypenv`` command).
 

@@ -92,7 +92,7 @@ def _bench(args: argparse.Namespace) -> int:
 
     load_games()  # the games' own benchmarks first, so that eval reports last
     if "eval" not in BENCHMARKS:  # the harness lives above krypenv; the CLI joins the layers
-        from eval.bench import bench_eval
+        from krypenv.eval.bench import bench_eval
 
         register("eval", bench_eval)
 
@@ -101,7 +101,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from eval.command import run
+    from krypenv.eval.command import run
 
     return run(args)
 
@@ -141,7 +141,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                                     "format) and report mean scores with 95% CIs, head-to-head differences, "
                                     "deals won, tabbes, openskill ratings; write a results folder.")
     ev.add_argument("--game", choices=("krypkasino", "kungsholmskille"), default="krypkasino",
-                    help="the game (default krypkasino); kungsholmskille plays whole pots (eval.kille)")
+                    help="the game (default krypkasino); kungsholmskille plays whole pots (krypenv.eval.kille)")
     ev.add_argument("--max-deals", type=_number(int, 1, "a positive integer"), default=None, metavar="M",
                     help="kungsholmskille: deals after which an episode's pot is truncated (L16, default 50)")
     ev.add_argument("--agents", required=True, metavar="SPECS",

@@ -8,7 +8,7 @@ streams, so a game is reproducible from its seed however the games are batched.
 
 :func:`pick_legal` is the one uniform random policy of every game: the ⌊u·n⌋-th of the n
 legal actions of a mask, for a uniform ``u``.  The compiled built-in opponents and the
-Python ``random`` agent (:class:`agents.base.RandomAgent`) both use it, so they make exactly
+Python ``random`` agent (:class:`krypenv.agents.base.RandomAgent`) both use it, so they make exactly
 the same choices.  Nothing here knows a game's rules.
 
 A seed, wherever an env takes one (``reset(seed=...)``, the VecEnv's ``seed``), is None or a

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from krypenv.agents.base import MoveAgent, RandomAgent
 
-import agents
-from agents.base import MoveAgent, RandomAgent
+from krypenv import agents
 from krypenv.krypkasino.single import KrypkasinoEnv
 from krypenv.krypkasino.view import SeatView
 
@@ -67,7 +67,7 @@ def test_specs() -> None:
 
 def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     """Names play the games they were registered for; random plays every game; the default game is Krypkasino."""
-    from agents import base
+    from krypenv.agents import base
 
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     base._REGISTRY.pop("rllib")  # rllib:PATH plays both games (tests/ray/test_rllib.py)

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from krypenv.eval.command import default_out, run_eval, split_specs
+from krypenv.eval.duplicate import EvalConfig, evaluate, summarise
+from krypenv.eval.play import Played
+from krypenv.eval.schedule import Schedule, lineups, seatings
+from krypenv.eval.stats import game_values, mean_ci, pair_interval, ratings, t_quantile, unit_means
 
-from eval.command import default_out, run_eval, split_specs
-from eval.duplicate import EvalConfig, evaluate, summarise
-from eval.play import Played
-from eval.schedule import Schedule, lineups, seatings
-from eval.stats import game_values, mean_ci, pair_interval, ratings, t_quantile, unit_means
 from krypenv.cli import main
 from krypenv.krypkasino.records import check_record
 from krypenv.krypkasino.rules import Rules, parse_teams
@@ -286,8 +286,8 @@ def test_cli_without_the_eval_extra_fails_before_playing(game: str, module: str,
     """A missing module of the eval extra is a one-line error naming the extra, before any deal or file."""
     monkeypatch.setitem(sys.modules, module, None)  # import fails as if the module were not installed
     played = []
-    monkeypatch.setattr("eval.command.evaluate", lambda *a, **k: played.append(1))
-    monkeypatch.setattr("eval.kille_report.evaluate", lambda *a, **k: played.append(1))
+    monkeypatch.setattr("krypenv.eval.command.evaluate", lambda *a, **k: played.append(1))
+    monkeypatch.setattr("krypenv.eval.kille_report.evaluate", lambda *a, **k: played.append(1))
     argv = ["eval", "--game", game, "--agents", "random,random", "--deals", "2", "--out", str(tmp_path / "x")]
     assert main(argv) == 1
     err = capsys.readouterr().err

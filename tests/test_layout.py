@@ -24,19 +24,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("krypenv", "agents", "eval")
-TOP_LEVEL = ("krypenv", "agents", "eval", "train")  # the importable names of this repository
+PACKAGES = ("krypenv", "agents", "eval")  # the source folders; agents/ and eval/ are krypenv.agents and krypenv.eval
+FOLDER_PACKAGE = {"agents": "krypenv.agents", "eval": "krypenv.eval"}  # pyproject's [tool.setuptools.package-dir]
+TOP_LEVEL = ("krypenv", "train")  # the importable names of this repository
 MAX_LINES = 520
 UI = "krypenv.ui"  # the play-and-watch layer: beside the CLI at the top, not a game
-SHARED = ("krypenv.policy", "krypenv.records", "krypenv.replay", "krypenv.bench", "krypenv.rng", "agents.base")
+SHARED = ("krypenv.agent_api", "krypenv.records", "krypenv.replay", "krypenv.bench", "krypenv.rng",
+          "krypenv.agents.base")
 
 # The only dynamic loads allowed, each by a registry of names (they are not import statements,
 # so the graph below does not hold them; records and bench load their games' modules lazily,
 # and those modules import the shared module back, by design):
 DYNAMIC_LOADS = {
+    "krypenv.games": "GAMES: each game's declaration names the module of each of its layers",
     "krypenv.records": "GAME_RECORDS: game name -> its records module",
     "krypenv.bench": "GAME_BENCHMARKS: game name -> its benchmark module",
-    "agents.base": "a user's module:attr agent spec",
+    "krypenv.agents.base": "a user's module:attr agent spec",
 }
 
 
@@ -54,6 +57,7 @@ class Module:
 def module_name(path: Path) -> str:
     """The dotted name of a source file under the repository root."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = [*FOLDER_PACKAGE.get(parts[0], parts[0]).split("."), *parts[1:]]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -92,7 +96,7 @@ def parse_house() -> dict[str, Module]:
     modules = {module_name(p): Module(module_name(p), p, p.name == "__init__.py") for p in files}
     for mod in modules.values():
         for base, names, line, top in collect(mod, ast.parse(mod.path.read_text(encoding="utf-8"))):
-            if base.split(".")[0] not in TOP_LEVEL:
+            if base.split(".")[0] not in (*TOP_LEVEL, *FOLDER_PACKAGE):
                 continue
             targets = [f"{base}.{n}" for n in names if f"{base}.{n}" in modules] or [base]
             if len(targets) < len(names) and names:  # some names are attributes of base itself
@@ -112,7 +116,7 @@ def where(mod: Module, line: int) -> str:
 def game_packages() -> list[str]:
     """The game packages: krypenv's sub-packages."""
     return sorted(name for name, mod in HOUSE.items() if mod.is_package and name.count(".") == 1
-                  and name.startswith("krypenv.") and name != UI)
+                  and name.startswith("krypenv.") and layer(name) == 0)
 
 
 def test_every_internal_import_names_an_existing_module() -> None:
@@ -153,19 +157,29 @@ def test_import_graph_has_no_cycles() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]  # the check itself works
 
 
-def test_krypenv_imports_agents_eval_or_train_only_in_the_cli() -> None:
-    """krypenv is below agents, eval and train.py: only the CLI (the top layer) reaches up, and only lazily."""
-    upward = {}
-    for name, mod in HOUSE.items():
-        if name.split(".")[0] == "krypenv":
-            ups = [(t, line, top) for t, line, top in mod.imports if t.split(".")[0] in ("agents", "eval", "train")]
-            if ups:
-                upward[name] = ups
-    assert all(name == "krypenv.cli" or name.startswith(UI + ".") for name in upward), upward
-    assert not any(top for ups in upward.values() for _, _, top in ups), "the CLI and the UI load them lazily"
-    below_eval = [f"{where(mod, line)} imports {t}" for name, mod in HOUSE.items() if name.split(".")[0] == "agents"
-                  for t, line, _ in mod.imports if t.split(".")[0] in ("eval", "train")]
-    assert not below_eval, below_eval
+def layer(name: str) -> int:
+    """The layer of a module: 0 the games and what they share, 1 agents, 2 evaluation, 3 training, UI, CLI."""
+    if name == "krypenv.agents" or name.startswith("krypenv.agents."):
+        return 1
+    if name == "krypenv.eval" or name.startswith("krypenv.eval."):
+        return 2
+    if name in ("train", "krypenv.cli") or name.startswith((UI, "krypenv.training")):
+        return 3
+    return 0
+
+
+def test_imports_point_down_the_layers() -> None:
+    """Nothing imports a module of a layer above its own (games < agents < evaluation < training, UI, CLI)."""
+    upward = [f"{where(mod, line)} imports {t}" for name, mod in HOUSE.items() for t, line, _ in mod.imports
+              if t in HOUSE and layer(t) > layer(name)]
+    assert not upward, upward
+
+
+def test_no_top_level_agents_or_eval_import() -> None:
+    """agents/ and eval/ are imported as krypenv.agents and krypenv.eval only (the wheel installs no other name)."""
+    bad = [f"{where(mod, line)} imports {t}" for mod in HOUSE.values() for t, line, _ in mod.imports
+           if t.split(".")[0] in FOLDER_PACKAGE]
+    assert not bad, bad
 
 
 def test_shared_modules_import_no_game() -> None:
@@ -173,14 +187,15 @@ def test_shared_modules_import_no_game() -> None:
     games = game_packages()
     assert "krypenv.krypkasino" in games
     bad = [f"{where(HOUSE[name], line)} imports {t}" for name in SHARED for t, line, _ in HOUSE[name].imports
-           if any(t == g or t.startswith(g + ".") for g in games + ["agents.krypkasino"])]
+           if any(t == g or t.startswith(g + ".") for g in games + ["krypenv.agents.krypkasino"])]
     assert not bad, bad
 
 
 def test_games_do_not_import_each_other() -> None:
     """A game package imports no other game package (in krypenv/ and in agents/)."""
     games = game_packages()
-    agent_games = sorted(n for n, m in HOUSE.items() if m.is_package and n.count(".") == 1 and n.startswith("agents."))
+    agent_games = sorted(n for n, m in HOUSE.items() if m.is_package and n.count(".") == 2
+                         and n.startswith("krypenv.agents."))
     bad = []
     for family in (games, agent_games):
         for game in family:

@@ -13,8 +13,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents
-from eval import EvalConfig, evaluate
+from krypenv.eval import EvalConfig, evaluate
+
+from krypenv import agents
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--total-timesteps", "1024", "--num-envs", "16", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "2",
@@ -103,7 +104,7 @@ def test_same_seed_same_policy(run, tmp_path):
 
 def test_policies_say_which_action_features_they_read(run, tmp_path):
     """The default network reads the move features (recorded in the checkpoint); --policy mlp the observation only."""
-    from agents.krypkasino.move_features import VERSION
+    from krypenv.agents.krypkasino.move_features import VERSION
 
     tmp, _ = run
     assert agents.load(f"ppo:{tmp / 'runs' / 'tiny' / 'final.zip'}").features == VERSION
@@ -212,7 +213,8 @@ class Counting:
 
 
 def league_run(seed: int, players: int = 3, steps: int = 150):
-    from agents.league import League
+    from krypenv.agents.league import League
+
     from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
     log: list = []
@@ -277,7 +279,7 @@ def test_league_draws_per_deal_batches_per_member_and_is_seeded():
 
 
 def test_league_first_draw_without_snapshots_skips_self():
-    from agents.league import League
+    from krypenv.agents.league import League
 
     league = League({"x": agents.load("random")}, {"x": 1, "self": 5}, seed=0)
     assert league.probabilities() == {"x": 1.0}

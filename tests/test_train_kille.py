@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents
+from krypenv import agents
 from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +44,7 @@ def test_outputs_and_metadata(run):
     assert args["game"] == "kungsholmskille" and args["players"] == 4 and args["policy"] == "mlp"
     assert args["league"] == "expert=6,timid=2,random=1,self=1"
     agent = agents.load(f"ppo:{run / 'k4.zip'}", game="kungsholmskille")
-    from agents.kungsholmskille.ppo import layout_id
+    from krypenv.agents.kungsholmskille.ppo import layout_id
 
     assert agent.meta["game"] == "kungsholmskille" and agent.meta["players"] == 4
     assert agent.meta["obs_dim"] == 167 and agent.meta["layout"] == layout_id(4) and agent.meta["optimizer"] is False
@@ -120,7 +120,7 @@ class Recorder:
 
 def test_league_draws_once_per_episode_over_deals():
     """Opponents are redrawn for every pot, never between the deals (budrundor) of one pot."""
-    from agents.league import League
+    from krypenv.agents.league import League
 
     log: list = []
     league = League({k: Recorder(k, log) for k in "abc"}, {"a": 1, "b": 1, "c": 1}, seed=4)

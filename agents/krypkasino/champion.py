@@ -37,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from krypenv.agents.base import load, register
+from krypenv.agents.checkpoint import SHIPPED
 
-from agents.base import load, register
-from agents.checkpoint import SHIPPED
+from krypenv.agent_api import Agent, DecisionBatch
 from krypenv.krypkasino.rules import teams_tag
-from krypenv.policy import Agent, DecisionBatch
 
 CHECKPOINTS = SHIPPED
 GUIDED = "samples=32"  # the options of the policy-guided search (README: measured)
@@ -66,7 +66,7 @@ def resolve(players: int, teams: Any = None, checkpoints: str | Path = CHECKPOIN
         return TWO_PLAYERS
     path = Path(checkpoints) / checkpoint_name(players, teams)
     if path.is_file():
-        from agents.krypkasino.ppo import read_metadata
+        from krypenv.agents.krypkasino.ppo import read_metadata
 
         try:
             meta = read_metadata(path)
@@ -106,5 +106,5 @@ class Champion:
 
 register("champion", Champion, "the strongest agent measured for the table: with 2 players pimc:samples=256,z=1; "
          "policy-guided search over checkpoints/ppo-{P}p[-teams…].zip where one fits (3, 4, 6 players, 2v2); "
-         "else pimc (module agents.krypkasino.champion)",
+         "else pimc (module krypenv.agents.krypkasino.champion)",
          games=("krypkasino",))

@@ -1,7 +1,7 @@
 """``pimc:policy=ppo:PATH``: determinized search whose rollouts are a learned policy, played in lockstep.
 
-The ``pimc`` search (:mod:`agents.krypkasino.pimc`) with the policy of a ``ppo:PATH``
-checkpoint (:mod:`agents.krypkasino.ppo`) as the rollout policy of every seat *and* as the
+The ``pimc`` search (:mod:`krypenv.agents.krypkasino.pimc`) with the policy of a ``ppo:PATH``
+checkpoint (:mod:`krypenv.agents.krypkasino.ppo`) as the rollout policy of every seat *and* as the
 baseline move (the SPARTA / policy-guided PIMC route).  For each decision: sample ``samples``
 worlds with pimc's own determinization (the same worlds as ``pimc`` for the same game seed:
 voids, splitmix64 stream from ``batch.uniforms``), apply every legal action in every world, and
@@ -67,7 +67,7 @@ hands of finished rounds are all public.
 reproducible from the game seed and independent of how decisions are batched (argmax
 rollouts use no random numbers; ``sample=true`` draws from each row's stream, the same for
 every action of a world).  Per ply the rows are observed and their move features computed
-(numba, :mod:`agents.krypkasino.move_features`), then one forward pass of the network (torch
+(numba, :mod:`krypenv.agents.krypkasino.move_features`), then one forward pass of the network (torch
 on the CPU, ``threads`` threads).
 """
 
@@ -81,19 +81,19 @@ from typing import Any
 
 import numba
 import numpy as np
+from krypenv.agents.checkpoint import check_table, game_of
+from krypenv.agents.krypkasino import lockstep as L
+from krypenv.agents.krypkasino import tactics as T
+from krypenv.agents.krypkasino.heuristics import expert_weights
+from krypenv.agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
+from krypenv.agents.krypkasino.ppo import GAME, PPOAgent
 
-from agents.checkpoint import check_table, game_of
-from agents.krypkasino import lockstep as L
-from agents.krypkasino import tactics as T
-from agents.krypkasino.heuristics import expert_weights
-from agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
-from agents.krypkasino.ppo import GAME, PPOAgent
+from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS
 from krypenv.krypkasino.config import C_E0
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.env_kernels import k_observe_seats
-from krypenv.policy import DecisionBatch
 
 DEFAULTS: dict[str, Any] = {"samples": 32, "rounds": 1, "horizon": 0, "z": 2.0, "voids": True, "value": "own",
                             "critic": False, "weights": 0.0, "sample": False, "rollout": "policy", "rows": 4096,
@@ -246,7 +246,7 @@ class GuidedPIMC:
         k_observe_seats(st, ints, cfg, rows, seats, obs, masks, self.scr)
         feats = None
         if self.net.moves:
-            from agents.krypkasino.move_features import N_FEATS, k_features_par, k_features_ser
+            from krypenv.agents.krypkasino.move_features import N_FEATS, k_features_par, k_features_ser
 
             feats = np.empty((rows.shape[0], N_ACTIONS, N_FEATS), np.float32)
             choice = st[:, cfg[C_E0]:cfg[C_E0] + 53]
@@ -275,7 +275,7 @@ class GuidedPIMC:
         pol = rows < expert_from
         if pol.any():
             p = rows[pol]
-            logits, _ = self._policy_logits(rs, ri, cfg, rules, p, rs[p, K.TURN].astype(np.int64))
+            logits, _ = self._policy_logits(rs, ri, cfg, rules, p, rs[p, kernels.TURN].astype(np.int64))
             acts[pol] = self._pick(logits, rng, p)
         if not pol.all():
             e = rows[~pol]
@@ -298,7 +298,7 @@ class GuidedPIMC:
         u = batch.uniforms(1)[:, 0]
         core = batch.core
         envs = np.asarray(batch.envs, np.int64)
-        seats = core.st[envs, K.TURN].astype(np.int64)
+        seats = core.st[envs, kernels.TURN].astype(np.int64)
         root, _ = self._policy_logits(core.st, core.ints, core.cfg, batch.rules, envs, seats)
         out = root.argmax(axis=1).astype(np.int64)
         self.stats["decisions"] += n
@@ -318,7 +318,10 @@ class GuidedPIMC:
         return out
 
     def _game(self, rules: Any) -> np.ndarray:
-        """pimc's game vector (players, hand size, variants, sides) for :func:`agents.krypkasino.pimc.side_score`."""
+        """pimc's game vector (players, hand size, variants, sides).
+
+        It is the game argument of :func:`krypenv.agents.krypkasino.pimc.side_score`.
+        """
         P = rules.players
         game = np.zeros(N_GAME + P, np.int64)
         game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
@@ -360,7 +363,7 @@ class GuidedPIMC:
         vals, left = np.empty(rs.shape[0], np.float64), np.empty(rs.shape[0], np.float64)
         L.row_values(rs, self._game(rules), mover, self.value == "relative", vals, left)
         if self.critic:
-            cut = np.flatnonzero(rs[:, K.DONE] == 0).astype(np.int64)
+            cut = np.flatnonzero(rs[:, kernels.DONE] == 0).astype(np.int64)
             if cut.size:
                 obs = np.empty((cut.size, self.ppo.obs_dim), np.int8)
                 masks = np.empty((cut.size, N_ACTIONS), np.int8)
@@ -393,7 +396,7 @@ class GuidedPIMC:
             return logw
         rows = np.arange(q, dtype=np.int64)
         world = np.searchsorted(wlo, rows, side="right") - 1
-        logits, _ = self._policy_logits(wrows, ints[world], cfg, rules, rows, wrows[:q, K.TURN].astype(np.int64))
+        logits, _ = self._policy_logits(wrows, ints[world], cfg, rules, rows, wrows[:q, kernels.TURN].astype(np.int64))
         top = logits.max(axis=1)
         with np.errstate(invalid="ignore"):
             logp = logits[rows, wacts[:q]] - top - np.log(np.exp(logits - top[:, None]).sum(axis=1))

@@ -39,7 +39,7 @@ of its sweepers, K13).  With two players the seat before our next turn is the ne
 with more it is the seat to our right, judged on the table we leave.  When our move ends a
 round the next seat leads the new one with 4 cards after the court cards are set aside (K8).
 
-All three run compiled over the whole batch of decisions (:mod:`agents.krypkasino.tactics`), reading
+All three run compiled over the whole batch of decisions (:mod:`krypenv.agents.krypkasino.tactics`), reading
 only the acting seat's public information from the game records.
 """
 
@@ -48,10 +48,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from krypenv.agents.base import register
+from krypenv.agents.krypkasino import tactics as T
 
-from agents.base import register
-from agents.krypkasino import tactics as T
-from krypenv.policy import DecisionBatch
+from krypenv.agent_api import DecisionBatch
 
 EXPERT_DEFAULTS = {"setup": 1.0, "self": 1.0, "last": 1.0, "high": 0.3, "endq": 0.5}
 EXPERT_ORDER = ("setup", "self", "last", "high", "endq")  # positions in the weight vector (tactics.W_*)

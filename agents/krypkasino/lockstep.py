@@ -1,4 +1,6 @@
-"""Compiled kernels of the policy-guided search (:mod:`agents.krypkasino.guided`): worlds × moves as rows of one batch.
+"""Compiled kernels of the policy-guided search: worlds × moves as rows of one batch.
+
+The search itself is :mod:`krypenv.agents.krypkasino.guided`.
 
 The search of one batch of decisions lives in one int8 array ``rs`` of *rows*, each a whole
 env record of the game's :class:`krypenv.krypkasino.core.Core` (the engine's columns, then the
@@ -8,23 +10,23 @@ that the env's own per-env functions (:func:`krypenv.krypkasino.env_kernels.act_
 per sampled world and candidate action (its ``M_k`` legal actions), at
 ``samples · lo[k] + s · M_k + m``.
 
-* :func:`setup_rows` deals every world with :func:`agents.krypkasino.pimc.determinize` (the
+* :func:`setup_rows` deals every world with :func:`krypenv.agents.krypkasino.pimc.determinize` (the
   same splitmix64 stream from the decision's uniform as ``pimc``, so the same worlds), applies
   each candidate action to a copy of it, and with ``replay`` rebuilds the opponents' decisions
   of the current round in that world for the world weights (:func:`replay_round`).
 * :func:`step_rows` applies one action per live row (the lockstep ply: the actions come from
   one network call over all live rows) and keeps the rows that have not reached their stop.
-* :func:`row_values` scores the stopped rows for their mover (:func:`agents.krypkasino.pimc.side_score`),
+* :func:`row_values` scores the stopped rows for their mover (:func:`krypenv.agents.krypkasino.pimc.side_score`),
   or relative to the other sides.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from krypenv.agents.krypkasino import tactics as T
+from krypenv.agents.krypkasino.pimc import G_LCP, G_PLAYERS, G_SIDE, _next, determinize, side_score
 from numba import njit
 
-from agents.krypkasino import tactics as T
-from agents.krypkasino.pimc import G_LCP, G_PLAYERS, G_SIDE, _next, determinize, side_score
 from krypenv.krypkasino.actions import CHOICE_SIZE, CHOOSING, ILLEGAL, MOVED
 from krypenv.krypkasino.cards import TOTAL_POINTS
 from krypenv.krypkasino.config import (
@@ -38,7 +40,7 @@ from krypenv.krypkasino.config import (
     C_P,
     C_SPADES,
 )
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.env_kernels import act_one
 
 NO_STOP = 1000  # a stop round never reached
@@ -58,9 +60,9 @@ def seed_stream(u: float) -> np.ndarray:
 def _caps_of(st: np.ndarray, i: int, m: int, log_at: int, cap: np.ndarray) -> int:
     """Write move ``m``'s captured table cards (from the capture log at ``log_at``) into ``cap``; the next log index."""
     cap[:] = 0
-    taken = np.int64(st[i, K.HIST_TAKEN + m])
+    taken = np.int64(st[i, kernels.HIST_TAKEN + m])
     for e in range(taken):
-        cap[st[i, K.CAP_LOG + log_at + e]] += 1
+        cap[st[i, kernels.CAP_LOG + log_at + e]] += 1
     return log_at + taken
 
 
@@ -76,19 +78,20 @@ def round_start(st: np.ndarray, i: int, cfg: np.ndarray, out: np.ndarray, o: int
     P = cfg[C_P]
     n_init, n_later = cfg[C_N_INIT], cfg[C_N_LATER]
     spades = cfg[C_SPADES] != 0
-    deck = st[i, K.DECK:K.DECK + 104].copy()
-    K.reset_deal(out, o, P, deck, np.int64(st[i, K.DEALER]), cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],
+    deck = st[i, kernels.DECK:kernels.DECK + 104].copy()
+    kernels.reset_deal(out, o, P, deck, np.int64(st[i, kernels.DEALER]), cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],
                  cfg[C_INIT_SIZES:C_INIT_SIZES + n_init], spades)
-    out[o, K.tabbes_at(P) + P:] = st[i, K.tabbes_at(P) + P:]
+    out[o, kernels.tabbes_at(P) + P:] = st[i, kernels.tabbes_at(P) + P:]
     e0 = cfg[C_E0]
     out[o, e0] = -1
     out[o, e0 + 1:e0 + CHOICE_SIZE] = 0
     at = 0
     m = 0
-    while out[o, K.ROUND] < st[i, K.ROUND] and m < st[i, K.N_MOVES]:
+    while out[o, kernels.ROUND] < st[i, kernels.ROUND] and m < st[i, kernels.N_MOVES]:
         at = _caps_of(st, i, m, at, cap)
-        K.apply_move(out, o, P, np.int64(st[i, K.HIST_CARD + m]), cap, cfg[C_LATER_KINDS:C_LATER_KINDS + n_later],
-                     cfg[C_LATER_SIZES:C_LATER_SIZES + n_later], spades)
+        kernels.apply_move(out, o, P, np.int64(st[i, kernels.HIST_CARD + m]), cap,
+                           cfg[C_LATER_KINDS:C_LATER_KINDS + n_later], cfg[C_LATER_SIZES:C_LATER_SIZES + n_later],
+                           spades)
         m += 1
     return m
 
@@ -103,30 +106,32 @@ def replay_round(st: np.ndarray, i: int, cfg: np.ndarray, seat: int, start: np.n
     hidden hands are replaced by the world's hands plus the cards each seat played since.
     """
     P = cfg[C_P]
-    n = np.int64(st[i, K.N_MOVES])
+    n = np.int64(st[i, kernels.N_MOVES])
     if first >= n:
         return q
     row = start.copy()
-    turn = np.int64(row[0, K.TURN])
+    turn = np.int64(row[0, kernels.TURN])
     for t in range(P):
         if t != seat:
-            row[0, K.HANDS + 52 * t:K.HANDS + 52 * t + 52] = world[w, K.HANDS + 52 * t:K.HANDS + 52 * t + 52]
+            row[0, kernels.HANDS + 52 * t:kernels.HANDS + 52 * t + 52] = world[
+                w, kernels.HANDS + 52 * t:kernels.HANDS + 52 * t + 52]
     for m in range(first, n):
         t = (turn + m - first) % P
         if t != seat:
-            row[0, K.HANDS + 52 * t + st[i, K.HIST_CARD + m]] += 1
+            row[0, kernels.HANDS + 52 * t + st[i, kernels.HIST_CARD + m]] += 1
     at = 0
     for m in range(first):
-        at += np.int64(st[i, K.HIST_TAKEN + m])
+        at += np.int64(st[i, kernels.HIST_TAKEN + m])
     n_later = cfg[C_N_LATER]
     for m in range(first, n):
-        if row[0, K.TURN] != seat:
+        if row[0, kernels.TURN] != seat:
             out[q] = row[0]
-            acts[q] = st[i, K.HIST_CARD + m]
+            acts[q] = st[i, kernels.HIST_CARD + m]
             q += 1
         at = _caps_of(st, i, m, at, cap)
-        K.apply_move(row, 0, P, np.int64(st[i, K.HIST_CARD + m]), cap, cfg[C_LATER_KINDS:C_LATER_KINDS + n_later],
-                     cfg[C_LATER_SIZES:C_LATER_SIZES + n_later], cfg[C_SPADES] != 0)
+        kernels.apply_move(row, 0, P, np.int64(st[i, kernels.HIST_CARD + m]), cap,
+                           cfg[C_LATER_KINDS:C_LATER_KINDS + n_later], cfg[C_LATER_SIZES:C_LATER_SIZES + n_later],
+                           cfg[C_SPADES] != 0)
     return q
 
 
@@ -144,7 +149,7 @@ def setup_rows(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, envs: np.ndarr
     ``k`` gets its replayed decisions at ``wrows[wlo[k·S+s]:wlo[k·S+s+1]]`` (``wlo`` is filled here).
     """
     P = cfg[C_P]
-    W = K.tabbes_at(P) + P
+    W = kernels.tabbes_at(P) + P
     work = np.zeros((1, rs.shape[1]), np.int8)
     start = np.zeros((1, rs.shape[1]), np.int8)
     pool = np.empty(104, np.int64)
@@ -155,14 +160,14 @@ def setup_rows(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, envs: np.ndarr
     wlo[0] = 0
     for k in range(envs.shape[0]):
         i = envs[k]
-        seat = np.int64(st[i, K.TURN])
+        seat = np.int64(st[i, kernels.TURN])
         stream = seed_stream(u[k])
         voids[:] = 0
         if voids_on:
             T.round_voids(st, i, P, hand_size, voids, scr)
         first = round_start(st, i, cfg, start, 0, cap) if replay else 0
         n_act = lo[k + 1] - lo[k]
-        stop = np.int64(st[i, K.ROUND]) + rounds if rounds > 0 else NO_STOP
+        stop = np.int64(st[i, kernels.ROUND]) + rounds if rounds > 0 else NO_STOP
         for s in range(samples):
             determinize(st, i, P, seat, voids, voids_on, work, 0, stream, pool, used)
             work[0, W:] = st[i, W:]
@@ -189,12 +194,12 @@ def stopped(rs: np.ndarray, cfg: np.ndarray, r: int, plies: int, stop_round: int
             critic: bool) -> bool:
     """True once row ``r`` has reached its stop: the deal's end, or its stop round or ``horizon`` plies (with
     ``critic``: only at a decision of its mover, where the critic is asked; never during a capture choice)."""
-    if rs[r, K.DONE]:
+    if rs[r, kernels.DONE]:
         return True
     if rs[r, cfg[C_E0]] >= 0:
         return False
-    reached = rs[r, K.ROUND] >= stop_round or (horizon > 0 and plies >= horizon)
-    return reached and (not critic or rs[r, K.TURN] == mover)
+    reached = rs[r, kernels.ROUND] >= stop_round or (horizon > 0 and plies >= horizon)
+    return reached and (not critic or rs[r, kernels.TURN] == mover)
 
 
 @njit(cache=True)

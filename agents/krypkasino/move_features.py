@@ -5,9 +5,9 @@ move *does*: which points it takes, what table it leaves and how likely the next
 be forced to sweep that table (K13, K14).  Those are subset-sum and card-counting questions
 that an MLP does not learn from the reward in a training budget (measured: README,
 "Training").  This module computes them from the acting seat's public information only —
-the same quantities the ``expert`` weighs (:func:`agents.krypkasino.tactics.move_terms`) — and gives
+the same quantities the ``expert`` weighs (:func:`krypenv.agents.krypkasino.tactics.move_terms`) — and gives
 them per *action* of the ``Discrete(105)`` protocol (:mod:`krypenv.krypkasino.actions`), so that a
-policy can score every action with one shared network (:mod:`agents.krypkasino.move_policy`).
+policy can score every action with one shared network (:mod:`krypenv.agents.krypkasino.move_policy`).
 
 Every legal move (card, capture) is reached through one next action from the current choice
 state: a card action at the start of a turn; during a capture choice every table card the
@@ -47,12 +47,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from krypenv.agents.krypkasino import tactics as T
 from numba import get_num_threads, njit, prange
 
-from agents.krypkasino import tactics as T
 from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import maximal_captures_k, new_scratch, nib, subset_sums, table_value_key
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def _lookahead(after: np.ndarray, hand: np.ndarray, card: int, uval: np.ndarray,
 
 @njit(cache=True)
 def _move_vector(terms: np.ndarray, f: np.ndarray) -> None:
-    """Features 0–9 (module table) from one row of :func:`agents.krypkasino.tactics.move_terms`."""
+    """Features 0–9 (module table) from one row of :func:`krypenv.agents.krypkasino.tactics.move_terms`."""
     f[0] = terms[T.T_PTS] / 10.0
     f[1] = terms[T.T_HIGH] / 6.0
     f[2] = terms[T.T_STAKE] * terms[T.T_KEEP] / 10.0
@@ -173,16 +173,16 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, lo: in
     for k in range(lo, hi):
         out[k] = 0.0
         i = envs[k]
-        if st[i, K.DONE]:
+        if st[i, kernels.DONE]:
             continue
         pending = np.int64(choice[i, 0])
         fixed = choice[i, 1:]
-        seat = st[i, K.TURN]
-        n = T.moves_into(K.hand_of(st, i, seat), K.table_of(st, i), pending, fixed, cards, caps, keys, scr)
+        seat = st[i, kernels.TURN]
+        n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, cards, caps, keys, scr)
         T.move_terms(st, i, players, hand_size, spades, cards, caps, n, ENDQ, terms, keys, scr)
         n_unseen = T.unseen_values(st, i, players, np.int64(seat), uval)
-        hand = K.hand_of(st, i, seat)
-        table = K.table_of(st, i)
+        hand = kernels.hand_of(st, i, seat)
+        table = kernels.table_of(st, i)
         for m in range(n):
             _move_vector(terms[m], f)
             f[10] = POINTS[cards[m]] / 3.0
@@ -208,7 +208,7 @@ def k_features_par(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players
     """Parallel :func:`k_features_ser` over ``chunks`` slices of the batch."""
     n = envs.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
         _features_range(st, choice, envs, lo, hi, players, hand_size, spades, out)
 
 

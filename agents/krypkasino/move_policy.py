@@ -1,8 +1,8 @@
 """The move-scoring policy: MaskablePPO's actor-critic that scores every action from its move features.
 
 Input: the observation (:mod:`krypenv.krypkasino.observation`, ``D`` entries) followed by the action
-features (:mod:`agents.krypkasino.move_features`, 105 × ``N_FEATS``), flattened; :class:`MoveFeatureVecEnv`
-appends them to a VecEnv's observations and :class:`agents.krypkasino.ppo.PPOAgent` to a decision batch.
+features (:mod:`krypenv.agents.krypkasino.move_features`, 105 × ``N_FEATS``), flattened; :class:`MoveFeatureVecEnv`
+appends them to a VecEnv's observations and :class:`krypenv.agents.krypkasino.ppo.PPOAgent` to a decision batch.
 
 Network (``net_arch`` sizes ``h``, ReLU)::
 
@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 import torch as th
 from gymnasium import spaces
+from krypenv.agents.krypkasino.move_features import FEATURE_HIGH, FEATURE_LOW, N_FEATS, action_features, input_dim
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from torch import nn
 
-from agents.krypkasino.move_features import FEATURE_HIGH, FEATURE_LOW, N_FEATS, action_features, input_dim
 from krypenv.krypkasino.actions import N_ACTIONS
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
 

@@ -10,9 +10,9 @@ worlds show it clearly better (lower is better: misère).
 | samples  | 64      | determinizations (sampled worlds) per decision, ≥ 1                        |
 | rollouts | 1       | rollouts per move and world (they differ only in the policy's tie-breaks)  |
 | policy   | expert  | rollout policy of every seat, and the baseline move: ``expert``,           |
-|          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`agents.krypkasino.tactics`)  |
+|          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`krypenv.agents.krypkasino.tactics`)  |
 |          |         | or ``ppo:PATH``, a learned policy: the policy-guided search of             |
-|          |         | :mod:`agents.krypkasino.guided` (lockstep rollouts; its own options)       |
+|          |         | :mod:`krypenv.agents.krypkasino.guided` (lockstep rollouts; its own options)       |
 | rounds   | 1       | stop a rollout when this many round ends have passed (1: at the end of the |
 |          |         | current round, once the next cards are dealt); 0 = play to the deal's end |
 | horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit           |
@@ -24,7 +24,7 @@ worlds show it clearly better (lower is better: misère).
 of the undealt deck, drawn from the cards the acting seat has not seen: two copies of each
 card minus its own hand, the table, the set-aside pile and every capture pile.  With
 ``voids=true`` a seat that did not sweep a sweepable table this round gets none of the
-values that would have swept it (:func:`agents.krypkasino.tactics.round_voids`); hands are filled from
+values that would have swept it (:func:`krypenv.agents.krypkasino.tactics.round_voids`); hands are filled from
 one random order of the unseen cards, the most constrained seat first (a world where the
 constraints cannot all be met in that order is dealt without them).  In the last round of
 a 2-player deal the world is therefore exact.
@@ -54,22 +54,23 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
+from krypenv.agents.base import BOOL, Limit, register
+from krypenv.agents.krypkasino import tactics as T
+from krypenv.agents.krypkasino.heuristics import expert_weights
 from numba import njit, prange
 
-from agents.base import BOOL, Limit, register
-from agents.krypkasino import tactics as T
-from agents.krypkasino.heuristics import expert_weights
+from krypenv.agent_api import Agent, DecisionBatch
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.engine.state import _packets
 from krypenv.krypkasino.rules import LATER_PATTERN
-from krypenv.policy import Agent, DecisionBatch
 
 POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
 DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
 MAX_SAMPLES = 100_000
-# learned rollout policies, ``policy=KIND:PATH`` -> builder(PATH, **other options); agents.krypkasino.guided adds "ppo"
+# learned rollout policies, ``policy=KIND:PATH`` -> builder(PATH, **other options);
+# krypenv.agents.krypkasino.guided adds "ppo"
 LEARNED: dict[str, Callable[..., Agent]] = {}
 # integer options vector
 O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS, N_OPTS = range(7)
@@ -105,12 +106,12 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
     the unseen ones (two copies of each card minus everything ``seat`` has seen).  With
     ``use_voids``, seat t receives no card whose played value is in ``voids[t]``.
     """
-    W = K.tabbes_at(players) + players  # the engine's columns
+    W = kernels.tabbes_at(players) + players  # the engine's columns
     out[o, :W] = st[i, :W]
-    piles = K.piles_at(players)
+    piles = kernels.piles_at(players)
     n = 0
     for c in range(52):
-        seen = st[i, K.HANDS + 52 * seat + c] + st[i, K.TABLE + c] + st[i, K.ASIDE + c]
+        seen = st[i, kernels.HANDS + 52 * seat + c] + st[i, kernels.TABLE + c] + st[i, kernels.ASIDE + c]
         for t in range(players):
             seen += st[i, piles + 52 * t + c]
         for _ in range(2 - seen):
@@ -124,8 +125,8 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
     for t in range(players):
         if t != seat:
             for c in range(52):
-                sizes[t] += st[i, K.HANDS + 52 * t + c]
-                out[o, K.HANDS + 52 * t + c] = 0
+                sizes[t] += st[i, kernels.HANDS + 52 * t + c]
+                out[o, kernels.HANDS + 52 * t + c] = 0
     ok = True
     if use_voids:
         done = np.zeros(players, np.bool_)
@@ -149,7 +150,7 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
                     break
                 if not used[j] and not (voids[best] >> HAND_VALUE[pool[j]]) & 1:
                     used[j] = True
-                    out[o, K.HANDS + 52 * best + pool[j]] += 1
+                    out[o, kernels.HANDS + 52 * best + pool[j]] += 1
                     got += 1
             if got < sizes[best]:
                 ok = False
@@ -164,14 +165,14 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
                         break
                     if not used[j]:
                         used[j] = True
-                        out[o, K.HANDS + 52 * t + pool[j]] += 1
+                        out[o, kernels.HANDS + 52 * t + pool[j]] += 1
                         got += 1
         else:  # the constraints cannot all be met in this order: deal without them
             used[:n] = False
             for t in range(players):
                 if t != seat:
                     for c in range(52):
-                        out[o, K.HANDS + 52 * t + c] = 0
+                        out[o, kernels.HANDS + 52 * t + c] = 0
     if not use_voids or not ok:
         j = 0
         for t in range(players):
@@ -179,12 +180,12 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
                 continue
             for _ in range(sizes[t]):
                 used[j] = True
-                out[o, K.HANDS + 52 * t + pool[j]] += 1
+                out[o, kernels.HANDS + 52 * t + pool[j]] += 1
                 j += 1
-    p = np.int64(st[i, K.POS])
+    p = np.int64(st[i, kernels.POS])
     for j in range(n):
         if not used[j] and p < 104:  # (a hand-built position may leave more unseen cards than places)
-            out[o, K.DECK + p] = pool[j]
+            out[o, kernels.DECK + p] = pool[j]
             p += 1
 
 
@@ -193,7 +194,7 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
 def side_score(st: np.ndarray, i: int, game: np.ndarray, seat: int) -> int:
     """Deal score so far (K16; K17 once finished) of ``seat``, or of its team with teams (K18)."""
     players = game[G_PLAYERS]
-    piles, tabbes = K.piles_at(players), K.tabbes_at(players)
+    piles, tabbes = kernels.piles_at(players), kernels.tabbes_at(players)
     side = game[G_SIDE + seat]
     total = 0
     for s in range(players):
@@ -203,7 +204,7 @@ def side_score(st: np.ndarray, i: int, game: np.ndarray, seat: int) -> int:
         for c in range(52):
             pts += st[i, piles + 52 * s + c] * POINTS[c]
         pts += 5 * st[i, tabbes + s] - 5 * st[i, tabbes + (s + 1) % players]
-        if game[G_LCP] and st[i, K.DONE] and st[i, K.TAKER] == s:
+        if game[G_LCP] and st[i, kernels.DONE] and st[i, kernels.TAKER] == s:
             pts += 1
         total += pts
     return total
@@ -217,10 +218,10 @@ def rollout(st: np.ndarray, i: int, game: np.ndarray, kind: int, w: np.ndarray, 
     limit) or round ``stop_round`` begins."""
     players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
     ply = 0
-    while not st[i, K.DONE] and (horizon == 0 or ply < horizon) and st[i, K.ROUND] < stop_round:
+    while not st[i, kernels.DONE] and (horizon == 0 or ply < horizon) and st[i, kernels.ROUND] < stop_round:
         m = T.choose(st, i, players, hand_size, spades, -1, fixed, kind, w, _next(rng), cards, caps, costs, keys,
                      scr)
-        K.apply_move(st, i, players, cards[m], caps[m], later_kinds, later_sizes, spades)
+        kernels.apply_move(st, i, players, cards[m], caps[m], later_kinds, later_sizes, spades)
         ply += 1
 
 
@@ -236,14 +237,15 @@ def decide(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
     replaces it if its mean paired difference to the baseline is below −z standard errors.
     """
     players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
-    seat = np.int64(st[i, K.TURN])
+    seat = np.int64(st[i, kernels.TURN])
     rng = np.empty(1, np.uint64)
     rng[0] = np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)
     kind, horizon = opts[O_POLICY], opts[O_HORIZON]
     # the baseline: the rollout policy's choice (it lists the moves into root_* as moves_into does)
     e = T.choose(st, i, players, hand_size, spades, pending, fixed, kind, w, _next(rng), root_cards, root_caps,
                  costs, keys, scr)
-    n = T.moves_into(K.hand_of(st, i, seat), K.table_of(st, i), pending, fixed, root_cards, root_caps, keys, scr)
+    n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, root_cards, root_caps,
+                     keys, scr)
     if n <= 1:
         return T.action_for(pending, fixed, root_cards[0], root_caps[0])
     voids = np.zeros(players, np.int64)
@@ -251,7 +253,7 @@ def decide(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
         T.round_voids(st, i, players, hand_size, voids, scr)
     acc[:2, :n] = 0.0  # sums and sums of squares of the paired differences to the baseline
     sub = np.empty(1, np.uint64)
-    stop_round = np.int64(st[i, K.ROUND]) + opts[O_ROUNDS] if opts[O_ROUNDS] > 0 else np.int64(1000)
+    stop_round = np.int64(st[i, kernels.ROUND]) + opts[O_ROUNDS] if opts[O_ROUNDS] > 0 else np.int64(1000)
     for _ in range(opts[O_SAMPLES]):
         determinize(st, i, players, seat, voids, opts[O_VOIDS] != 0, work, 0, rng, pool, used)
         for _r in range(opts[O_ROLLOUTS]):
@@ -259,7 +261,7 @@ def decide(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
             _next(rng)
             for m in range(n):
                 work[1] = work[0]
-                K.apply_move(work, 1, players, root_cards[m], root_caps[m], later_kinds, later_sizes, spades)
+                kernels.apply_move(work, 1, players, root_cards[m], root_caps[m], later_kinds, later_sizes, spades)
                 sub[0] = base  # common random numbers: every move's rollout draws the same uniforms
                 rollout(work, 1, game, kind, w, horizon, stop_round, later_kinds, later_sizes, sub, cards, caps,
                         costs, keys, zeros, scr)
@@ -284,7 +286,7 @@ def decide(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
 @njit(cache=True)
 def _decide_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, out):
     """:func:`decide` for decisions ``lo..hi`` of the batch, with buffers of their own."""
-    work = np.zeros((2, K.tabbes_at(game[G_PLAYERS]) + game[G_PLAYERS]), np.int8)
+    work = np.zeros((2, kernels.tabbes_at(game[G_PLAYERS]) + game[G_PLAYERS]), np.int8)
     root_cards = np.empty(T.MAX_MOVES, np.int64)
     root_caps = np.empty((T.MAX_MOVES, 52), np.int8)
     acc = np.empty((2, T.MAX_MOVES), np.float64)
@@ -309,7 +311,7 @@ def decide_par(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, 
     """:func:`decide` for every decision of the batch, split into ``chunks`` over numba's threads."""
     n = envs.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
         _decide_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, out)
 
 

@@ -15,8 +15,8 @@ with one more member, ``krypenv.json``, written by :func:`add_metadata`.  A play
      "env_steps": ..., "args": {...}}
 
 ``features`` names the action features appended to the observation
-(:mod:`agents.krypkasino.move_features`, network :mod:`agents.krypkasino.move_policy`), or is null for a plain
-MLP policy on the observation alone.
+(:mod:`krypenv.agents.krypkasino.move_features`, network :mod:`krypenv.agents.krypkasino.move_policy`), or is
+null for a plain MLP policy on the observation alone.
 
 The loader checks, with a ValueError naming the path and the problem (never a bare
 traceback): the file exists and is a complete zip (a truncated download is not), it holds
@@ -33,7 +33,7 @@ argmax of the logits over the legal actions: deterministic, and the same for a d
 is acted on alone or in a batch.
 
 The observation is scaled to [0, 1] inside the network (:class:`ScaledInput`, or
-:class:`agents.krypkasino.move_policy.MoveInput` for a move-scoring policy: each entry divided by its
+:class:`krypenv.agents.krypkasino.move_policy.MoveInput` for a move-scoring policy: each entry divided by its
 upper bound in the observation space), so the checkpoint needs no separate normalisation
 statistics.  torch is imported on first use only: ``import agents`` stays light.
 """
@@ -48,9 +48,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from agents.base import register
-from agents.checkpoint import (
+from krypenv.agents.base import register
+from krypenv.agents.checkpoint import (
     FORMAT,
     META_NAME,
     NEEDED_DATA,
@@ -61,7 +60,8 @@ from agents.checkpoint import (
     play_only_copy,
     read_checked,
 )  # fmt: skip  (add_metadata, play_only_copy: re-exported for train.py)
-from krypenv.policy import DecisionBatch
+
+from krypenv.agent_api import DecisionBatch
 
 __all__ = ["GAME", "META_NAME", "PPOAgent", "add_metadata", "layout_id", "load", "metadata", "play_only_copy",
            "read_metadata"]
@@ -94,7 +94,7 @@ def network_input_dim(meta: dict[str, Any]) -> int:
     """Length of the policy network's input for a checkpoint's metadata (observation + action features)."""
     if meta.get("features") is None:
         return int(meta["obs_dim"])
-    from agents.krypkasino.move_features import input_dim
+    from krypenv.agents.krypkasino.move_features import input_dim
 
     return input_dim(int(meta["obs_dim"]))
 
@@ -130,7 +130,10 @@ def _scaled_input() -> type:
 
 
 def __getattr__(name: str) -> Any:
-    """``agents.krypkasino.ppo.ScaledInput`` is created on first access (new checkpoints refer to it by this name)."""
+    """``krypenv.agents.krypkasino.ppo.ScaledInput`` is created on first access.
+
+    New checkpoints refer to it by this name.
+    """
     if name == "ScaledInput":
         return _scaled_input()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -153,7 +156,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
                          f"({meta.get('obs_dim')} entries) for {players} players, this krypenv "
                          f"{meta.get('krypenv', '?')!r} -> {krypenv_version()!r} uses {want_layout!r} "
                          f"({want_dim} entries)")
-    from agents.krypkasino.move_features import VERSION
+    from krypenv.agents.krypkasino.move_features import VERSION
 
     if meta.get("features") not in (None, VERSION):
         raise _bad(path, f"unknown action features {meta.get('features')!r} (this krypenv computes {VERSION!r})")
@@ -177,7 +180,7 @@ def _custom_objects(data_json: str, meta: dict[str, Any], state: dict[str, Any])
     """What SB3 must not unpickle from a checkpoint's ``data``, and what it gets instead.
 
     Pickles name classes and functions by the module they lived in when the checkpoint was
-    saved (``agents.move_policy.MovePolicy`` before the agents moved to ``agents.krypkasino``),
+    saved (``krypenv.agents.move_policy.MovePolicy`` before the agents moved to ``krypenv.agents.krypkasino``),
     so the network's classes are given here from their current modules: the move-scoring
     policy when ``krypenv.json`` names action features, else the MLP's keywords (with
     :class:`ScaledInput`).  Entries that playing does not need (learning-rate schedules,
@@ -185,7 +188,7 @@ def _custom_objects(data_json: str, meta: dict[str, Any], state: dict[str, Any])
     """
     custom: dict[str, Any] = {key: None for key in json.loads(data_json) if key not in NEEDED_DATA}
     if meta.get("features") is not None:
-        from agents.krypkasino.move_policy import MovePolicy
+        from krypenv.agents.krypkasino.move_policy import MovePolicy
 
         custom["policy_class"] = MovePolicy
     else:
@@ -261,8 +264,8 @@ class PPOAgent:
             raise ValueError(f"{where} takes observations of {self.obs_dim} entries, got {batch.obs.shape[1]}")
         x = batch.obs
         if self.features is not None:
-            from agents.krypkasino.move_features import action_features
-            from agents.krypkasino.move_policy import with_features
+            from krypenv.agents.krypkasino.move_features import action_features
+            from krypenv.agents.krypkasino.move_policy import with_features
 
             x = with_features(batch.obs, action_features(batch.core, batch.envs))
         return self.logits(x, batch.mask).argmax(axis=1).astype(np.int64)

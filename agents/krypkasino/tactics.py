@@ -27,7 +27,7 @@ from numba import njit
 
 from krypenv.krypkasino.actions import CONFIRM, TAKE, holds
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import (
     card_capture,
     card_captures_s,
@@ -45,7 +45,7 @@ from krypenv.krypkasino.engine.captures import (
 MAX_MOVES = 256  # moves listed per decision (more only on absurd hand-built tables; the rest are dropped)
 MAX_KEYS = 64  # value-level captures kept per played value
 RANDOM, GREEDY, CREEPER, EXPERT = 0, 1, 2, 3  # policy kinds
-# expert weights (a float64 vector, see agents.krypkasino.heuristics for their meaning and defaults)
+# expert weights (a float64 vector, see krypenv.agents.krypkasino.heuristics for their meaning and defaults)
 W_SETUP, W_SELF, W_LAST, W_HIGH, W_ENDQ, N_WEIGHTS = 0, 1, 2, 3, 4, 5
 TIE = 1e-9  # costs closer than this are ties
 
@@ -123,11 +123,11 @@ def unseen_values(st: np.ndarray, i: int, players: int, seat: int, out: np.ndarr
     Seen: own hand, table, set-aside pile and every capture pile (public with perfect recall).
     """
     out[:] = 0
-    hand = K.HANDS + 52 * seat
-    piles = K.piles_at(players)
+    hand = kernels.HANDS + 52 * seat
+    piles = kernels.piles_at(players)
     total = 0
     for c in range(52):
-        seen = st[i, hand + c] + st[i, K.TABLE + c] + st[i, K.ASIDE + c]
+        seen = st[i, hand + c] + st[i, kernels.TABLE + c] + st[i, kernels.ASIDE + c]
         for t in range(players):
             seen += st[i, piles + 52 * t + c]
         k = 2 - seen
@@ -146,28 +146,28 @@ def round_voids(st: np.ndarray, i: int, players: int, hand_size: int, out: np.nd
     within a round a hand only loses cards.  ``hand_size``: cards per hand in round 0 (K6).
     """
     out[:] = 0
-    dealt = players * (hand_size if st[i, K.ROUND] == 0 else 4)
-    n = np.int64(st[i, K.N_MOVES])
-    first = n - (dealt - st[i, K.IN_HANDS])  # index of the round's first move
+    dealt = players * (hand_size if st[i, kernels.ROUND] == 0 else 4)
+    n = np.int64(st[i, kernels.N_MOVES])
+    first = n - (dealt - st[i, kernels.IN_HANDS])  # index of the round's first move
     lo = max(first, 0)
-    table = st[i, K.TABLE:K.TABLE + 52].copy()
-    log = np.int64(st[i, K.N_LOGGED])
+    table = st[i, kernels.TABLE:kernels.TABLE + 52].copy()
+    log = np.int64(st[i, kernels.N_LOGGED])
     on_table = 0
     for c in range(52):
         on_table += table[c]
     for m in range(n - 1, lo - 1, -1):
-        card = st[i, K.HIST_CARD + m]
-        taken = np.int64(st[i, K.HIST_TAKEN + m])
+        card = st[i, kernels.HIST_CARD + m]
+        taken = np.int64(st[i, kernels.HIST_TAKEN + m])
         if taken == 0:
             table[card] -= 1
             on_table -= 1
         else:
             for e in range(taken):
-                table[st[i, K.CAP_LOG + log - 1 - e]] += 1
+                table[st[i, kernels.CAP_LOG + log - 1 - e]] += 1
             log -= taken
             on_table += taken
         if taken == 0 or taken < on_table:  # not a sweep: the seat held no sweeping value
-            seat = (st[i, K.DEALER] + 1 + (m - first)) % players
+            seat = (st[i, kernels.DEALER] + 1 + (m - first)) % players
             out[seat] |= sweep_values_s(table_value_key(table), scr)
 
 
@@ -318,21 +318,21 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
     (0 when we have no next turn this round); T_CREEP 1 for a creep; T_TAKEN cards taken;
     T_LEFT card points left on the table; T_AFTER cards left on the table.
     """
-    seat = np.int64(st[i, K.TURN])
+    seat = np.int64(st[i, kernels.TURN])
     nxt, prv = (seat + 1) % players, (seat - 1) % players
-    table = K.table_of(st, i)
-    hand = K.hand_of(st, i, seat).copy()
+    table = kernels.table_of(st, i)
+    hand = kernels.hand_of(st, i, seat).copy()
     on_table, n_hand, aside_pts = 0, 0, 0
     unseen = np.empty(52, np.int64)
     for c in range(52):
         on_table += table[c]
         n_hand += hand[c]
-        aside_pts += st[i, K.ASIDE + c] * POINTS[c]
+        aside_pts += st[i, kernels.ASIDE + c] * POINTS[c]
     uval = np.zeros(15, np.int64)
     n_unseen = unseen_values(st, i, players, seat, uval)
-    piles = K.piles_at(players)
+    piles = kernels.piles_at(players)
     for c in range(52):
-        seen = hand[c] + table[c] + st[i, K.ASIDE + c]
+        seen = hand[c] + table[c] + st[i, kernels.ASIDE + c]
         for t in range(players):
             seen += st[i, piles + 52 * t + c]
         unseen[c] = 2 - seen
@@ -341,12 +341,12 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
     h_next = 0
     h_prev = 0
     for c in range(52):
-        h_next += st[i, K.HANDS + 52 * nxt + c]
-        h_prev += st[i, K.HANDS + 52 * prv + c]
-    left_after = np.int64(st[i, K.IN_HANDS]) - 1  # cards in all hands once this move is played
-    last_round = st[i, K.POS] >= 104
-    last = np.int64(st[i, K.LAST_CAPTURER])
-    holder = last if last >= 0 else np.int64(st[i, K.DEALER])  # who takes the rest now (K15)
+        h_next += st[i, kernels.HANDS + 52 * nxt + c]
+        h_prev += st[i, kernels.HANDS + 52 * prv + c]
+    left_after = np.int64(st[i, kernels.IN_HANDS]) - 1  # cards in all hands once this move is played
+    last_round = st[i, kernels.POS] >= 104
+    last = np.int64(st[i, kernels.LAST_CAPTURER])
+    holder = last if last >= 0 else np.int64(st[i, kernels.DEALER])  # who takes the rest now (K15)
     keep = (1.0 - endq) ** left_after  # chance nobody captures in the plays still to come
     after = np.empty(52, np.int8)
     moved = np.empty(52, np.int8)
@@ -390,7 +390,9 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
 @njit(cache=True)
 def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
                  caps: np.ndarray, n: int, w: np.ndarray, costs: np.ndarray, keys: np.ndarray, scr: np.ndarray) -> None:
-    """The expert's expected cost of each move for the seat to act (lower is better; see agents.krypkasino.heuristics).
+    """The expert's expected cost of each move for the seat to act.
+
+    Lower is better; see krypenv.agents.krypkasino.heuristics.
 
     cost = points now − 5·w_setup·P(the next seat must sweep what we leave, +1 for a
     dubbeltabbe) + 5·w_self·P(we are made to sweep on our next turn) + w_last·(K15 stake)
@@ -415,9 +417,9 @@ def choose(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, p
 
     Ties (costs within TIE of the best) are broken by the uniform ``u``: the ⌊u·k⌋-th of the k tied moves.
     """
-    seat = st[i, K.TURN]
-    table = K.table_of(st, i)
-    n = moves_into(K.hand_of(st, i, seat), table, pending, fixed, cards, caps, keys, scr)
+    seat = st[i, kernels.TURN]
+    table = kernels.table_of(st, i)
+    n = moves_into(kernels.hand_of(st, i, seat), table, pending, fixed, cards, caps, keys, scr)
     if n <= 1 or kind == RANDOM:
         return min(int(u * n), n - 1)
     on_table = 0

@@ -1,5 +1,5 @@
 """Kungsholmskille's rule-based baselines: ``timid`` and ``expert`` (their tactics:
-:mod:`agents.kungsholmskille.tactics`).
+:mod:`krypenv.agents.kungsholmskille.tactics`).
 
 | spec     | idea                                                                                  |
 |----------|---------------------------------------------------------------------------------------|
@@ -13,17 +13,17 @@ Options: ``timid:knock_max=2,stay_max=3`` (rank indices, L1); ``expert:depth=5,s
 show_depth=5,margin=0,fold_value=-0.5,discard_cost=0.02,next_ante=0`` (``next_ante=0.8`` prices
 the next pot's ante after a lost showdown, as in a game that goes on: then it folds hopeless
 hands; at 0, the episode's money, a fold never pays).  Both are deterministic and act on
-a whole :class:`~krypenv.policy.DecisionBatch` in one compiled call from its observations and
+a whole :class:`~krypenv.agent_api.DecisionBatch` in one compiled call from its observations and
 masks, so they see only what the seat may know.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from krypenv.agents.base import register
+from krypenv.agents.kungsholmskille.tactics import EXPERT, TIMID, decide_batch, offsets
 
-from agents.base import register
-from agents.kungsholmskille.tactics import EXPERT, TIMID, decide_batch, offsets
-from krypenv.policy import DecisionBatch
+from krypenv.agent_api import DecisionBatch
 
 __all__ = ["ExpertAgent", "TacticsAgent", "TimidAgent"]
 
@@ -31,7 +31,7 @@ GAME = "kungsholmskille"
 
 
 class TacticsAgent:
-    """A compiled policy of :mod:`agents.kungsholmskille.tactics` (``kind``) with its parameter vector."""
+    """A compiled policy of :mod:`krypenv.agents.kungsholmskille.tactics` (``kind``) with its parameter vector."""
 
     name = "tactics"
     game = GAME
@@ -70,7 +70,7 @@ class ExpertAgent(TacticsAgent):
 
     def __init__(self, depth: float = 5.0, stay_depth: float = 7.0, show_depth: float = 5.0, margin: float = 0.0,
                  fold_value: float = -0.5, discard_cost: float = 0.02, next_ante: float = 0.0) -> None:
-        """The expected-money tactics with the modelling constants of :mod:`agents.kungsholmskille.tactics`."""
+        """The expected-money tactics with the modelling constants of :mod:`krypenv.agents.kungsholmskille.tactics`."""
         values = [depth, stay_depth, show_depth, margin, fold_value, discard_cost, next_ante]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) or min(
                 depth, stay_depth, show_depth) <= 0 or next_ante < 0:

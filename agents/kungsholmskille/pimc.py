@@ -3,7 +3,7 @@
 At a decision with more than one legal move, the agent samples ``worlds`` complete deals
 consistent with what its seat knows, plays every legal move in every world and rolls the deal
 out to its end with a fast policy for every seat (``rollout="expert"`` or ``"timid"``, the
-compiled tactics of :mod:`agents.kungsholmskille.tactics`), and plays the move with the best
+compiled tactics of :mod:`krypenv.agents.kungsholmskille.tactics`), and plays the move with the best
 mean money.  The same worlds serve every move (common random numbers).
 
 **Worlds.**  The seat's unseen cards (each rank twice, L1, less its hand, its discards and
@@ -33,16 +33,16 @@ game's own stream (``batch.uniforms``), so evaluations are reproducible.  Speed 
 from __future__ import annotations
 
 import numpy as np
+from krypenv.agents.base import Limit, register
+from krypenv.agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, TIMID_PARAMS, decide, offsets
 from numba import njit
 
-from agents.base import Limit, register
-from agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, TIMID_PARAMS, decide, offsets
-from krypenv.kungsholmskille import kernels as K
+from krypenv.agent_api import DecisionBatch
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import MAX_LEGAL, N_ACTIONS
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS
 from krypenv.kungsholmskille.engine import Deals
 from krypenv.kungsholmskille.observation import encode_into, mask_into, obs_size
-from krypenv.policy import DecisionBatch
 
 __all__ = ["PimcAgent", "rollout_values", "sample_world"]
 
@@ -60,49 +60,50 @@ def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.nda
     money = np.zeros(players, np.int64)
     for i in range(st.shape[0]):
         row, cr = st[i], cash[i]
-        K.apply(row, cr, players, first[i])
-        while not row[K.DONE]:
-            s = row[K.TO_ACT]
+        kernels.apply(row, cr, players, first[i])
+        while not row[kernels.DONE]:
+            s = row[kernels.TO_ACT]
             encode_into(row, cr, money, 0, 0, False, players, s, obs)
             mask_into(row, s, False, mask, buf)
-            K.apply(row, cr, players, decide(obs, mask, players, kind, par, off))
+            kernels.apply(row, cr, players, decide(obs, mask, players, kind, par, off))
         if not episode:
-            out[i] = cr[K.MONEY + seat] - cr[K.ANTES + seat]
-        elif row[K.OUTCOME] == K.BUDRUNDA:  # the pot stays in the episode: its antes, and a fair share of it
-            out[i] = cr[K.MONEY + seat] - cr[K.ANTES + seat] + cr[K.POT_NEXT] / players
+            out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat]
+        elif row[kernels.OUTCOME] == kernels.BUDRUNDA:
+            # the pot stays in the episode: its antes, and a fair share of it
+            out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat] + cr[kernels.POT_NEXT] / players
         else:  # the pot went out: the episode ends, the next pot's antes are never paid
-            out[i] = cr[K.MONEY + seat]
+            out[i] = cr[kernels.MONEY + seat]
 
 
 def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Generator) -> np.ndarray:
     """A copy of an engine record whose hidden cards (seen from ``seat``) are dealt afresh (see the module
     docstring)."""
     w = row.copy()
-    hand_at = lambda s: slice(K.HANDS + N_RANKS * s, K.HANDS + N_RANKS * (s + 1))
+    hand_at = lambda s: slice(kernels.HANDS + N_RANKS * s, kernels.HANDS + N_RANKS * (s + 1))
     seen = w[hand_at(seat)].astype(np.int64).copy()
-    for d in w[K.DISCARDS + 2 * seat:K.DISCARDS + 2 * seat + 2]:
+    for d in w[kernels.DISCARDS + 2 * seat:kernels.DISCARDS + 2 * seat + 2]:
         if d >= 0:
             seen[d] += 1
     for t in range(4):
         for s in range(players):
-            c = w[K.TRICK_CARDS + K.MAXP * t + s]
+            c = w[kernels.TRICK_CARDS + kernels.MAXP * t + s]
             if c >= 0:
                 seen[c] += 1
     pool = np.repeat(np.arange(N_RANKS), 2 - seen)
     rng.shuffle(pool)
     k = 0
     others = [s for s in range(players) if s != seat]
-    for s in sorted(others, key=lambda s: int(w[K.FOLDED + s])):  # players still in first, then folded ones
+    for s in sorted(others, key=lambda s: int(w[kernels.FOLDED + s])):  # players still in first, then folded ones
         n = int(w[hand_at(s)].sum())
         w[hand_at(s)] = np.bincount(pool[k:k + n], minlength=N_RANKS)
         k += n
     for s in others:
         for j in range(2):
-            if w[K.DISCARDS + 2 * s + j] >= 0:
-                w[K.DISCARDS + 2 * s + j] = pool[k]
+            if w[kernels.DISCARDS + 2 * s + j] >= 0:
+                w[kernels.DISCARDS + 2 * s + j] = pool[k]
                 k += 1
-    tpos = int(w[K.TPOS])
-    w[K.DECK + tpos:K.DECK + DECK_SIZE] = pool[k:k + DECK_SIZE - tpos]
+    tpos = int(w[kernels.TPOS])
+    w[kernels.DECK + tpos:kernels.DECK + DECK_SIZE] = pool[k:k + DECK_SIZE - tpos]
     k += DECK_SIZE - tpos
     if k != pool.size:
         raise RuntimeError(f"world sampling dealt {k} of {pool.size} unseen cards")

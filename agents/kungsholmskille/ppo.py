@@ -4,7 +4,7 @@
 in ``data``): load only checkpoints you trust, as you would run their author's script
 (``docs/SECURITY.md``).  ``krypenv serve`` never loads a path from a request.
 
-**Checkpoint.**  The SB3 zip with a ``krypenv.json`` member (:mod:`agents.checkpoint`)::
+**Checkpoint.**  The SB3 zip with a ``krypenv.json`` member (:mod:`krypenv.agents.checkpoint`)::
 
     {"format": "krypenv-ppo/1", "game": "kungsholmskille", "krypenv": "0.1.0", "players": 4,
      "max_deals": 50, "obs_dim": 167, "layout": "<id of the observation layout>", "features": null,
@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from agents.base import register
-from agents.checkpoint import (
+from krypenv.agents.base import register
+from krypenv.agents.checkpoint import (
     FORMAT,
     META_NAME,
     bad,
@@ -42,7 +41,8 @@ from agents.checkpoint import (
     policy_logits,
     read_checked,
 )  # fmt: skip
-from krypenv.policy import DecisionBatch
+
+from krypenv.agent_api import DecisionBatch
 
 __all__ = ["GAME", "INPUT_CAP", "PPOAgent", "layout_id", "load", "metadata", "read_metadata"]
 
@@ -91,7 +91,7 @@ def _input_class() -> type:
 
 
 def __getattr__(name: str) -> Any:
-    """``agents.kungsholmskille.ppo.KilleInput`` is created on first access (checkpoints name it)."""
+    """``krypenv.agents.kungsholmskille.ppo.KilleInput`` is created on first access (checkpoints name it)."""
     if name == "KilleInput":
         if "KilleInput" not in globals():
             globals()["KilleInput"] = _input_class()

@@ -3,9 +3,9 @@
 Both policies read only the acting seat's observation vector and mask
 (:mod:`krypenv.kungsholmskille.observation`: its own hand and discards, every card played, the
 calls, folds and the pot), so they see exactly what the seat may know, and run on whole
-batches in one compiled call: from a :class:`~krypenv.policy.DecisionBatch`
-(:mod:`agents.kungsholmskille.heuristics`) or inside PIMC's rollouts on the batched engine
-(:mod:`agents.kungsholmskille.pimc`).
+batches in one compiled call: from a :class:`~krypenv.agent_api.DecisionBatch`
+(:mod:`krypenv.agents.kungsholmskille.heuristics`) or inside PIMC's rollouts on the batched engine
+(:mod:`krypenv.agents.kungsholmskille.pimc`).
 
 **The chance estimate** (:func:`chance_lowest`).  Every card the seat has not seen (not in its
 hand, not its discard, not played; each rank twice, L1) is equally likely to lie anywhere

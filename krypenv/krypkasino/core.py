@@ -5,7 +5,7 @@ records carry a few more columns for the env (capture-choice state, last move, l
 episode over), plus per-env random streams, match totals and penalties.  The AEC env is
 ``Core(cfg, 1)`` with every seat external; the Gymnasium env and the VecEnv are
 ``Core(cfg, N)`` with a learner seat and opponents that are either built in (compiled) or
-external (Python agents, asked in batches through :class:`krypenv.policy.DecisionBatch`).
+external (Python agents, asked in batches through :class:`krypenv.agent_api.DecisionBatch`).
 The compiled work is in :mod:`krypenv.krypkasino.env_kernels`, the configuration in
 :mod:`krypenv.krypkasino.config`.
 
@@ -23,6 +23,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from krypenv.agent_api import Agent, DecisionBatch, check_actions
 from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS, action_name
 from krypenv.krypkasino.config import (
     C_E0,
@@ -41,8 +42,7 @@ from krypenv.krypkasino.config import (
     LEARNER,
     EnvConfig,
 )
-from krypenv.krypkasino.engine import Deals
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import Deals, kernels
 from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.env_kernels import (
     _col_over,
@@ -59,7 +59,6 @@ from krypenv.krypkasino.env_kernels import (
 )
 from krypenv.krypkasino.observation import bounds, obs_size
 from krypenv.krypkasino.view import SeatView, seat_view
-from krypenv.policy import Agent, DecisionBatch, check_actions
 from krypenv.rng import k_uniforms, seed_state
 
 __all__ = ["Core"]
@@ -88,10 +87,10 @@ class Core:
         if len(self.kinds) != P:
             raise ValueError(f"kinds must name who acts for each of the {P} seats")
         self.side_of = np.array([rules.team_of(s) for s in range(P)], np.int64)
-        e0 = K.HANDS + 105 * P  # first column after the engine's
+        e0 = kernels.HANDS + 105 * P  # first column after the engine's
         width = (e0 + CHOICE_SIZE + LAST_MOVE + 2 + 63) // 64 * 64
         state = np.zeros((self.n, width), np.int8)
-        state[:, K.DONE] = 1
+        state[:, kernels.DONE] = 1
         self.deals = Deals(rules, self.n, state=state)
         self.st = state
         self.cfg = self._pack(random_seat, e0)
@@ -220,7 +219,7 @@ class Core:
         return action_name(action, int(self.choice[i, 0]))
 
     def decisions(self, envs: np.ndarray, seats: np.ndarray) -> DecisionBatch:
-        """A :class:`~krypenv.policy.DecisionBatch` for the given envs and absolute seats."""
+        """A :class:`~krypenv.agent_api.DecisionBatch` for the given envs and absolute seats."""
         envs = np.asarray(envs, np.int64)
         seats = np.asarray(seats, np.int64)
         obs = np.empty((envs.shape[0], self.dim), np.int8)

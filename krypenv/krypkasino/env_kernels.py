@@ -46,7 +46,7 @@ from krypenv.krypkasino.config import (
     LAST_MOVE,
     RANDOM,
 )
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import hand_sweep_values_s, sweep_values_s, table_value_key
 from krypenv.krypkasino.observation import POINTS8, encode_into
 from krypenv.rng import pick_legal, rand_float
@@ -89,13 +89,13 @@ def episode_over(st: np.ndarray, cfg: np.ndarray, i: int) -> bool:
 def seat_score(st: np.ndarray, cfg: np.ndarray, i: int, s: int) -> int:
     """Seat ``s``'s current deal score in env ``i`` (K16, K17)."""
     P = cfg[C_P]
-    tabbes = K.tabbes_at(P)
-    pile = st[i, K.piles_at(P) + 52 * s:K.piles_at(P) + 52 * s + 52]
+    tabbes = kernels.tabbes_at(P)
+    pile = st[i, kernels.piles_at(P) + 52 * s:kernels.piles_at(P) + 52 * s + 52]
     pts = 0
     for c in range(52):
         pts += pile[c] * POINTS8[c]
     score = pts + 5 * st[i, tabbes + s] - 5 * st[i, tabbes + (s + 1) % P]
-    if cfg[C_LCP] and st[i, K.DONE] and st[i, K.TAKER] == s:
+    if cfg[C_LCP] and st[i, kernels.DONE] and st[i, kernels.TAKER] == s:
         score += 1
     return score
 
@@ -146,10 +146,10 @@ def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray
     for k in range(DECK_SIZE - 1):
         u[k] = rand_float(rng, i)
     deck = np.empty(DECK_SIZE, np.int8)
-    K.shuffle_into(u, deck)
+    kernels.shuffle_into(u, deck)
     dealer = (cfg[C_FIRST_DEALER] + ints[i, I_DEAL_NO]) % P
     n_init = cfg[C_N_INIT]
-    K.reset_deal(st, i, P, deck, dealer, cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],
+    kernels.reset_deal(st, i, P, deck, dealer, cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],
                  cfg[C_INIT_SIZES:C_INIT_SIZES + n_init], cfg[C_SPADES] != 0)
     choice = _choice(st, cfg, i)
     choice[0] = -1
@@ -175,7 +175,7 @@ def rollover_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndar
     over."""
     if episode_over(st, cfg, i):
         return True
-    if not st[i, K.DONE]:
+    if not st[i, kernels.DONE]:
         return False
     if ints[i, I_DEAL_NO] + 1 >= cfg[C_DEALS]:
         st[i, _col_over(cfg)] = 1
@@ -198,9 +198,9 @@ def _record_last_move(st: np.ndarray, cfg: np.ndarray, i: int, seat: int, tabbes
     """Complete env ``i``'s last-move record (seat, card, tabbes gained, K15 taker; the capture is in place)."""
     last = _col_last(cfg)
     st[i, last] = seat
-    st[i, last + 1] = st[i, K.HIST_CARD + st[i, K.N_MOVES] - 1]
-    st[i, last + 2] = st[i, K.tabbes_at(cfg[C_P]) + seat] - tabbes_before
-    st[i, last + 3] = st[i, K.TAKER] if st[i, K.DONE] else -1
+    st[i, last + 1] = st[i, kernels.HIST_CARD + st[i, kernels.N_MOVES] - 1]
+    st[i, last + 2] = st[i, kernels.tabbes_at(cfg[C_P]) + seat] - tabbes_before
+    st[i, last + 3] = st[i, kernels.TAKER] if st[i, kernels.DONE] else -1
 
 
 @njit(cache=True)
@@ -212,10 +212,10 @@ def act_one(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, action: i
     penalty and the episode ends.  ``forced``: the hand's sweep values if known, else −1.
     """
     P = cfg[C_P]
-    if episode_over(st, cfg, i) or st[i, K.DONE]:
+    if episode_over(st, cfg, i) or st[i, kernels.DONE]:
         return ILLEGAL
-    seat = np.int64(st[i, K.TURN])
-    before = np.int64(st[i, K.tabbes_at(P) + seat])
+    seat = np.int64(st[i, kernels.TURN])
+    before = np.int64(st[i, kernels.tabbes_at(P) + seat])
     n_later = cfg[C_N_LATER]
     status = apply_action(st, i, P, action, _choice(st, cfg, i), _last_capture(st, cfg, i),
                           cfg[C_LATER_KINDS:C_LATER_KINDS + n_later], cfg[C_LATER_SIZES:C_LATER_SIZES + n_later],
@@ -233,15 +233,15 @@ def observe_one(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, obser
                 mask: np.ndarray, scr: np.ndarray) -> None:
     """Write ``observer``'s observation and action mask (zeros unless it is to act) for env ``i``."""
     P = cfg[C_P]
-    ended = episode_over(st, cfg, i) or st[i, K.DONE] != 0
-    sweep = sweep_values_s(table_value_key(K.table_of(st, i)), scr)
+    ended = episode_over(st, cfg, i) or st[i, kernels.DONE] != 0
+    sweep = sweep_values_s(table_value_key(kernels.table_of(st, i)), scr)
     choice = _choice(st, cfg, i)
     deals_left = cfg[C_DEALS] - 1 - ints[i, I_DEAL_NO]
     encode_into(st, i, P, observer, choice, sweep, cfg[C_SIDE_OF:C_SIDE_OF + P], deals_left, ended, obs)
-    if ended or st[i, K.TURN] != observer:
+    if ended or st[i, kernels.TURN] != observer:
         mask[:] = 0
     else:
-        mask_into(K.hand_of(st, i, observer), K.table_of(st, i), choice, sweep, mask, scr)
+        mask_into(kernels.hand_of(st, i, observer), kernels.table_of(st, i), choice, sweep, mask, scr)
 
 
 @njit(cache=True)
@@ -250,8 +250,8 @@ def random_action(st: np.ndarray, cfg: np.ndarray, i: int, u: float, scr: np.nda
     sweep values (−1 during a capture choice): the ⌊u·n⌋-th of its n legal actions in action order
     (what :func:`pick_legal` picks from the mask)."""
     choice = _choice(st, cfg, i)
-    hand = K.hand_of(st, i, st[i, K.TURN])
-    table = K.table_of(st, i)
+    hand = kernels.hand_of(st, i, st[i, kernels.TURN])
+    table = kernels.table_of(st, i)
     if choice[0] >= 0:  # a capture choice (rare): go through the mask
         mask = np.empty(N_ACTIONS, np.int8)
         mask_into(hand, table, choice, 0, mask, scr)
@@ -273,9 +273,9 @@ def random_action(st: np.ndarray, cfg: np.ndarray, i: int, u: float, scr: np.nda
 @njit(cache=True)
 def to_act(st: np.ndarray, cfg: np.ndarray, i: int) -> int:
     """Relative seat (to the learner) whose turn it is in env ``i``, or −1 once the episode is over."""
-    if episode_over(st, cfg, i) or st[i, K.DONE]:
+    if episode_over(st, cfg, i) or st[i, kernels.DONE]:
         return -1
-    return (st[i, K.TURN] - learner_seat(st, cfg, i)) % cfg[C_P]
+    return (st[i, kernels.TURN] - learner_seat(st, cfg, i)) % cfg[C_P]
 
 
 @njit(cache=True)
@@ -351,7 +351,7 @@ def k_reset_par(st, rng, ints, base, cfg, active, scr):
     """New episodes in the active envs, advanced to the first learner or external decision."""
     n, chunks = active.shape[0], scr.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
         _reset_range(st, rng, ints, base, cfg, lo, hi, active, scr[ch])
 
 
@@ -366,7 +366,7 @@ def k_step_par(st, rng, ints, cfg, actions, lose, status, scr):
     """The learner's action in every env, then built-in opponents until the next learner or external decision."""
     n, chunks = actions.shape[0], scr.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
         _step_range(st, rng, ints, cfg, lo, hi, actions, lose, status, scr[ch])
 
 
@@ -382,7 +382,7 @@ def k_step_all_par(st, rng, ints, base, cfg, actions, lose, status, rew, dones, 
     """A whole VecEnv step when every opponent is built in: act, opponents, rewards, auto-reset, observations."""
     n, chunks = actions.shape[0], scr.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
         _step_all_range(st, rng, ints, base, cfg, lo, hi, actions, lose, status, rew, dones, final, obs, masks,
                         term_obs, term_mask, scr[ch])
 
@@ -400,7 +400,7 @@ def k_finish_par(st, rng, ints, base, cfg, rew, dones, final, term_obs, term_mas
     """Rewards since the learner's previous decision, dones, terminal observations and auto-reset."""
     n, chunks = rew.shape[0], scr.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
         _finish_range(st, rng, ints, base, cfg, lo, hi, rew, dones, final, term_obs, term_mask, scr[ch])
 
 
@@ -415,7 +415,7 @@ def k_observe_par(st, ints, cfg, obs, masks, scr):
     """The learner's observation and mask in every env."""
     n, chunks = obs.shape[0], scr.shape[0]
     for ch in prange(chunks):
-        lo, hi = K.chunk_bounds(n, chunks, ch)
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
         _observe_range(st, ints, cfg, lo, hi, obs, masks, scr[ch])
 
 
@@ -469,8 +469,8 @@ def k_aec_step(st, rng, ints, cfg, action, lose, vals, delta, obs, mask, info, s
     episode-over flag after it.
     """
     P = cfg[C_P]
-    info[1], info[2] = st[0, K.TURN], _choice(st, cfg, 0)[0]
-    info[3], info[4] = ints[0, I_DEAL_NO], st[0, K.ROUND]
+    info[1], info[2] = st[0, kernels.TURN], _choice(st, cfg, 0)[0]
+    info[3], info[4] = ints[0, I_DEAL_NO], st[0, kernels.ROUND]
     status = act_one(st, ints, cfg, 0, action, lose, scr[0], -1)
     info[0] = status
     if status == ILLEGAL and not lose:
@@ -482,8 +482,8 @@ def k_aec_step(st, rng, ints, cfg, action, lose, vals, delta, obs, mask, info, s
             if cfg[C_SIDE_OF + s] == k:
                 delta[s] = vals[k] - new
         vals[k] = new
-    info[5], info[6] = st[0, K.TURN], episode_over(st, cfg, 0)
-    observe_one(st, ints, cfg, 0, st[0, K.TURN], obs, mask, scr[0])
+    info[5], info[6] = st[0, kernels.TURN], episode_over(st, cfg, 0)
+    observe_one(st, ints, cfg, 0, st[0, kernels.TURN], obs, mask, scr[0])
 
 
 @njit(cache=True)

@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from krypenv.krypkasino.cards import DECK_SIZE, POINTS
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 
 CARD_FIELDS = ("hand", "table", "aside", "seen", "playing", "chosen")
 SEAT_FIELDS = ("hand_size", "points", "tabbes", "team", "dealer", "last_capturer", "to_act")
@@ -106,14 +106,14 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
     that they compile to vector instructions.
     """
     P = players
-    piles = K.piles_at(P)
-    tabbes = K.tabbes_at(P)
-    actor = np.int64(st[i, K.TURN])
+    piles = kernels.piles_at(P)
+    tabbes = kernels.tabbes_at(P)
+    actor = np.int64(st[i, kernels.TURN])
     pending = np.int64(choice[0])
     choosing = pending >= 0 and not ended
     row = st[i]  # slices indexed by range variables compile to vector code
-    hand = row[K.HANDS + 52 * observer:K.HANDS + 52 * observer + 52]
-    table, aside = row[K.TABLE:K.TABLE + 52], row[K.ASIDE:K.ASIDE + 52]
+    hand = row[kernels.HANDS + 52 * observer:kernels.HANDS + 52 * observer + 52]
+    table, aside = row[kernels.TABLE:kernels.TABLE + 52], row[kernels.ASIDE:kernels.ASIDE + 52]
     out[:] = 0
     o_hand, o_table, o_aside, o_seen = out[0:52], out[52:104], out[104:156], out[156:208]
     for c in range(52):
@@ -138,7 +138,7 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
     o = O_SEATS
     for r in range(P):
         s = (observer + r) % P
-        seat_hand = row[K.HANDS + 52 * s:K.HANDS + 52 * s + 52]
+        seat_hand = row[kernels.HANDS + 52 * s:kernels.HANDS + 52 * s + 52]
         pile = row[piles + 52 * s:piles + 52 * s + 52]
         n = 0
         pts = 0
@@ -151,12 +151,12 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
         out[o + P + r] = pts
         out[o + 2 * P + r] = row[tabbes + s]
         out[o + 3 * P + r] = 1 if side_of[s] == side_of[observer] else 0
-        out[o + 4 * P + r] = 1 if row[K.DEALER] == s else 0
-        out[o + 5 * P + r] = 1 if row[K.LAST_CAPTURER] == s else 0
+        out[o + 4 * P + r] = 1 if row[kernels.DEALER] == s else 0
+        out[o + 5 * P + r] = 1 if row[kernels.LAST_CAPTURER] == s else 0
         out[o + 6 * P + r] = 1 if (actor == s and not ended) else 0
     o += 7 * P
-    out[o] = 104 - row[K.POS]
-    out[o + 1] = row[K.ROUND]
-    out[o + 2] = 1 if row[K.POS] >= 104 else 0
+    out[o] = 104 - row[kernels.POS]
+    out[o + 1] = row[kernels.ROUND]
+    out[o + 2] = 1 if row[kernels.POS] >= 104 else 0
     out[o + 3] = 1 if choosing else 0
     out[o + 4] = min(deals_left, 127)

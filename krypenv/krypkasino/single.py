@@ -15,7 +15,7 @@ The observation's layout is :mod:`krypenv.krypkasino.observation`, the actions
 
 ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the
-built-in uniform policy, run compiled), an agent object (:mod:`krypenv.policy`), or a list
+built-in uniform policy, run compiled), an agent object (:mod:`krypenv.agent_api`), or a list
 of P − 1 of those for the seats after the learner in turn order.  The other keywords are
 those of the AEC env (:mod:`krypenv.krypkasino.aec`): ``players``, ``teams``, ``two_player_deal``,
 ``set_aside``, ``last_capture_point``, ``reward``, ``deals``, ``illegal``, ``render_mode``.
@@ -45,12 +45,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from krypenv.agent_api import NATIVE_RANDOM, Agent
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, MOVED, N_ACTIONS, action_name
 from krypenv.krypkasino.config import EXTERNAL, ILLEGAL_PENALTY, LEARNER, RANDOM, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.env_kernels import learner_value
 from krypenv.krypkasino.render import history_lines, move_lines, table_text
-from krypenv.policy import NATIVE_RANDOM, Agent
 from krypenv.rng import check_seed
 from krypenv.spaces import LegalDiscrete, as_action
 
@@ -75,7 +75,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
             agents[r] = opp
         else:
             raise ValueError(f"opponent {opp!r} is not an agent: use 'random' or an object with a name and "
-                             f"act(batch) (see krypenv.policy; agents.load('greedy') builds the baselines)")
+                             f"act(batch) (see krypenv.agent_api; agents.load('greedy') builds the baselines)")
     return kinds, agents
 
 

@@ -4,7 +4,7 @@
 ``num_envs`` games in one process on the batched engine: the learner's actions for all games
 go into one compiled call that also plays the built-in opponents, computes the rewards,
 auto-resets finished games and writes the next observations and masks.  External opponents
-(agent objects, :mod:`krypenv.policy`) act as a batch, once per seat and round trip, never
+(agent objects, :mod:`krypenv.agent_api`) act as a batch, once per seat and round trip, never
 one game at a time.
 
 | Observation | ``Box(int8, (325 + 7P + 5,))`` per game, as the Gymnasium env                        |

@@ -1,13 +1,13 @@
 """Krypkasino's structured seat view: one seat's public information in plain form, with its legal moves.
 
 Rule-based agents read a :class:`SeatView` instead of decoding observation vectors:
-``batch.views()`` (:class:`krypenv.policy.DecisionBatch`) builds one per decision through
+``batch.views()`` (:class:`krypenv.agent_api.DecisionBatch`) builds one per decision through
 :meth:`krypenv.krypkasino.core.Core.seat_view`, which calls :func:`seat_view` here.  A view
 holds the hand, table, set-aside pile and capture piles as (52,) card counts, per-seat hand
 sizes, tabbes and scores, the dealer, turn and round, the capture choice in progress, and
 ``legal_moves``: every legal (card, capture) :data:`Move` still open (K10–K13).
 ``view.action_for(move)`` turns a chosen move into the next action of the ``Discrete(105)``
-protocol (:mod:`krypenv.krypkasino.actions`), which is what :class:`agents.base.MoveAgent`
+protocol (:mod:`krypenv.krypkasino.actions`), which is what :class:`krypenv.agents.base.MoveAgent`
 does for its subclasses.
 """
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import MAX_LEGAL
 from krypenv.kungsholmskille.rules import Rules
 
@@ -35,11 +35,11 @@ BUF = MAX_LEGAL + 5  # scratch length for legal_list
 # cfg vector (int64)
 C_P, C_MAX_DEALS, C_FIRST_DEALER, C_SKIP, C_RANDOM_SEAT = range(5)
 C_KINDS = 8  # who acts for relative seat r (to the learner): C_KINDS + r
-CFG_SIZE = C_KINDS + K.MAXP
+CFG_SIZE = C_KINDS + kernels.MAXP
 # ep (N, EP_WIDTH) int64: the episode record of each env
 E_DEAL, E_OVER, E_SEAT, E_BASE, E_OFFENDER = range(5)  # deal number, over code, learner seat,
 E_MONEY = 8  # learner's money at its previous decision, illegal offender (−1); money per seat at E_MONEY + s
-EP_WIDTH = E_MONEY + K.MAXP
+EP_WIDTH = E_MONEY + kernels.MAXP
 
 
 

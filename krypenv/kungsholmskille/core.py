@@ -6,8 +6,8 @@ splitmix64 random stream (``rng``, :mod:`krypenv.rng`) and a copy of the last de
 in a budrunda (``prev_state``, ``prev_cash``; for rendering and inspection).  The AEC env is
 ``Core(cfg, 1)`` with every seat external; the Gymnasium env and the VecEnv are ``Core(cfg, N)``
 with a learner seat and opponents that are built in (compiled uniform random) or external
-(Python agents, asked in batches through :class:`krypenv.policy.DecisionBatch`; ``Core`` is
-its :class:`~krypenv.policy.DecisionSource`: rules, uniforms, seat views, action names).
+(Python agents, asked in batches through :class:`krypenv.agent_api.DecisionBatch`; ``Core`` is
+its :class:`~krypenv.agent_api.DecisionSource`: rules, uniforms, seat views, action names).
 The compiled work is in :mod:`krypenv.kungsholmskille.env_kernels`, the configuration in
 :mod:`krypenv.kungsholmskille.config`.
 
@@ -55,7 +55,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.agent_api import Agent, DecisionBatch, check_actions
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
 from krypenv.kungsholmskille.config import (
     C_FIRST_DEALER,
@@ -82,7 +83,6 @@ from krypenv.kungsholmskille.engine import Deals
 from krypenv.kungsholmskille.env_kernels import k_act_external, k_observe_seats, k_reset_par, k_reset_ser, k_waiting
 from krypenv.kungsholmskille.observation import OBS_DTYPE, bounds, obs_size
 from krypenv.kungsholmskille.view import KilleView, seat_view
-from krypenv.policy import Agent, DecisionBatch, check_actions
 from krypenv.rng import k_uniforms, seed_state
 
 __all__ = ["Core", "EnvConfig"]
@@ -152,7 +152,7 @@ class Core:
     @property
     def pot(self) -> np.ndarray:
         """(N,) the pot now: the current deal's pot, 0 once it went out."""
-        out = self.cash[:, K.POT].astype(np.int64)
+        out = self.cash[:, kernels.POT].astype(np.int64)
         out[(self.over == POT_OUT)] = 0
         return out
 
@@ -186,7 +186,7 @@ class Core:
         k_waiting(self.st, self.ep, self.cfg, out)
         return out
 
-    # ------------------------------------------------------------------ DecisionSource (krypenv.policy)
+    # ------------------------------------------------------------------ DecisionSource (krypenv.agent_api)
     def uniforms(self, idx: np.ndarray, k: int = 1) -> np.ndarray:
         """(len(idx), k) uniforms drawn from the streams of envs ``idx`` (for external agents)."""
         idx = np.asarray(idx, np.int64)
@@ -203,7 +203,7 @@ class Core:
         return action_name(action) if 0 <= action < N_ACTIONS else f"action {action} (not in 0..{N_ACTIONS - 1})"
 
     def decisions(self, envs: np.ndarray, seats: np.ndarray) -> DecisionBatch:
-        """A :class:`~krypenv.policy.DecisionBatch` for the given envs and absolute seats."""
+        """A :class:`~krypenv.agent_api.DecisionBatch` for the given envs and absolute seats."""
         envs = np.asarray(envs, np.int64)
         seats = np.asarray(seats, np.int64)
         obs = np.empty((envs.shape[0], self.dim), OBS_DTYPE)

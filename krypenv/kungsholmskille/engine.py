@@ -72,7 +72,7 @@ import numba
 import numpy as np
 
 from krypenv.kungsholmskille import drivers as D
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import (
     DISCARD1,
     DISCARD2,
@@ -90,30 +90,32 @@ from krypenv.kungsholmskille.rules import Rules
 PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
 MAX_POT = 2**28  # a starting pot; keeps every sum of money (at most 2·pot + antes) inside int32
 FIRST_CALL, FOLDING, EXCHANGE, SECOND_CALL, TRICKS, SHOWING, FINISHED = (
-    K.FIRST_CALL, K.FOLDING, K.EXCHANGE, K.SECOND_CALL, K.TRICKS, K.SHOWING, K.FINISHED)
+    kernels.FIRST_CALL, kernels.FOLDING, kernels.EXCHANGE, kernels.SECOND_CALL, kernels.TRICKS, kernels.SHOWING,
+    kernels.FINISHED)
 PHASE_NAMES = ("first call", "fold", "exchange", "second call", "tricks", "show", "done")
 PHASE_TEXT = ("the first call (L5)", "the fold decisions (L6)", "the exchange (L8)", "the second call (L9)",
               "the tricks (L10)", "the show calls (L11)", "")
-BUDRUNDA, WALKOVER, SHOWDOWN = K.BUDRUNDA, K.WALKOVER, K.SHOWDOWN
+BUDRUNDA, WALKOVER, SHOWDOWN = kernels.BUDRUNDA, kernels.WALKOVER, kernels.SHOWDOWN
 OUTCOME_NAMES = ("budrunda", "walkover", "showdown")
 MOVE_ERRORS = {
-    K.DEAL_OVER: "moves after the end of the deal",
-    K.NO_SUCH_ACTION: "an action outside 0..278",
-    K.WRONG_KIND: "a move of the wrong kind for the phase",
-    K.NOT_HELD: "a card the seat does not hold",
-    K.MUST_OVERTAKE: "must play a card at least as high as the highest in the trick (L10)",
-    K.MUST_LOWEST: "must play its lowest card (L10)",
+    kernels.DEAL_OVER: "moves after the end of the deal",
+    kernels.NO_SUCH_ACTION: "an action outside 0..278",
+    kernels.WRONG_KIND: "a move of the wrong kind for the phase",
+    kernels.NOT_HELD: "a card the seat does not hold",
+    kernels.MUST_OVERTAKE: "must play a card at least as high as the highest in the trick (L10)",
+    kernels.MUST_LOWEST: "must play its lowest card (L10)",
 }  # step_status codes (0 = OK); why_illegal words them for one deal
 _PHASE_MOVES = ("bud, knacka", "fold, stay", "stand, discard:X, discard:X,Y", "bud, knacka", "play:X", "bud, show", "")
 
 _SCALARS = {
-    "talon_pos": K.TPOS, "dealer": K.DEALER, "forehand": K.FOREHAND, "to_act": K.TO_ACT, "phase": K.PHASE,
-    "n_in": K.N_IN, "knocker1": K.KNOCKER1, "knocker2": K.KNOCKER2, "trick": K.TRICK, "n_played": K.N_PLAYED,
-    "high": K.HIGH, "outcome": K.OUTCOME, "winner": K.WINNER, "shower": K.SHOWER, "n_moves": K.N_MOVES,
+    "talon_pos": kernels.TPOS, "dealer": kernels.DEALER, "forehand": kernels.FOREHAND, "to_act": kernels.TO_ACT,
+    "phase": kernels.PHASE, "n_in": kernels.N_IN, "knocker1": kernels.KNOCKER1, "knocker2": kernels.KNOCKER2,
+    "trick": kernels.TRICK, "n_played": kernels.N_PLAYED, "high": kernels.HIGH, "outcome": kernels.OUTCOME,
+    "winner": kernels.WINNER, "shower": kernels.SHOWER, "n_moves": kernels.N_MOVES,
 }  # fmt: skip
 _PER_SEAT = {
-    "folded": K.FOLDED, "exchanged": K.EXCHANGED, "call1": K.CALL1, "call2": K.CALL2, "fold_calls": K.FOLD_CALL,
-    "show_calls": K.SHOW_CALL,
+    "folded": kernels.FOLDED, "exchanged": kernels.EXCHANGED, "call1": kernels.CALL1, "call2": kernels.CALL2,
+    "fold_calls": kernels.FOLD_CALL, "show_calls": kernels.SHOW_CALL,
 }  # fmt: skip
 VIEWS = (*_SCALARS, *_PER_SEAT, "deck", "hands", "discards", "trick_lead", "trick_winner", "trick_cards",
          "hist_action", "hist_seat", "pot", "penalty", "pot_next", "money", "antes_next")  # fmt: skip
@@ -139,11 +141,11 @@ class Deals:
         self.rules = rules
         self.players = rules.players
         self.n = int(n)
-        self.state = np.zeros((self.n, K.WIDTH), np.int16)
-        self.state[:, K.DONE] = 1
-        self.state[:, K.PHASE] = K.FINISHED
-        self.state[:, K.TO_ACT] = -1
-        self.cash = np.zeros((self.n, K.CASH_WIDTH), np.int32)
+        self.state = np.zeros((self.n, kernels.WIDTH), np.int16)
+        self.state[:, kernels.DONE] = 1
+        self.state[:, kernels.PHASE] = kernels.FINISHED
+        self.state[:, kernels.TO_ACT] = -1
+        self.cash = np.zeros((self.n, kernels.CASH_WIDTH), np.int32)
         self._par = self.n >= PARALLEL_FROM
         self._unfinished = self.n  # deals left unfinished by the last play_random (an upper bound)
         self._chunks = min(self.n, 4 * numba.config.NUMBA_NUM_THREADS) if self._par else 1
@@ -159,17 +161,18 @@ class Deals:
             setattr(self, name, st[:, col])
         for name, col in _PER_SEAT.items():
             setattr(self, name, st[:, col:col + p])
-        self.deck = st[:, K.DECK:K.DECK + DECK_SIZE]
-        self.hands = st[:, K.HANDS:K.HANDS + N_RANKS * p].reshape(n, p, N_RANKS)
-        self.discards = st[:, K.DISCARDS:K.DISCARDS + 2 * p].reshape(n, p, 2)
-        self.trick_lead = st[:, K.TRICK_LEAD:K.TRICK_LEAD + 4]
-        self.trick_winner = st[:, K.TRICK_WON:K.TRICK_WON + 4]
-        self.trick_cards = st[:, K.TRICK_CARDS:K.TRICK_CARDS + 4 * K.MAXP].reshape(n, 4, K.MAXP)[:, :, :p]
-        self.hist_action = st[:, K.HIST_ACTION:K.HIST_ACTION + self.rules.max_moves]
-        self.hist_seat = st[:, K.HIST_SEAT:K.HIST_SEAT + self.rules.max_moves]
-        self.pot, self.penalty, self.pot_next = c[:, K.POT], c[:, K.PENALTY], c[:, K.POT_NEXT]
-        self.money = c[:, K.MONEY:K.MONEY + p]
-        self.antes_next = c[:, K.ANTES:K.ANTES + p]
+        self.deck = st[:, kernels.DECK:kernels.DECK + DECK_SIZE]
+        self.hands = st[:, kernels.HANDS:kernels.HANDS + N_RANKS * p].reshape(n, p, N_RANKS)
+        self.discards = st[:, kernels.DISCARDS:kernels.DISCARDS + 2 * p].reshape(n, p, 2)
+        self.trick_lead = st[:, kernels.TRICK_LEAD:kernels.TRICK_LEAD + 4]
+        self.trick_winner = st[:, kernels.TRICK_WON:kernels.TRICK_WON + 4]
+        self.trick_cards = st[:, kernels.TRICK_CARDS:kernels.TRICK_CARDS + 4 * kernels.MAXP].reshape(
+            n, 4, kernels.MAXP)[:, :, :p]
+        self.hist_action = st[:, kernels.HIST_ACTION:kernels.HIST_ACTION + self.rules.max_moves]
+        self.hist_seat = st[:, kernels.HIST_SEAT:kernels.HIST_SEAT + self.rules.max_moves]
+        self.pot, self.penalty, self.pot_next = c[:, kernels.POT], c[:, kernels.PENALTY], c[:, kernels.POT_NEXT]
+        self.money = c[:, kernels.MONEY:kernels.MONEY + p]
+        self.antes_next = c[:, kernels.ANTES:kernels.ANTES + p]
         assert np.shares_memory(self.hands, st) and np.shares_memory(self.trick_cards, st)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -182,12 +185,12 @@ class Deals:
     @property
     def done(self) -> np.ndarray:
         """(N,) bool: the deal is finished (a fresh array, not a view)."""
-        return self.state[:, K.DONE] != 0
+        return self.state[:, kernels.DONE] != 0
 
     @property
     def nbytes_per_deal(self) -> int:
         """State memory per deal in bytes (one record of each array)."""
-        return self.state.itemsize * K.WIDTH + self.cash.itemsize * K.CASH_WIDTH
+        return self.state.itemsize * kernels.WIDTH + self.cash.itemsize * kernels.CASH_WIDTH
 
     def _mask(self, active: np.ndarray | None) -> np.ndarray:
         if active is None:
@@ -266,7 +269,7 @@ class Deals:
     def legal_actions(self, i: int = 0) -> list[int]:
         """The legal action indices of deal ``i``, ascending (empty when done)."""
         buf = np.empty(32, np.int64)
-        return [int(a) for a in buf[:K.legal_list(self.state[i], buf)]]
+        return [int(a) for a in buf[:kernels.legal_list(self.state[i], buf)]]
 
     def legal_moves(self, i: int = 0) -> list[str]:
         """The legal L17 move strings of deal ``i``, in action-index order (empty when done)."""
@@ -345,22 +348,23 @@ class Deals:
     # ----------------------------------------------------------------- explaining
     def why_illegal(self, i: int, a: int) -> str | None:
         """Why action ``a`` is illegal in deal ``i``, citing the rule, or None if it is legal."""
-        code = int(K.check(self.state[i], a))
-        if code == K.OK:
+        code = int(kernels.check(self.state[i], a))
+        if code == kernels.OK:
             return None
-        if code == K.DEAL_OVER:
+        if code == kernels.DEAL_OVER:
             return "moves after the end of the deal: the deal is over"
-        if code == K.NO_SUCH_ACTION:
+        if code == kernels.NO_SUCH_ACTION:
             return f"action {a!r} is outside 0..{N_ACTIONS - 1}"
         s, ph = int(self.to_act[i]), int(self.phase[i])
         hand = " ".join(names_from_counts(self.hands[i, s])) or "-"
-        if code == K.WRONG_KIND and a == FOLD_ACTION and ph in (K.EXCHANGE, K.SECOND_CALL, K.TRICKS, K.SHOWING):
+        if code == kernels.WRONG_KIND and a == FOLD_ACTION and ph in (kernels.EXCHANGE, kernels.SECOND_CALL,
+                                                                        kernels.TRICKS, kernels.SHOWING):
             return (f"a move of the wrong kind: seat {s} is in {PHASE_TEXT[ph]}, and nobody may fold after the fold "
                     f"decisions (L6, L9); the moves are {_PHASE_MOVES[ph]}")
-        if code == K.WRONG_KIND:
+        if code == kernels.WRONG_KIND:
             return (f"a move of the wrong kind: seat {s} is in {PHASE_TEXT[ph]}, "
                     f"where the moves are {_PHASE_MOVES[ph]}")
-        if code == K.NOT_HELD:
+        if code == kernels.NOT_HELD:
             if DISCARD1 <= a < DISCARD2:
                 ranks = _rank(a - DISCARD1)
             elif DISCARD2 <= a < PLAY:
@@ -370,7 +374,7 @@ class Deals:
                 ranks = _rank(a - PLAY)
             verb = "plays" if a >= PLAY else "discards"
             return f"{verb} {ranks} which seat {s} does not hold (it holds {hand})"
-        if code == K.MUST_OVERTAKE:
+        if code == kernels.MUST_OVERTAKE:
             return (f"seat {s} holds a card at least as high as {_rank(self.high[i])}, the highest in the trick "
                     f"so far, so it must play one of those (L10)")
         low = next(x for x in range(N_RANKS) if self.hands[i, s, x])  # MUST_LOWEST

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.cards import DECK_SIZE, shuffle_into
 from krypenv.kungsholmskille.config import (
     BUF,
@@ -57,7 +57,7 @@ def deal_one(st, cash, ep, rng, cfg, i, pot):
     deck = np.empty(DECK_SIZE, np.int8)
     shuffle_into(u, deck)
     dealer = (cfg[C_FIRST_DEALER] + ep[i, E_DEAL]) % P  # L2: the deal passes to the left after every deal
-    K.reset_row(st[i], cash[i], P, deck, dealer, pot)
+    kernels.reset_row(st[i], cash[i], P, deck, dealer, pot)
 
 
 @njit(cache=True)
@@ -85,23 +85,23 @@ def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash):
     """
     if ep[i, E_OVER] != RUNNING:
         return True
-    if not st[i, K.DONE]:
+    if not st[i, kernels.DONE]:
         return False
     P = cfg[C_P]
-    if st[i, K.OUTCOME] != K.BUDRUNDA:
+    if st[i, kernels.OUTCOME] != kernels.BUDRUNDA:
         for s in range(P):
-            ep[i, E_MONEY + s] += cash[i, K.MONEY + s]
+            ep[i, E_MONEY + s] += cash[i, kernels.MONEY + s]
         ep[i, E_OVER] = POT_OUT
         return True
     if ep[i, E_DEAL] + 1 >= cfg[C_MAX_DEALS]:
         ep[i, E_OVER] = TRUNCATED
         return True
     for s in range(P):
-        ep[i, E_MONEY + s] -= cash[i, K.ANTES + s]
+        ep[i, E_MONEY + s] -= cash[i, kernels.ANTES + s]
     prev_st[i, :] = st[i, :]
     prev_cash[i, :] = cash[i, :]
     ep[i, E_DEAL] += 1
-    deal_one(st, cash, ep, rng, cfg, i, cash[i, K.POT_NEXT])
+    deal_one(st, cash, ep, rng, cfg, i, cash[i, kernels.POT_NEXT])
     return False
 
 
@@ -109,12 +109,12 @@ def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash):
 def act_one(st, cash, ep, cfg, i, a, lose):
     """Make action ``a`` for the seat to act in env ``i``: MOVED, or ILLEGAL (nothing changes unless ``lose``)."""
     row = st[i]
-    if ep[i, E_OVER] != RUNNING or row[K.DONE]:
+    if ep[i, E_OVER] != RUNNING or row[kernels.DONE]:
         return ILLEGAL
-    if K.check(row, a) != K.OK:
+    if kernels.check(row, a) != kernels.OK:
         if lose:  # the offender pays every other seat; the pot belongs to nobody
             P = cfg[C_P]
-            off = row[K.TO_ACT]
+            off = row[kernels.TO_ACT]
             for s in range(P):
                 if s != off:
                     ep[i, E_MONEY + s] += ILLEGAL_FINE
@@ -122,16 +122,16 @@ def act_one(st, cash, ep, cfg, i, a, lose):
             ep[i, E_OFFENDER] = off
             ep[i, E_OVER] = FORFEIT
         return ILLEGAL
-    K.apply(row, cash[i], cfg[C_P], a)
+    kernels.apply(row, cash[i], cfg[C_P], a)
     return MOVED
 
 
 @njit(cache=True)
 def to_act_rel(st, ep, cfg, i):
     """The seat to act in env ``i`` relative to the learner, or −1 once the episode is over."""
-    if ep[i, E_OVER] != RUNNING or st[i, K.DONE]:
+    if ep[i, E_OVER] != RUNNING or st[i, kernels.DONE]:
         return -1
-    return (st[i, K.TO_ACT] - ep[i, E_SEAT]) % cfg[C_P]
+    return (st[i, kernels.TO_ACT] - ep[i, E_SEAT]) % cfg[C_P]
 
 
 @njit(cache=True)
@@ -141,12 +141,12 @@ def advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
     P = cfg[C_P]
     while not rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash):
         row = st[i]
-        if cfg[C_SKIP] and K.legal_list(row, buf) == 1:
-            K.apply(row, cash[i], P, buf[0])
+        if cfg[C_SKIP] and kernels.legal_list(row, buf) == 1:
+            kernels.apply(row, cash[i], P, buf[0])
             continue
         if cfg[C_KINDS + to_act_rel(st, ep, cfg, i)] != RANDOM:
             return
-        K.play_random_row(row, cash[i], P, rand_float(rng, i), buf)
+        kernels.play_random_row(row, cash[i], P, rand_float(rng, i), buf)
 
 
 @njit(cache=True)

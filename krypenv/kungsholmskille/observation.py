@@ -58,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.cards import DECK_SIZE, HAND_SIZE, N_RANKS
 
 RANK_FIELDS = ("hand", "discards", "played")
@@ -151,54 +151,54 @@ def encode_into(row: np.ndarray, cr: np.ndarray, money: np.ndarray, deal_no: int
     """
     P = players
     out[:] = 0
-    h = K.HANDS + N_RANKS * observer
+    h = kernels.HANDS + N_RANKS * observer
     for x in range(N_RANKS):
         out[x] = row[h + x]
     for k in range(2):
-        d = row[K.DISCARDS + 2 * observer + k]
+        d = row[kernels.DISCARDS + 2 * observer + k]
         if d >= 0:
             out[N_RANKS + d] += 1
     o = O_TRICKS
     for t in range(4):
-        lead, won = row[K.TRICK_LEAD + t], row[K.TRICK_WON + t]
+        lead, won = row[kernels.TRICK_LEAD + t], row[kernels.TRICK_WON + t]
         # TRICK_LEAD of trick t is written when the trick starts; it is meaningful once cards
         # of trick t exist or it is the current trick of the tricks phase
-        started = t < row[K.TRICK] or (t == row[K.TRICK] and row[K.PHASE] == K.TRICKS)
+        started = t < row[kernels.TRICK] or (t == row[kernels.TRICK] and row[kernels.PHASE] == kernels.TRICKS)
         for r in range(P):
             s = (observer + r) % P
-            c = row[K.TRICK_CARDS + K.MAXP * t + s]
+            c = row[kernels.TRICK_CARDS + kernels.MAXP * t + s]
             out[o + t * P + r] = c
             if c >= 0:
                 out[2 * N_RANKS + c] += 1  # played
             if started and lead == s:
                 out[o + 4 * P + t * P + r] = 1
-            if t < row[K.TRICK] and won == s:
+            if t < row[kernels.TRICK] and won == s:
                 out[o + 8 * P + t * P + r] = 1
     o += 12 * P
-    showdown = row[K.DONE] != 0 and row[K.OUTCOME] == K.SHOWDOWN
-    actor = row[K.TO_ACT]
+    showdown = row[kernels.DONE] != 0 and row[kernels.OUTCOME] == kernels.SHOWDOWN
+    actor = row[kernels.TO_ACT]
     for r in range(P):
         s = (observer + r) % P
         out[o + r] = _sat(money[s])
-        out[o + P + r] = row[K.FOLDED + s]
-        out[o + 2 * P + r] = _call(row[K.CALL1 + s], 1)  # KNACKA = 1
-        out[o + 3 * P + r] = _call(row[K.FOLD_CALL + s], 2)  # FOLD = 2, STAY = 3
-        out[o + 4 * P + r] = row[K.EXCHANGED + s]
-        out[o + 5 * P + r] = _call(row[K.CALL2 + s], 1)
-        out[o + 6 * P + r] = _call(row[K.SHOW_CALL + s], 5)  # SHOW = 5, BUD = 0
-        out[o + 7 * P + r] = K.last_card(row, s) if showdown and not row[K.FOLDED + s] else -1
-        out[o + 8 * P + r] = 1 if row[K.DEALER] == s else 0
-        out[o + 9 * P + r] = 1 if row[K.FOREHAND] == s else 0
+        out[o + P + r] = row[kernels.FOLDED + s]
+        out[o + 2 * P + r] = _call(row[kernels.CALL1 + s], 1)  # KNACKA = 1
+        out[o + 3 * P + r] = _call(row[kernels.FOLD_CALL + s], 2)  # FOLD = 2, STAY = 3
+        out[o + 4 * P + r] = row[kernels.EXCHANGED + s]
+        out[o + 5 * P + r] = _call(row[kernels.CALL2 + s], 1)
+        out[o + 6 * P + r] = _call(row[kernels.SHOW_CALL + s], 5)  # SHOW = 5, BUD = 0
+        out[o + 7 * P + r] = kernels.last_card(row, s) if showdown and not row[kernels.FOLDED + s] else -1
+        out[o + 8 * P + r] = 1 if row[kernels.DEALER] == s else 0
+        out[o + 9 * P + r] = 1 if row[kernels.FOREHAND] == s else 0
         out[o + 10 * P + r] = 1 if (not ended and actor == s) else 0
     o += 11 * P
-    if not ended and row[K.PHASE] < N_PHASES:
-        out[o + row[K.PHASE]] = 1
+    if not ended and row[kernels.PHASE] < N_PHASES:
+        out[o + row[kernels.PHASE]] = 1
     o += N_PHASES
-    went_out = row[K.DONE] != 0 and row[K.OUTCOME] != K.BUDRUNDA
-    out[o] = 0 if went_out else _sat(cr[K.POT])
-    out[o + 1] = row[K.TRICK]
-    out[o + 2] = row[K.HIGH] if row[K.PHASE] == K.TRICKS else -1
-    out[o + 3] = DECK_SIZE - row[K.TPOS]
+    went_out = row[kernels.DONE] != 0 and row[kernels.OUTCOME] != kernels.BUDRUNDA
+    out[o] = 0 if went_out else _sat(cr[kernels.POT])
+    out[o + 1] = row[kernels.TRICK]
+    out[o + 2] = row[kernels.HIGH] if row[kernels.PHASE] == kernels.TRICKS else -1
+    out[o + 3] = DECK_SIZE - row[kernels.TPOS]
     out[o + 4] = deal_no
     out[o + 5] = deals_left
 
@@ -207,7 +207,7 @@ def encode_into(row: np.ndarray, cr: np.ndarray, money: np.ndarray, deal_no: int
 def mask_into(row: np.ndarray, observer: int, ended: bool, out: np.ndarray, buf: np.ndarray) -> None:
     """The observer's legal-action mask (279,) int8: the legal actions if it is to act, else all zero."""
     out[:] = 0
-    if ended or row[K.DONE] or row[K.TO_ACT] != observer:
+    if ended or row[kernels.DONE] or row[kernels.TO_ACT] != observer:
         return
-    for k in range(K.legal_list(row, buf)):
+    for k in range(kernels.legal_list(row, buf)):
         out[buf[k]] = 1

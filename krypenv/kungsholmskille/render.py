@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import action_name
 from krypenv.kungsholmskille.cards import RANKS, names_from_counts
 from krypenv.kungsholmskille.config import E_OFFENDER, FORFEIT, ILLEGAL_FINE, POT_OUT, TRUNCATED
@@ -26,13 +26,13 @@ _CALL = {-1: "", 0: "bud", 1: "knacka", 2: "fold", 3: "stay", 5: "show"}
 def _seat_calls(row: np.ndarray, s: int) -> str:
     """The calls seat ``s`` made in the deal of ``row``, in order."""
     parts = []
-    for col in (K.CALL1, K.FOLD_CALL):
+    for col in (kernels.CALL1, kernels.FOLD_CALL):
         if row[col + s] >= 0:
             parts.append(_CALL[int(row[col + s])])
-    ex = int(row[K.EXCHANGED + s])
+    ex = int(row[kernels.EXCHANGED + s])
     if ex >= 0:
         parts.append("stand" if ex == 0 else f"exchange {ex}")
-    for col in (K.CALL2, K.SHOW_CALL):
+    for col in (kernels.CALL2, kernels.SHOW_CALL):
         if row[col + s] >= 0:
             parts.append(_CALL[int(row[col + s])])
     return ", ".join(parts) or "-"
@@ -40,24 +40,25 @@ def _seat_calls(row: np.ndarray, s: int) -> str:
 
 def deal_result_line(row: np.ndarray, cr: np.ndarray, names: list[str], deal_no: int) -> str:
     """One line on how a finished deal ended (L12, L14, L15)."""
-    oc = int(row[K.OUTCOME])
-    pot = int(cr[K.POT])
-    if oc == K.BUDRUNDA:
-        antes = [int(cr[K.ANTES + s]) for s in range(len(names))]
-        return f"deal {deal_no}: budrunda (L12), antes {antes} -> next pot {int(cr[K.POT_NEXT])}"
-    w = names[int(row[K.WINNER])]
-    if oc == K.WALKOVER:
+    oc = int(row[kernels.OUTCOME])
+    pot = int(cr[kernels.POT])
+    if oc == kernels.BUDRUNDA:
+        antes = [int(cr[kernels.ANTES + s]) for s in range(len(names))]
+        return f"deal {deal_no}: budrunda (L12), antes {antes} -> next pot {int(cr[kernels.POT_NEXT])}"
+    w = names[int(row[kernels.WINNER])]
+    if oc == kernels.WALKOVER:
         return f"deal {deal_no}: walkover (L15), {w} takes the pot of {pot}"
-    sh = int(row[K.SHOWER])
-    shown = ", ".join(f"{names[s]} {RANKS[K.last_card(row, s)]}" for s in range(len(names)) if not row[K.FOLDED + s])
-    pen = int(cr[K.PENALTY])
+    sh = int(row[kernels.SHOWER])
+    shown = ", ".join(f"{names[s]} {RANKS[kernels.last_card(row, s)]}" for s in range(len(names))
+                      if not row[kernels.FOLDED + s])
+    pen = int(cr[kernels.PENALTY])
     tail = f"; {names[sh]} pays {w} a penalty of {pen}" if pen else ""
     return f"deal {deal_no}: showdown (L14), {names[sh]} shows first ({shown}); {w} takes the pot of {pot}{tail}"
 
 
 def _moves(row: np.ndarray, names: list[str], start: int) -> list[str]:
-    return [f"{names[int(row[K.HIST_SEAT + m])]}: {action_name(int(row[K.HIST_ACTION + m]))}"
-            for m in range(start, int(row[K.N_MOVES]))]
+    return [f"{names[int(row[kernels.HIST_SEAT + m])]}: {action_name(int(row[kernels.HIST_ACTION + m]))}"
+            for m in range(start, int(row[kernels.N_MOVES]))]
 
 
 def moves_since(core: Core, i: int, names: list[str], deal_before: int, moves_before: int) -> list[str]:
@@ -74,15 +75,16 @@ def moves_since(core: Core, i: int, names: list[str], deal_before: int, moves_be
         else:
             lines.append(f"... deals {deal_before}-{deal_now - 2} ended in budrundor")
         lines.append(deal_result_line(prev, prev_cash, names, deal_now - 1))
-        lines.append(f"deal {deal_now}: dealer {names[int(st[K.DEALER])]}, pot {int(cash[K.POT])}")
+        lines.append(f"deal {deal_now}: dealer {names[int(st[kernels.DEALER])]}, pot {int(cash[kernels.POT])}")
         lines += _moves(st, names, 0)
     over = int(core.over[i])
     if over == POT_OUT:
         lines.append(deal_result_line(st, cash, names, deal_now))
     elif over == TRUNCATED:
-        if st[K.DONE]:
+        if st[kernels.DONE]:
             lines.append(deal_result_line(st, cash, names, deal_now))
-        lines.append(f"truncated after {deal_now + 1} deals (L16): the pot of {int(cash[K.POT])} belongs to nobody")
+        lines.append(f"truncated after {deal_now + 1} deals (L16): "
+                     f"the pot of {int(cash[kernels.POT])} belongs to nobody")
     elif over == FORFEIT:
         off = names[int(core.ep[i, E_OFFENDER])]
         lines.append(f"{off} made an illegal move and pays {ILLEGAL_FINE} to every other seat; the episode ends")
@@ -94,32 +96,32 @@ def table_text(core: Core, i: int, names: list[str], log: list[str]) -> str:
     st = core.st[i]
     P = core.players
     over = int(core.over[i])
-    phase = "episode over" if over else PHASE_NAMES[int(st[K.PHASE])]
-    if not over and st[K.PHASE] == K.TRICKS:
-        phase += f", trick {int(st[K.TRICK]) + 1} of 4"
+    phase = "episode over" if over else PHASE_NAMES[int(st[kernels.PHASE])]
+    if not over and st[kernels.PHASE] == kernels.TRICKS:
+        phase += f", trick {int(st[kernels.TRICK]) + 1} of 4"
     lines = [(f"Kungsholmskille · deal {int(core.deal_no[i])} of at most {core.config.max_deals} · "
-              f"dealer {names[int(st[K.DEALER])]} · forehand {names[int(st[K.FOREHAND])]} · "
-              f"pot {int(core.pot[i])} · {phase} · talon {42 - int(st[K.TPOS])} cards")]
+              f"dealer {names[int(st[kernels.DEALER])]} · forehand {names[int(st[kernels.FOREHAND])]} · "
+              f"pot {int(core.pot[i])} · {phase} · talon {42 - int(st[kernels.TPOS])} cards")]
     width = max(len(n) for n in names)
     for s in range(P):
-        hand = " ".join(names_from_counts(st[K.HANDS + 21 * s:K.HANDS + 21 * s + 21])) or "-"
-        n_tricks = int(st[K.TRICK]) + (1 if st[K.PHASE] == K.TRICKS else 0)
+        hand = " ".join(names_from_counts(st[kernels.HANDS + 21 * s:kernels.HANDS + 21 * s + 21])) or "-"
+        n_tricks = int(st[kernels.TRICK]) + (1 if st[kernels.PHASE] == kernels.TRICKS else 0)
         tricks = " ".join(RANKS[int(c)] if c >= 0 else "." for c in
-                          (st[K.TRICK_CARDS + K.MAXP * t + s] for t in range(n_tricks))) or "-"
-        flag = "folded" if st[K.FOLDED + s] else ("to act" if not over and st[K.TO_ACT] == s else "")
+                          (st[kernels.TRICK_CARDS + kernels.MAXP * t + s] for t in range(n_tricks))) or "-"
+        flag = "folded" if st[kernels.FOLDED + s] else ("to act" if not over and st[kernels.TO_ACT] == s else "")
         lines.append(f"  {names[s]:<{width}}  money {int(core.money[i, s]):+5d}  {flag:<6}  hand: {hand:<40}"
                      f" calls: {_seat_calls(st, s):<32} tricks: {tricks}")
-    if not over and st[K.PHASE] == K.TRICKS and st[K.N_PLAYED]:
-        t = int(st[K.TRICK])
-        cur = [f"{names[s]} {RANKS[int(st[K.TRICK_CARDS + K.MAXP * t + s])]}" for s in range(P)
-               if st[K.TRICK_CARDS + K.MAXP * t + s] >= 0]
+    if not over and st[kernels.PHASE] == kernels.TRICKS and st[kernels.N_PLAYED]:
+        t = int(st[kernels.TRICK])
+        cur = [f"{names[s]} {RANKS[int(st[kernels.TRICK_CARDS + kernels.MAXP * t + s])]}" for s in range(P)
+               if st[kernels.TRICK_CARDS + kernels.MAXP * t + s] >= 0]
         lines.append(f"  current trick: {', '.join(cur)}")
-    if not over and not st[K.DONE]:
-        s = int(st[K.TO_ACT])
+    if not over and not st[kernels.DONE]:
+        s = int(st[kernels.TO_ACT])
         lines.append(f"  {names[s]} to act; legal: {', '.join(core.deals.legal_moves(i))}")
     if log:
         lines.append("  moves:")
         lines += [f"    {line}" for line in log[-LOG_LINES:]]
-    if over == POT_OUT and st[K.DONE]:
-        lines.append(f"  final: {OUTCOME_NAMES[int(st[K.OUTCOME])]}, money {[int(x) for x in core.money[i]]}")
+    if over == POT_OUT and st[kernels.DONE]:
+        lines.append(f"  final: {OUTCOME_NAMES[int(st[kernels.OUTCOME])]}, money {[int(x) for x in core.money[i]]}")
     return "\n".join(lines)

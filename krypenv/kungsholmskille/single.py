@@ -16,7 +16,7 @@ The observation's layout is :mod:`~krypenv.kungsholmskille.observation`, the act
 
 ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
 env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the built-in
-uniform random policy, run compiled inside the step), an *agent* (:mod:`krypenv.policy`:
+uniform random policy, run compiled inside the step), an *agent* (:mod:`krypenv.agent_api`:
 ``name`` and ``act(batch: DecisionBatch) -> (B,) int actions``; ``agents.load(spec,
 game="kungsholmskille")`` builds the baselines, and the ``random`` agent runs compiled as
 well), or a list of P − 1 of those for the seats after the learner in turn order.  A batch
@@ -46,6 +46,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from krypenv.agent_api import NATIVE_RANDOM, Agent
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.aec import illegal_message
 from krypenv.kungsholmskille.config import (
@@ -63,7 +64,6 @@ from krypenv.kungsholmskille.config import (
 from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_step_ser
 from krypenv.kungsholmskille.render import moves_since, table_text
-from krypenv.policy import NATIVE_RANDOM, Agent
 from krypenv.rng import check_seed
 from krypenv.spaces import LegalDiscrete, as_action
 
@@ -96,7 +96,7 @@ def opponent_kinds(opponents: Any, players: int) -> tuple[list[int], dict[int, A
             agents[r] = opp
         else:
             raise ValueError(f"opponents: {opp!r} is not an agent; use 'random' or an object with a name and "
-                             f"act(batch) (krypenv.policy; agents.load(spec, game='kungsholmskille') builds them)")
+                             f"act(batch) (krypenv.agent_api; agents.load(spec, game='kungsholmskille') builds them)")
     return kinds, agents
 
 

@@ -5,8 +5,8 @@
 all games go into one compiled call that also plays the built-in opponents (and forced moves
 with ``skip_forced``), deals on after budrundor, computes the rewards, auto-resets finished
 episodes and writes the next observations and masks (in parallel from 64 games on).
-External opponents (agents, :mod:`krypenv.policy`; ``opponents`` as in
-:mod:`krypenv.kungsholmskille.single`) act as one :class:`~krypenv.policy.DecisionBatch` per
+External opponents (agents, :mod:`krypenv.agent_api`; ``opponents`` as in
+:mod:`krypenv.kungsholmskille.single`) act as one :class:`~krypenv.agent_api.DecisionBatch` per
 agent and round trip.
 
 | Observation | ``Box(int16, (75 + 23P,))`` per game, as the Gymnasium env                           |

@@ -1,6 +1,6 @@
 """What one Kungsholmskille seat knows, in plain form: :class:`KilleView` (KILLE.md L1–L16).
 
-``core.seat_view(i, seat)`` (and ``batch.views()`` of a :class:`krypenv.policy.DecisionBatch`)
+``core.seat_view(i, seat)`` (and ``batch.views()`` of a :class:`krypenv.agent_api.DecisionBatch`)
 builds one view: the same information as the seat's observation vector
 (:mod:`krypenv.kungsholmskille.observation`), with absolute seats and named fields, so that
 rule-based agents and interfaces never decode tensors.  It holds the seat's **public
@@ -41,7 +41,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import CALL_WORDS, action_name, parse_move
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_COPIES, N_RANKS
 from krypenv.kungsholmskille.config import E_DEAL, E_MONEY, E_OVER, RUNNING
@@ -140,43 +140,43 @@ def seat_view(core: ViewSource, i: int, seat: int) -> KilleView:
     if not 0 <= seat < P:
         raise ValueError(f"seat must be 0..{P - 1}, got {seat}")
     row, cr = core.st[i], core.cash[i]
-    running = core.ep[i, E_OVER] == RUNNING and not row[K.DONE]
-    hand = row[K.HANDS + N_RANKS * seat:K.HANDS + N_RANKS * (seat + 1)].astype(np.int64)
+    running = core.ep[i, E_OVER] == RUNNING and not row[kernels.DONE]
+    hand = row[kernels.HANDS + N_RANKS * seat:kernels.HANDS + N_RANKS * (seat + 1)].astype(np.int64)
     discards = np.zeros(N_RANKS, np.int64)
-    for d in row[K.DISCARDS + 2 * seat:K.DISCARDS + 2 * seat + 2]:
+    for d in row[kernels.DISCARDS + 2 * seat:kernels.DISCARDS + 2 * seat + 2]:
         if d >= 0:
             discards[d] += 1
     played = np.zeros(N_RANKS, np.int64)
     tricks: list[list[tuple[int, int]]] = []
-    cur = int(row[K.TRICK])
+    cur = int(row[kernels.TRICK])
     for t in range(min(cur + 1, 4)):
-        cards = row[K.TRICK_CARDS + K.MAXP * t:K.TRICK_CARDS + K.MAXP * t + P]
-        if not (cards >= 0).any() and t == cur and row[K.PHASE] != K.TRICKS:
+        cards = row[kernels.TRICK_CARDS + kernels.MAXP * t:kernels.TRICK_CARDS + kernels.MAXP * t + P]
+        if not (cards >= 0).any() and t == cur and row[kernels.PHASE] != kernels.TRICKS:
             break
-        lead = int(row[K.TRICK_LEAD + t])
+        lead = int(row[kernels.TRICK_LEAD + t])
         order = [(lead + k) % P for k in range(P)] if lead >= 0 else list(range(P))
         plays = [(s, int(cards[s])) for s in order if cards[s] >= 0]
         for _, c in plays:
             played[c] += 1
         tricks.append(plays)
     legal: list[int] = []
-    if running and row[K.TO_ACT] == seat:
+    if running and row[kernels.TO_ACT] == seat:
         legal = core.deals.legal_actions(i)
-    winners = np.array([int(row[K.TRICK_WON + t]) if t < cur else -1 for t in range(4)], np.int64)
-    went_out = row[K.DONE] and row[K.OUTCOME] != K.BUDRUNDA
+    winners = np.array([int(row[kernels.TRICK_WON + t]) if t < cur else -1 for t in range(4)], np.int64)
+    went_out = row[kernels.DONE] and row[kernels.OUTCOME] != kernels.BUDRUNDA
     return KilleView(
-        seat=seat, players=P, phase=PHASES[min(int(row[K.PHASE]), len(PHASES) - 1)],
-        to_act=int(row[K.TO_ACT]) if running else -1, hand=hand,
+        seat=seat, players=P, phase=PHASES[min(int(row[kernels.PHASE]), len(PHASES) - 1)],
+        to_act=int(row[kernels.TO_ACT]) if running else -1, hand=hand,
         legal_moves=[action_name(a) for a in legal], legal_actions=legal,
-        pot=0 if went_out else int(cr[K.POT]), money=core.ep[i, E_MONEY:E_MONEY + P].copy(),
-        folded=row[K.FOLDED:K.FOLDED + P].astype(bool),
-        call1=[_word(int(c)) for c in row[K.CALL1:K.CALL1 + P]],
-        fold_call=[_word(int(c)) for c in row[K.FOLD_CALL:K.FOLD_CALL + P]],
-        call2=[_word(int(c)) for c in row[K.CALL2:K.CALL2 + P]],
-        show_call=[_word(int(c)) for c in row[K.SHOW_CALL:K.SHOW_CALL + P]],
-        exchanged=row[K.EXCHANGED:K.EXCHANGED + P].astype(np.int64), discards=discards, tricks=tricks,
-        trick_winners=winners, trick=cur, high=int(row[K.HIGH]) if row[K.PHASE] == K.TRICKS else -1,
-        forehand=int(row[K.FOREHAND]), dealer=int(row[K.DEALER]), deal=int(core.ep[i, E_DEAL]),
-        talon=int(DECK_SIZE - row[K.TPOS]),
+        pot=0 if went_out else int(cr[kernels.POT]), money=core.ep[i, E_MONEY:E_MONEY + P].copy(),
+        folded=row[kernels.FOLDED:kernels.FOLDED + P].astype(bool),
+        call1=[_word(int(c)) for c in row[kernels.CALL1:kernels.CALL1 + P]],
+        fold_call=[_word(int(c)) for c in row[kernels.FOLD_CALL:kernels.FOLD_CALL + P]],
+        call2=[_word(int(c)) for c in row[kernels.CALL2:kernels.CALL2 + P]],
+        show_call=[_word(int(c)) for c in row[kernels.SHOW_CALL:kernels.SHOW_CALL + P]],
+        exchanged=row[kernels.EXCHANGED:kernels.EXCHANGED + P].astype(np.int64), discards=discards, tricks=tricks,
+        trick_winners=winners, trick=cur, high=int(row[kernels.HIGH]) if row[kernels.PHASE] == kernels.TRICKS else -1,
+        forehand=int(row[kernels.FOREHAND]), dealer=int(row[kernels.DEALER]), deal=int(core.ep[i, E_DEAL]),
+        talon=int(DECK_SIZE - row[kernels.TPOS]),
         _played=played)
 

@@ -98,7 +98,7 @@ class App:
         """A game from ``{game, players, agents, seat, seed, deals, rules}``, its agents not yet moved."""
         import secrets
 
-        import agents
+        from krypenv import agents
 
         _fields(body, "games")
         game = body.get("game", "krypkasino")

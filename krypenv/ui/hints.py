@@ -30,7 +30,7 @@ TOP = 5
 
 def default_hint_spec(game: str) -> str:
     """The strongest shipped agent of ``game`` by :data:`PREFERENCE`."""
-    import agents
+    from krypenv import agents
 
     known = agents.known(game)
     return next((name for name in PREFERENCE if name in known), "random")
@@ -85,7 +85,7 @@ def hint(session: Session, spec: str | None = None, votes: int = 12, shown: str 
     request's spec, not the path it resolved to); ``stop`` is asked between votes, and when it
     says True the hint is abandoned with :class:`HintCancelled`.
     """
-    import agents
+    from krypenv import agents
 
     legal = session.legal()
     if not legal:

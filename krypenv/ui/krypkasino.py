@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from krypenv.agent_api import check_actions
 from krypenv.krypkasino.actions import ILLEGAL, MOVED, actions_for_move
 from krypenv.krypkasino.cards import N_CODES, POINTS, card_code, card_name, names_from_counts
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
@@ -29,7 +30,6 @@ from krypenv.krypkasino.engine.captures import hand_sweep_values
 from krypenv.krypkasino.records import describe_move, parse_record, record_from_deals
 from krypenv.krypkasino.render import announcement
 from krypenv.krypkasino.rules import SET_ASIDE_VARIANTS, TWO_PLAYER_DEALS, Rules, alternating_teams, parse_teams
-from krypenv.policy import check_actions
 from krypenv.rng import seed_state
 from krypenv.ui.moves import Choice, InputError, softmax_masked
 
@@ -274,8 +274,8 @@ class Adapter:
                 batch = twin.decisions(np.zeros(1, np.int64), np.array([seat], np.int64))
                 x = batch.obs
                 if getattr(agent, "features", None) is not None:
-                    from agents.krypkasino.move_features import action_features
-                    from agents.krypkasino.move_policy import with_features
+                    from krypenv.agents.krypkasino.move_features import action_features
+                    from krypenv.agents.krypkasino.move_policy import with_features
 
                     x = with_features(batch.obs, action_features(batch.core, batch.envs))
                 p *= float(softmax_masked(agent.logits(x, batch.mask)[0])[a])

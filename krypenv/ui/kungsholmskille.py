@@ -5,7 +5,7 @@ and keeps the match's money itself (KILLE.md L2, L3, L12–L18): everybody puts 
 pot; deal k is dealt by seat ``P − 1 + k`` with the pot the previous deal left (``pot_next``),
 each seat paying its ``antes_next`` into it as the deal starts.  Agents receive exactly the
 observations and masks of the environments (:func:`krypenv.kungsholmskille.observation.encode_into`)
-in a :class:`krypenv.policy.DecisionBatch` whose source is this adapter (uniforms from the
+in a :class:`krypenv.agent_api.DecisionBatch` whose source is this adapter (uniforms from the
 session's seed).  Moves are the L17 strings (``bud``, ``knacka``, ``discard:7,gok``,
 ``play:gok``); labels read ``discard 7 and gok``.  Typed short forms: the L17 string, the
 label, or just the ranks (``gok`` plays it in a trick; ``7 gok`` discards them in the exchange).
@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.agent_api import DecisionBatch, check_actions
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import (
     DISCARD1,
     KNACKA,
@@ -47,7 +48,6 @@ from krypenv.kungsholmskille.engine import (
 from krypenv.kungsholmskille.observation import OBS_DTYPE, encode_into, mask_into, obs_size
 from krypenv.kungsholmskille.records import describe_result, parse_record, record_from_deals
 from krypenv.kungsholmskille.rules import Rules
-from krypenv.policy import DecisionBatch, check_actions
 from krypenv.rng import k_uniforms, seed_state
 from krypenv.ui.moves import Choice, InputError, softmax_masked
 
@@ -75,7 +75,7 @@ class Adapter:
     """One Kungsholmskille deal at a time for a :class:`krypenv.ui.session.Session`; also the agents' DecisionSource."""
 
     name = GAME
-    game = GAME  # what a checkpoint's table check reads (agents.checkpoint.game_of)
+    game = GAME  # what a checkpoint's table check reads (krypenv.agents.checkpoint.game_of)
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any]) -> None:
         """A match's adapter for ``players`` seats (Kungsholmskille has no rules options), streams from ``seed``."""
@@ -246,7 +246,7 @@ class Adapter:
             res = d.result(0)
             talk.append(describe_result(res, int(d.pot[0])))
             if res["outcome"] == "showdown":
-                talk.append("shown: " + ", ".join(f"seat {t} {RANKS[int(K.last_card(d.state[0], t))]}"
+                talk.append("shown: " + ", ".join(f"seat {t} {RANKS[int(kernels.last_card(d.state[0], t))]}"
                                                   for t in range(self.players) if not d.folded[0, t]))
         return text, talk
 
@@ -257,7 +257,7 @@ class Adapter:
         row = d.state[0]
         hands = [names_from_counts(d.hands[0, s]) for s in range(P)]
         showdown = bool(d.done[0]) and int(d.outcome[0]) == SHOWDOWN
-        shown = [RANKS[int(K.last_card(row, s))] if showdown and not d.folded[0, s] else None for s in range(P)]
+        shown = [RANKS[int(kernels.last_card(row, s))] if showdown and not d.folded[0, s] else None for s in range(P)]
         tricks = []
         for t in range(4):
             cards = [None if x < 0 else RANKS[int(x)] for x in d.trick_cards[0, t]]

@@ -50,8 +50,8 @@ def read_checkpoint(path: str | Path, games: tuple[str, ...]) -> Checkpoint:
 
     Only the JSON metadata is read here (nothing is unpickled): the file is loaded when an agent plays it.
     """
-    from agents.checkpoint import LEGACY_GAME, read_checked
-    from agents.rllib_agent import read_meta
+    from krypenv.agents.checkpoint import LEGACY_GAME, read_checked
+    from krypenv.agents.rllib_agent import read_meta
 
     p = Path(path).expanduser().resolve()
     if p.is_dir():
@@ -81,8 +81,11 @@ class AgentMenu:
 
     @classmethod
     def build(cls, extra: list[str] | tuple[str, ...] = (), shipped: Path | None = None) -> AgentMenu:
-        """The shipped checkpoints (``shipped``, default :data:`agents.checkpoint.SHIPPED`) plus ``extra`` paths."""
-        from agents.checkpoint import SHIPPED
+        """The shipped checkpoints plus ``extra`` paths.
+
+        ``shipped`` is the checkpoint folder, default :data:`krypenv.agents.checkpoint.SHIPPED`.
+        """
+        from krypenv.agents.checkpoint import SHIPPED
         from krypenv.ui.games import GAMES
 
         folder = SHIPPED if shipped is None else shipped
@@ -102,8 +105,8 @@ class AgentMenu:
 
         Each item is ``{spec, summary, players}`` (``players``: the table sizes it plays, None for any).
         """
-        import agents
-        from agents.base import find_entry
+        from krypenv import agents
+        from krypenv.agents.base import find_entry
 
         out: list[dict[str, Any]] = []
         for name, summary in agents.known(game).items():
@@ -128,8 +131,8 @@ class AgentMenu:
 
     def resolve(self, spec: Any, game: str) -> str:
         """The ``agents.load`` spec of a request's ``spec`` for ``game``; ValueError naming what is refused."""
-        import agents
-        from agents.base import find_entry, parse_options
+        from krypenv import agents
+        from krypenv.agents.base import find_entry, parse_options
 
         if not isinstance(spec, str) or not spec.strip():
             raise ValueError(f"an agent must be a non-empty spec string, got {json.dumps(spec)[:80]}")

@@ -4,7 +4,7 @@ A :class:`Session` plays ``deals`` deals of one game on a one-deal engine (throu
 adapter, :mod:`krypenv.ui.games`).  One seat is the human's; every other seat is an agent
 named by a spec string (``agents.load(spec, game=...)``: ``expert``, ``pimc:samples=16``,
 ``ppo:checkpoints/ppo-2p.zip``, ...), which acts through the shared
-:class:`krypenv.policy.DecisionBatch` exactly as in the environments and in ``krypenv eval``.
+:class:`krypenv.agent_api.DecisionBatch` exactly as in the environments and in ``krypenv eval``.
 
 * :meth:`Session.legal` lists the human's legal moves as :class:`Choice` objects: a readable
   label (Krypkasino ``8H takes 6C 2D``, one line per (card, capture) move, so nobody walks a
@@ -176,7 +176,7 @@ class Session:
         ``loaded`` gives seats' agents already built (the server builds them from checked specs);
         the other seats' agents are loaded from ``specs``.
         """
-        import agents  # the UI is the top layer: agents load here, never below
+        from krypenv import agents  # the UI is the top layer: agents load here, never below
 
         if not isinstance(deals, int) or deals < 1:
             raise ValueError(f"deals must be a positive integer, got {deals!r}")

@@ -1,4 +1,4 @@
-"""``champion``: the strongest measured agent per table (agents.krypkasino.champion)."""
+"""``champion``: the strongest measured agent per table (krypenv.agents.krypkasino.champion)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents
-from agents.krypkasino.champion import CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion, checkpoint_name, resolve
-from agents.krypkasino.guided import GuidedPIMC
-from agents.krypkasino.pimc import PIMCAgent
-from agents.krypkasino.ppo import add_metadata, metadata
+from krypenv.agents.krypkasino.champion import CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion, checkpoint_name, resolve
+from krypenv.agents.krypkasino.guided import GuidedPIMC
+from krypenv.agents.krypkasino.pimc import PIMCAgent
+from krypenv.agents.krypkasino.ppo import add_metadata, metadata
+
+from krypenv import agents
+from krypenv.agent_api import check_actions
 from krypenv.krypkasino.rules import Rules
-from krypenv.policy import check_actions
 from tests.krypkasino.test_heuristics import decisions_of
 from tests.krypkasino.test_ppo_agent import make_model
 
@@ -36,7 +37,7 @@ def test_registered_and_resolved_per_table() -> None:
 
 def test_plays_each_table_with_its_agent(tmp_path: Path) -> None:
     """2 players: pimc with more worlds; 3 with a 3-player checkpoint there: guided on it; teams: pimc."""
-    from agents.krypkasino.move_features import VERSION
+    from krypenv.agents.krypkasino.move_features import VERSION
 
     path = tmp_path / "ppo-3p.zip"
     make_model(3, policy="moves").save(path)
@@ -55,7 +56,7 @@ def test_plays_each_table_with_its_agent(tmp_path: Path) -> None:
 
 def test_a_team_table_looks_up_its_own_checkpoint(tmp_path: Path) -> None:
     """Teams: ``ppo-{P}p-teams{seats}.zip`` beside the no-teams file, used only if trained with those teams."""
-    from agents.krypkasino.move_features import VERSION
+    from krypenv.agents.krypkasino.move_features import VERSION
 
     assert checkpoint_name(4) == "ppo-4p.zip" and checkpoint_name(4, ((0, 2), (1, 3))) == "ppo-4p-teams02+13.zip"
     assert checkpoint_name(6, [[0, 3], [1, 4], [2, 5]]) == "ppo-6p-teams03+14+25.zip"

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from krypenv.krypkasino.engine import Deals, IllegalMoveError
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import Deals, IllegalMoveError, kernels
 from krypenv.krypkasino.engine.state import FIELDS
 from krypenv.krypkasino.rules import Rules
 from tests.krypkasino import oracle as O
@@ -317,7 +316,7 @@ def test_k9_only_the_seat_to_play_can_play() -> None:
     """K9: a card held by another seat is 'not in hand' for the seat to play."""
     d = position(3, [["5C"], ["6D"], ["7H"]], ["9S"])
     before = snapshot(d)
-    assert try_move(d, O.code("6D"), O.counts([])) == K.NOT_IN_HAND
+    assert try_move(d, O.code("6D"), O.counts([])) == kernels.NOT_IN_HAND
     assert_unchanged(d, before)
 
 
@@ -375,8 +374,8 @@ def test_k13_sweep_forces_whole_table_even_if_other_maximal_captures_exist() -> 
     d = position(2, [["6H", "KC"], ["2C"]], table)
     assert moves(d) == {mv("6H", *table)}
     before = snapshot(d)
-    assert try_move(d, O.code("6H"), O.counts(["AC", "2H", "3C"])) == K.MUST_TAKE_ALL
-    assert try_move(d, O.code("KC"), O.counts(["5D", "4S", "3C", "AC"])) == K.SWEEP_FORCED
+    assert try_move(d, O.code("6H"), O.counts(["AC", "2H", "3C"])) == kernels.MUST_TAKE_ALL
+    assert try_move(d, O.code("KC"), O.counts(["5D", "4S", "3C", "AC"])) == kernels.SWEEP_FORCED
     assert_unchanged(d, before)
 
 
@@ -433,7 +432,7 @@ def test_k14_lone_ace_cannot_be_taken_by_ace() -> None:
     d = position(2, [["AH"], ["2C"]], ["AH"])
     assert moves(d) == {mv("AH")}
     before = snapshot(d)
-    assert try_move(d, O.code("AH"), O.counts(["AH"])) == K.NOT_MAXIMAL
+    assert try_move(d, O.code("AH"), O.counts(["AH"])) == kernels.NOT_MAXIMAL
     assert_unchanged(d, before)
     play(d, "AH")
     assert names(d.table[0]) == ["AH", "AH"]
@@ -609,52 +608,52 @@ def _illegal(d: Deals, card: str, taken: Sequence[str] | Sequence[int], code: in
 def test_illegal_card_not_in_hand() -> None:
     """K9: a card the seat does not hold is refused."""
     d = position(2, [["8S", "6H"], ["2C"]], ["8C", "9D", "JH"])
-    _illegal(d, "7S", [], K.NOT_IN_HAND)
-    _illegal(d, "8C", ["8C"], K.NOT_IN_HAND)  # on the table, not in the hand
+    _illegal(d, "7S", [], kernels.NOT_IN_HAND)
+    _illegal(d, "8C", ["8C"], kernels.NOT_IN_HAND)  # on the table, not in the hand
 
 
 def test_illegal_non_maximal_capture() -> None:
     """K11: in example B, 8 taking only 8 (or only A+7) leaves combinations behind: refused."""
     d = position(2, [["8H", "6S"], ["2C"]], ["AC", "2D", "6H", "7S", "8C", "9D", "JH"])
-    _illegal(d, "8H", ["8C"], K.NOT_MAXIMAL)
-    _illegal(d, "8H", ["AC", "7S"], K.NOT_MAXIMAL)
-    _illegal(d, "8H", ["AC", "2D", "6H", "7S", "8C", "9D"], K.NOT_MAXIMAL)  # 9 is not part of a combination
+    _illegal(d, "8H", ["8C"], kernels.NOT_MAXIMAL)
+    _illegal(d, "8H", ["AC", "7S"], kernels.NOT_MAXIMAL)
+    _illegal(d, "8H", ["AC", "2D", "6H", "7S", "8C", "9D"], kernels.NOT_MAXIMAL)  # 9 is not part of a combination
 
 
 def test_illegal_wrong_sum_capture() -> None:
     """K10: a capture whose cards do not split into combinations of the played value is refused."""
     d = position(2, [["3H", "9S"], ["2C"]], ["5C", "9D"])
-    _illegal(d, "3H", ["5C"], K.NOT_MAXIMAL)
-    _illegal(d, "9S", ["5C", "9D"], K.NOT_MAXIMAL)
+    _illegal(d, "3H", ["5C"], kernels.NOT_MAXIMAL)
+    _illegal(d, "9S", ["5C", "9D"], kernels.NOT_MAXIMAL)
 
 
 def test_illegal_creep_when_capture_exists() -> None:
     """K11/K12: example A, the 8 must take the 8; creeping it is refused."""
     d = position(2, [["8S", "6H"], ["2C"]], ["8C", "9D", "JH"])
-    _illegal(d, "8S", [], K.NOT_MAXIMAL)
+    _illegal(d, "8S", [], kernels.NOT_MAXIMAL)
 
 
 def test_illegal_skipping_forced_sweep() -> None:
     """K13: example K's table 6 10 4 with a 10 in hand: playing the 3 (creep) or 2 is refused."""
     d = position(2, [["10S", "3C", "2C"], ["5D"]], ["6D", "10H", "4C"])
-    _illegal(d, "3C", [], K.SWEEP_FORCED)
-    _illegal(d, "2C", [], K.SWEEP_FORCED)
+    _illegal(d, "3C", [], kernels.SWEEP_FORCED)
+    _illegal(d, "2C", [], kernels.SWEEP_FORCED)
 
 
 def test_illegal_forced_sweep_not_taking_whole_table() -> None:
     """K13: example H's 6 4 2 with a 6 in hand: 6 taking only 6, or only 4+2, is refused."""
     d = position(2, [["6S", "5C"], ["2D"]], ["6C", "4D", "2S"])
-    _illegal(d, "6S", ["6C"], K.MUST_TAKE_ALL)
-    _illegal(d, "6S", ["4D", "2S"], K.MUST_TAKE_ALL)
-    _illegal(d, "6S", [], K.MUST_TAKE_ALL)
+    _illegal(d, "6S", ["6C"], kernels.MUST_TAKE_ALL)
+    _illegal(d, "6S", ["4D", "2S"], kernels.MUST_TAKE_ALL)
+    _illegal(d, "6S", [], kernels.MUST_TAKE_ALL)
 
 
 def test_illegal_capture_of_cards_not_on_table() -> None:
     """K10: capturing a card that is not on the table (or a second copy of one) is refused."""
     d = position(2, [["8S", "6H"], ["2C"]], ["8C", "9D", "JH"])
-    _illegal(d, "8S", ["8D"], K.NOT_ON_TABLE)
-    _illegal(d, "8S", ["8C", "8C"], K.NOT_ON_TABLE)
-    _illegal(d, "6H", ["AC", "5C"], K.NOT_ON_TABLE)
+    _illegal(d, "8S", ["8D"], kernels.NOT_ON_TABLE)
+    _illegal(d, "8S", ["8C", "8C"], kernels.NOT_ON_TABLE)
+    _illegal(d, "6H", ["AC", "5C"], kernels.NOT_ON_TABLE)
 
 
 def test_illegal_negative_counts() -> None:
@@ -663,7 +662,7 @@ def test_illegal_negative_counts() -> None:
     cap = [0] * 52
     cap[O.code("8C")] = 1
     cap[O.code("9D")] = -1
-    _illegal(d, "8S", cap, K.BAD_COUNTS)
+    _illegal(d, "8S", cap, kernels.BAD_COUNTS)
 
 
 def test_illegal_move_after_deal_is_over() -> None:
@@ -671,7 +670,7 @@ def test_illegal_move_after_deal_is_over() -> None:
     d = position(2, [["2C"], ["3D"]], ["9H"])
     play(d, "2C")
     play(d, "3D")
-    _illegal(d, "3D", [], K.DEAL_OVER)
+    _illegal(d, "3D", [], kernels.DEAL_OVER)
     assert d.legal_moves(0) == []
 
 
@@ -683,7 +682,7 @@ def test_illegal_move_in_batch_leaves_other_deals_playing() -> None:
     card, cap = d.legal_moves(0)[0]
     before = snapshot(d)
     status = d.step(np.array([card, O.code("KS")]), np.array([cap, np.zeros(52)], dtype=np.int8))
-    assert status.tolist() == [0, K.NOT_IN_HAND]
+    assert status.tolist() == [0, kernels.NOT_IN_HAND]
     for f in FIELDS:
         assert np.array_equal(getattr(d, f)[1], before[f][1]), f
     assert int(d.n_moves[0]) == 1 and int(d.n_moves[1]) == 0

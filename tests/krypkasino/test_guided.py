@@ -1,4 +1,7 @@
-"""The policy-guided search ``pimc:policy=ppo:PATH`` (agents.krypkasino.guided on agents.krypkasino.lockstep)."""
+"""The policy-guided search ``pimc:policy=ppo:PATH``.
+
+It is krypenv.agents.krypkasino.guided on krypenv.agents.krypkasino.lockstep.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +12,17 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents
-from agents.krypkasino import lockstep as L
-from agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo
-from agents.krypkasino.pimc import PIMCAgent
-from agents.krypkasino.ppo import add_metadata
+from krypenv.agents.krypkasino import lockstep as L
+from krypenv.agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo
+from krypenv.agents.krypkasino.pimc import PIMCAgent
+from krypenv.agents.krypkasino.ppo import add_metadata
+
+from krypenv import agents
+from krypenv.agent_api import check_actions
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.core import Core
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.env_kernels import k_act_external
-from krypenv.policy import check_actions
 from tests.krypkasino.test_heuristics import decisions_of, play
 
 CKPT = Path(__file__).resolve().parents[2] / "checkpoints" / "ppo-2p.zip"
@@ -87,9 +91,8 @@ def test_acts_legally_everywhere_and_refuses_other_tables() -> None:
 def test_network_pieces_match_the_checkpoint() -> None:
     """The search's compact forward pass gives the ppo agent's logits; its critic SB3's predict_values."""
     import torch as th
-
-    from agents.krypkasino.move_features import action_features
-    from agents.krypkasino.move_policy import with_features
+    from krypenv.agents.krypkasino.move_features import action_features
+    from krypenv.agents.krypkasino.move_policy import with_features
 
     ppo = load_ppo(str(CKPT))
     net = PolicyNet(ppo)
@@ -120,7 +123,7 @@ def last_round_decisions(n: int = 6):
             return
         batch = core.decisions(envs, waiting[envs])
         for k, i in enumerate(envs):
-            if core.st[i, K.POS] == 104 and core.choice[i, 0] < 0 and batch.mask[k].sum() > 1:
+            if core.st[i, kernels.POS] == 104 and core.choice[i, 0] < 0 and batch.mask[k].sum() > 1:
                 yield core, int(i)
         k_act_external(core.st, core.rng, core.ints, core.cfg, envs, expert.act(batch), status[:envs.size], core.scr)
 
@@ -130,22 +133,22 @@ def policy_rollout(src: Core, i: int, action: int) -> int:
     ppo = load_ppo(str(CKPT))
     core = Core(EnvConfig(players=2), 1, seat=0, kinds=[EXTERNAL] * 2)
     core.st[0], core.ints[0] = src.st[i], src.ints[i]
-    mover = int(core.st[0, K.TURN])
+    mover = int(core.st[0, kernels.TURN])
     status = np.empty(1, np.int64)
     acts = np.array([action])
     while True:
         k_act_external(core.st, core.rng, core.ints, core.cfg, np.array([0]), acts, status, core.scr)
         assert status[0] >= 0
-        if core.st[0, K.DONE]:
+        if core.st[0, kernels.DONE]:
             return int(core.deals.scores()[0, mover])
-        acts = ppo.act(core.decisions(np.array([0]), np.array([int(core.st[0, K.TURN])])))
+        acts = ppo.act(core.decisions(np.array([0]), np.array([int(core.st[0, kernels.TURN])])))
 
 
 def test_exact_last_round_world_picks_the_move_the_rollouts_say_is_best() -> None:
     agent = guided("samples=1,z=0")
     left = 0
     for core, i in last_round_decisions():
-        batch = core.decisions(np.array([i]), np.array([int(core.st[i, K.TURN])]))
+        batch = core.decisions(np.array([i]), np.array([int(core.st[i, kernels.TURN])]))
         legal = np.flatnonzero(batch.mask[0])
         values = np.array([policy_rollout(core, i, int(a)) for a in legal])
         base = int(load_ppo(str(CKPT)).act(batch)[0])
@@ -240,22 +243,22 @@ def test_replay_rebuilds_the_rounds_decisions() -> None:
     seen: list[np.ndarray] = []
     checked = 0
     cfg = core.cfg
-    W = K.tabbes_at(2) + 2
+    W = kernels.tabbes_at(2) + 2
     cap = np.empty(52, np.int8)
     while (w := core.waiting())[0] >= 0:
         st = core.st
         if core.choice[0, 0] < 0:
-            if st[0, K.TURN] == 0 and st[0, K.N_MOVES] > 0:
+            if st[0, kernels.TURN] == 0 and st[0, kernels.N_MOVES] > 0:
                 start = np.zeros((1, st.shape[1]), np.int8)
                 first = L.round_start(st, 0, cfg, start, 0, cap)
                 out = np.zeros((8, st.shape[1]), np.int8)
                 acts = np.zeros(8, np.int64)
                 q = L.replay_round(st, 0, cfg, 0, start, first, st, 0, out, acts, 0, cap)
-                want = [s for s in seen if s[K.ROUND] == st[0, K.ROUND] and s[K.TURN] == 1]
+                want = [s for s in seen if s[kernels.ROUND] == st[0, kernels.ROUND] and s[kernels.TURN] == 1]
                 assert q == len(want)
                 for k in range(q):
                     assert np.array_equal(out[k, :W], want[k][:W])
-                    assert acts[k] == st[0, K.HIST_CARD + int(want[k][K.N_MOVES])]
+                    assert acts[k] == st[0, kernels.HIST_CARD + int(want[k][kernels.N_MOVES])]
                 checked += q
             seen.append(st[0].copy())
         batch = core.decisions(np.array([0]), w[:1])

@@ -1,18 +1,21 @@
-"""The compiled baselines greedy, creeper and expert (agents.krypkasino.heuristics over agents.krypkasino.tactics)."""
+"""The compiled baselines greedy, creeper and expert.
+
+They are krypenv.agents.krypkasino.heuristics over krypenv.agents.krypkasino.tactics.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import agents
+from krypenv import agents
+from krypenv.agent_api import check_actions
 from krypenv.krypkasino.cards import card_code
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.rules import Rules
-from krypenv.policy import check_actions
 
 BASELINES = ("greedy", "creeper", "expert")
 

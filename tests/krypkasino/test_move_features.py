@@ -1,16 +1,16 @@
-"""Per-action move features (agents.krypkasino.move_features) and the move-scoring policy
-(agents.krypkasino.move_policy)."""
+"""Per-action move features (krypenv.agents.krypkasino.move_features) and the move-scoring policy
+(krypenv.agents.krypkasino.move_policy)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from krypenv.agents.krypkasino import tactics as T
+from krypenv.agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features
 
-from agents.krypkasino import tactics as T
-from agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features
 from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
 from krypenv.krypkasino.view import seat_view
 from tests.krypkasino import oracle
@@ -126,19 +126,19 @@ def test_features_do_not_depend_on_hidden_cards():
     rng = np.random.default_rng(0)
     swapped = 0
     for i in range(env.num_envs):
-        opp = 1 - int(st[i, K.TURN])
-        hand = K.HANDS + 52 * opp
+        opp = 1 - int(st[i, kernels.TURN])
+        hand = kernels.HANDS + 52 * opp
         held = [c for c in range(52) if st[i, hand + c] > 0]
-        pos = int(st[i, K.POS])
+        pos = int(st[i, kernels.POS])
         for _ in range(3):
             x = int(rng.choice(held))
             p = int(rng.integers(pos, 104))
-            y = int(st[i, K.DECK + p])
+            y = int(st[i, kernels.DECK + p])
             if x == y or st[i, hand + x] == 0:
                 continue
             st[i, hand + x] -= 1
             st[i, hand + y] += 1
-            st[i, K.DECK + p] = x
+            st[i, kernels.DECK + p] = x
             swapped += 1
     after = action_features(env.core, np.arange(env.num_envs))
     assert swapped > 40
@@ -160,7 +160,7 @@ pytest.importorskip("sb3_contrib")
 
 
 def test_feature_vecenv_appends_the_learners_action_features():
-    from agents.krypkasino.move_policy import MoveFeatureVecEnv, input_dim
+    from krypenv.agents.krypkasino.move_policy import MoveFeatureVecEnv, input_dim
 
     env = KrypkasinoVecEnv(8, seat="random", players=3, seed=2)
     venv = MoveFeatureVecEnv(env)
@@ -182,8 +182,7 @@ def test_feature_vecenv_appends_the_learners_action_features():
 def test_scorer_is_shared_across_actions_and_ignores_illegal_rows():
     """Two legal actions with equal features differ only by their bias; an illegal action's features are never read."""
     import torch as th
-
-    from agents.krypkasino.move_policy import MoveScorer
+    from krypenv.agents.krypkasino.move_policy import MoveScorer
 
     th.manual_seed(0)
     net = MoveScorer(10, [16])

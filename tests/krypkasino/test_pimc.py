@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from krypenv.agents.krypkasino import pimc as PM
+from krypenv.agents.krypkasino.pimc import PIMCAgent
 
-import agents
-from agents.krypkasino import pimc as PM
-from agents.krypkasino.pimc import PIMCAgent
+from krypenv import agents
+from krypenv.agent_api import check_actions
 from krypenv.krypkasino.cards import card_code, names_from_counts
-from krypenv.krypkasino.engine import Deals
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import Deals, kernels
 from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.rules import Rules
-from krypenv.policy import check_actions
 from tests.krypkasino.test_heuristics import act_on, core_at, decisions_of, play
 
 TINY = "pimc:samples=3,rounds=1"
@@ -54,7 +53,7 @@ def test_determinized_worlds_keep_everything_public() -> None:
     for _, (_core, batch) in zip(range(7), decisions_of(P, 40, n=4)):
         pass
     st, d = batch.core.st, batch.core.deals
-    W = K.tabbes_at(P) + P
+    W = kernels.tabbes_at(P) + P
     rng = np.array([99], np.uint64)
     pool, used = np.empty(104, np.int64), np.empty(104, np.bool_)
     voids = np.zeros(P, np.int64)
@@ -80,13 +79,13 @@ def test_voids_are_respected() -> None:
     P = 2
     d = Deals.position(Rules(P), hands=[["2C", "3C"], ["4D", "5D", "6D"]], table=["9H"], deck_rest=[])
     st = d.state
-    W = K.tabbes_at(P) + P
+    W = kernels.tabbes_at(P) + P
     rng = np.array([3], np.uint64)
     pool, used = np.empty(104, np.int64), np.empty(104, np.bool_)
     voids = np.array([0, sum(1 << v for v in range(2, 14))], np.int64)  # seat 1 holds only aces
     out = np.zeros((1, W), np.int8)
     PM.determinize(st, 0, P, 0, voids, True, out, 0, rng, pool, used)
-    hand = out[0, K.HANDS + 52:K.HANDS + 104]
+    hand = out[0, kernels.HANDS + 52:kernels.HANDS + 104]
     assert hand.sum() == 3 and all(name.startswith("A") for name in names_from_counts(hand))
 
 

@@ -14,24 +14,24 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents
-from agents.krypkasino.ppo import META_NAME, PPOAgent, add_metadata, metadata
-from eval import EvalConfig, evaluate
+from krypenv.agents.krypkasino.ppo import META_NAME, PPOAgent, add_metadata, metadata
+from krypenv.eval import EvalConfig, evaluate
+
+from krypenv import agents
+from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.rules import Rules
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
-from krypenv.policy import DecisionBatch
 
 
 def make_model(players: int = 2, seed: int = 0, policy: str = "mlp"):
     """An untrained MaskablePPO with random weights on a small net (as train.py builds it for --policy)."""
     import torch
+    from krypenv.agents.krypkasino.ppo import ScaledInput
     from sb3_contrib import MaskablePPO
-
-    from agents.krypkasino.ppo import ScaledInput
 
     env = KrypkasinoVecEnv(4, seat="random", players=players, seed=seed)
     if policy == "moves":
-        from agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
+        from krypenv.agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
 
         return MaskablePPO(MovePolicy, MoveFeatureVecEnv(env), n_steps=16, batch_size=32, seed=seed, device="cpu",
                            policy_kwargs={"obs_dim": env.observation_space.shape[0], "sizes": (32, 32)})
@@ -43,7 +43,7 @@ def make_model(players: int = 2, seed: int = 0, policy: str = "mlp"):
 @pytest.fixture(scope="module", params=["mlp", "moves"])
 def ckpt(request, tmp_path_factory) -> Path:
     """A 2-player checkpoint in train.py's format, of each policy kind (--policy mlp and moves)."""
-    from agents.krypkasino.move_features import VERSION
+    from krypenv.agents.krypkasino.move_features import VERSION
 
     path = tmp_path_factory.mktemp("ppo") / "p2.zip"
     model = make_model(2, policy=request.param)
@@ -56,8 +56,8 @@ def network_input(agent: PPOAgent, batch: DecisionBatch) -> np.ndarray:
     """What the agent's network reads for a batch: the observations, with the action features if it uses them."""
     if agent.features is None:
         return batch.obs
-    from agents.krypkasino.move_features import action_features
-    from agents.krypkasino.move_policy import with_features
+    from krypenv.agents.krypkasino.move_features import action_features
+    from krypenv.agents.krypkasino.move_policy import with_features
 
     return with_features(batch.obs, action_features(batch.core, batch.envs))
 
@@ -147,8 +147,8 @@ def test_other_observation_layout(ckpt, tmp_path):
 
 def test_metadata_says_other_player_count_than_the_network(ckpt, tmp_path):
     """Metadata for 3 players (a valid layout) on a 2-player network: the input size check catches it."""
-    from agents.krypkasino.move_policy import input_dim
-    from agents.krypkasino.ppo import layout_id
+    from krypenv.agents.krypkasino.move_policy import input_dim
+    from krypenv.agents.krypkasino.ppo import layout_id
 
     bad = rewrite_meta(ckpt, tmp_path / "p3.zip", players=3, obs_dim=351, layout=layout_id(3))
     agent = PPOAgent.load(ckpt)
@@ -165,7 +165,7 @@ def test_unknown_action_features(ckpt, tmp_path):
 
 def test_features_claimed_but_not_in_the_network(ckpt, tmp_path):
     """Metadata and network disagree on the action features: the input size check names both."""
-    from agents.krypkasino.move_features import VERSION
+    from krypenv.agents.krypkasino.move_features import VERSION
 
     flipped = None if PPOAgent.load(ckpt).features else VERSION
     bad = rewrite_meta(ckpt, tmp_path / "flip.zip", features=flipped)
@@ -241,7 +241,7 @@ def test_the_shipped_checkpoints_are_there():
 def test_shipped_checkpoint_loads_and_plays(path: Path):
     """Each checkpoints/ppo-{P}p[-teams{seats}].zip (README) is named for the table it was trained at
     (the name ``champion`` looks up), stays loadable and plays that table."""
-    from agents.krypkasino.champion import checkpoint_name
+    from krypenv.agents.krypkasino.champion import checkpoint_name
 
     agent = agents.load(f"ppo:{path}")
     players, teams = agent.meta["players"], agent.meta["teams"]
@@ -255,12 +255,12 @@ def test_shipped_checkpoint_loads_and_plays(path: Path):
 def test_checkpoint_pickled_before_the_agents_moved_loads(tmp_path, monkeypatch):
     """An MLP checkpoint whose pickles name ``agents.ppo.ScaledInput`` (the path before agents/krypkasino/) loads.
 
-    The shipped checkpoint covers the move-scoring policy (it pickles ``agents.move_policy``);
+    The shipped checkpoint covers the move-scoring policy (it pickles ``krypenv.agents.move_policy``);
     here an MLP one is saved while ScaledInput claims its old module, which then disappears.
     """
     import types
 
-    from agents.krypkasino.ppo import ScaledInput
+    from krypenv.agents.krypkasino.ppo import ScaledInput
 
     old = types.ModuleType("agents.ppo")
     old.ScaledInput = ScaledInput

@@ -9,9 +9,9 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import krypenv
+from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS
 from krypenv.krypkasino.single import KrypkasinoEnv
-from krypenv.policy import DecisionBatch
 
 
 class FirstLegal:

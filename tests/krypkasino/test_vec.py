@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS
 from krypenv.krypkasino.aec import raw_env
 from krypenv.krypkasino.single import KrypkasinoEnv
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
-from krypenv.policy import DecisionBatch
 
 
 class FirstLegal:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from krypenv.agents.kungsholmskille.pimc import PimcAgent, sample_world
+from krypenv.agents.kungsholmskille.tactics import EXPERT_PARAMS, chance_lowest
 
-import agents
-from agents.kungsholmskille.pimc import PimcAgent, sample_world
-from agents.kungsholmskille.tactics import EXPERT_PARAMS, chance_lowest
-from krypenv.kungsholmskille import kernels as K
+from krypenv import agents
+from krypenv.agent_api import DecisionBatch
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import BUD, FOLD, KNACKA, PLAY, SHOW, STAY
 from krypenv.kungsholmskille.cards import N_RANKS, parse_deck
 from krypenv.kungsholmskille.config import EXTERNAL, EnvConfig
 from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.single import KungsholmskilleEnv
-from krypenv.policy import DecisionBatch
 from tests.kungsholmskille.helpers import deck_for
 
 GAME = "kungsholmskille"
@@ -144,7 +144,7 @@ def _show_core(pot: int) -> Core:
         core.deals.play_move(0, m)
     for m in ["play:kille", "play:blaren", "play:gok", "play:krans", "play:husar", "play:3", "play:svin", "play:4"]:
         core.deals.play_move(0, m)  # seat 1 cannot overtake: its lowest card each time (L10)
-    assert core.deals.phase[0] == K.SHOWING and core.deals.to_act[0] == 0
+    assert core.deals.phase[0] == kernels.SHOWING and core.deals.to_act[0] == 0
     return core
 
 
@@ -193,12 +193,15 @@ def test_pimc_worlds_keep_public_information_and_do_not_leak() -> None:
     seat = 0
     for core in (a, b):
         w = sample_world(core.st[0], 4, seat, np.random.default_rng(1))
-        assert np.array_equal(w[K.HANDS:K.HANDS + N_RANKS], core.st[0, K.HANDS:K.HANDS + N_RANKS])
-        assert w[K.HANDS:K.HANDS + 4 * N_RANKS].reshape(4, N_RANKS).sum(axis=1).tolist() == [5] * 4
+        assert np.array_equal(w[kernels.HANDS:kernels.HANDS + N_RANKS],
+                              core.st[0, kernels.HANDS:kernels.HANDS + N_RANKS])
+        assert w[kernels.HANDS:kernels.HANDS + 4 * N_RANKS].reshape(4, N_RANKS).sum(axis=1).tolist() == [5] * 4
     wa = sample_world(a.st[0], 4, seat, np.random.default_rng(1))
     wb = sample_world(b.st[0], 4, seat, np.random.default_rng(1))
-    public = np.r_[K.TPOS:K.N_MOVES + 1, K.FOLDED:K.FOLDED + 6, K.EXCHANGED:K.EXCHANGED + 6, K.CALL1:K.TRICK_CARDS]
-    assert np.array_equal(wa[K.HANDS:K.FOLDED], wb[K.HANDS:K.FOLDED]) and np.array_equal(wa[public], wb[public])
+    public = np.r_[kernels.TPOS:kernels.N_MOVES + 1, kernels.FOLDED:kernels.FOLDED + 6,
+                   kernels.EXCHANGED:kernels.EXCHANGED + 6, kernels.CALL1:kernels.TRICK_CARDS]
+    assert (np.array_equal(wa[kernels.HANDS:kernels.FOLDED], wb[kernels.HANDS:kernels.FOLDED])
+            and np.array_equal(wa[public], wb[public]))
     mask = a.observe(0, seat)[1]
     pimc = PimcAgent(worlds=8)
     va = pimc.values(a, 0, seat, mask, np.random.default_rng(2))[1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import parse_move
 from krypenv.kungsholmskille.cards import RANKS, ordered_deck, parse_deck
 from krypenv.kungsholmskille.engine import (
@@ -384,7 +384,7 @@ def test_L17_longest_deal_fits_the_history(players: int) -> None:
     while not d.done[0]:
         play(d, longest_policy(d))
     assert int(d.n_moves[0]) == 9 * players - 1 == Rules(players).max_moves == d.hist_action.shape[1]
-    assert K.MAX_MOVES == 53
+    assert kernels.MAX_MOVES == 53
     assert (d.hist_action[0] >= 0).all() and (d.hist_seat[0] >= 0).all()
     assert d.result(0)["outcome"] == "showdown"
     assert d.moves(0)[-1] == "show" and d.moves(0).count("show") == 1
@@ -431,8 +431,9 @@ def test_step_ignores_finished_deals_and_step_status_reports() -> None:
     d.step(np.array([-1, -1]))  # nothing to do
     d.reset(decks=np.tile(parse_deck(deck_for(2, {})), (2, 1)))
     status = d.step_status(np.array([3, 1]))  # stay is illegal in the first call
-    assert status.tolist() == [K.WRONG_KIND, K.OK] and d.phase.tolist() == [FIRST_CALL, FOLDING]
-    assert d.check(np.array([0, 2])).tolist() == [K.OK, K.OK] and d.phase[1] == FOLDING  # check applies nothing
+    assert status.tolist() == [kernels.WRONG_KIND, kernels.OK] and d.phase.tolist() == [FIRST_CALL, FOLDING]
+    # check applies nothing
+    assert d.check(np.array([0, 2])).tolist() == [kernels.OK, kernels.OK] and d.phase[1] == FOLDING
 
 
 def test_play_move_after_the_end() -> None:

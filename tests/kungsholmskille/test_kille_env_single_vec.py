@@ -8,11 +8,11 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from krypenv import kungsholmskille_v0
+from krypenv.agent_api import DecisionBatch
 from krypenv.kungsholmskille.actions import BUD, KNACKA, N_ACTIONS
 from krypenv.kungsholmskille.aec import raw_env
 from krypenv.kungsholmskille.single import KungsholmskilleEnv
 from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
-from krypenv.policy import DecisionBatch
 
 
 class FirstLegal:

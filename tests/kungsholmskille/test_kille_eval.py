@@ -1,4 +1,4 @@
-"""Duplicate evaluation of Kungsholmskille agents (eval.kille, ``krypenv eval --game kungsholmskille``)."""
+"""Duplicate evaluation of Kungsholmskille agents (krypenv.eval.kille, ``krypenv eval --game kungsholmskille``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from krypenv.eval.kille import KilleConfig, chunks, evaluate, load_agents, play_chunk
+from krypenv.eval.kille_report import default_out, run_eval
 
-from eval.kille import KilleConfig, chunks, evaluate, load_agents, play_chunk
-from eval.kille_report import default_out, run_eval
 from krypenv.cli import main
 from krypenv.kungsholmskille.config import POT_OUT, TRUNCATED
 from krypenv.kungsholmskille.records import check_record

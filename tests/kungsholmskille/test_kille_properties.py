@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krypenv.kungsholmskille import kernels as K
+from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import N_ACTIONS, parse_move
 from krypenv.kungsholmskille.cards import RANKS, deck_names, shuffled_decks
 from krypenv.kungsholmskille.engine import Deals
@@ -155,13 +155,14 @@ def test_check_codes_agree_with_the_legal_mask(p: dict) -> None:
     everything = np.arange(N_ACTIONS)
     while not d.done[0]:
         mask = d.legal_masks()[0]
-        codes = np.array([K.check(d.state[0], int(a)) for a in everything])
-        assert np.array_equal(codes == K.OK, mask) and mask.any()
-        assert set(codes[~mask].tolist()) <= {K.WRONG_KIND, K.NOT_HELD, K.MUST_OVERTAKE, K.MUST_LOWEST}
+        codes = np.array([kernels.check(d.state[0], int(a)) for a in everything])
+        assert np.array_equal(codes == kernels.OK, mask) and mask.any()
+        assert set(codes[~mask].tolist()) <= {kernels.WRONG_KIND, kernels.NOT_HELD, kernels.MUST_OVERTAKE,
+                                              kernels.MUST_LOWEST}
         for a in np.flatnonzero(~mask)[::37]:
             assert d.why_illegal(0, int(a))
         d.play_move(0, choose(rng, d.legal_moves(0), p))
-    assert (np.array([K.check(d.state[0], int(a)) for a in everything]) == K.DEAL_OVER).all()
+    assert (np.array([kernels.check(d.state[0], int(a)) for a in everything]) == kernels.DEAL_OVER).all()
 
 
 @settings(SETTINGS, max_examples=30)

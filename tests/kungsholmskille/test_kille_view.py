@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from krypenv.agents.base import RandomAgent
 
-import agents
-from agents.base import RandomAgent
+from krypenv import agents
 from krypenv.kungsholmskille.cards import parse_deck, rank_index
 from krypenv.kungsholmskille.config import EXTERNAL, EnvConfig
 from krypenv.kungsholmskille.core import Core

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from krypenv.policy import DecisionBatch
+from krypenv.agent_api import DecisionBatch
 from krypenv.rng import k_pick_legal
 
 NO_RAY = "Ray is not installed: the Ray tests need the ray extra (pip install -e \".[ray]\")"

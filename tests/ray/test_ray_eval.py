@@ -11,10 +11,11 @@ from tests.ray.helpers import NO_RAY, death_marker
 
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
-from eval import ray_pool
-from eval.duplicate import EvalConfig, Results, evaluate
-from eval.kille import KilleConfig, KResults
-from eval.kille import evaluate as evaluate_kille
+from krypenv.eval import ray_pool
+from krypenv.eval.duplicate import EvalConfig, Results, evaluate
+from krypenv.eval.kille import KilleConfig, KResults
+from krypenv.eval.kille import evaluate as evaluate_kille
+
 from krypenv.cli import main
 
 
@@ -107,6 +108,7 @@ def test_bad_address_is_one_line(address: str, message: str, capsys: pytest.Capt
 
 
 def test_core_imports_no_ray() -> None:
-    code = ("import sys, krypenv, agents, eval, eval.command, eval.play, krypenv.cli, krypenv.krypkasino_v0, "
-            "krypenv.kungsholmskille_v0; agents.load('random'); assert 'ray' not in sys.modules, 'ray imported'")
+    code = ("import sys, krypenv, krypenv.agents, krypenv.eval.command, krypenv.eval.play, krypenv.cli, "
+            "krypenv.krypkasino_v0, krypenv.kungsholmskille_v0; krypenv.agents.load('random'); "
+            "assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))

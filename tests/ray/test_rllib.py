@@ -13,8 +13,9 @@ from tests.ray.helpers import NO_RAY
 
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
-import agents
-from eval.duplicate import EvalConfig, evaluate
+from krypenv.eval.duplicate import EvalConfig, evaluate
+
+from krypenv import agents
 from krypenv.rllib import KrypenvMultiAgentEnv, MaskedRandomRLModule
 
 ROOT = Path(__file__).resolve().parents[2]

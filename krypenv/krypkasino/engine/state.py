@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, POINTS, card_name
-from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import legal_captures, new_scratch
 from krypenv.krypkasino.rules import LATER_PATTERN, Rules
 
@@ -48,24 +48,26 @@ FIELDS = (
     "last_capturer", "taker", "done", "n_moves", "in_hands", "hist_card", "hist_taken", "cap_log", "n_logged",
 )  # fmt: skip
 SCALARS = {
-    "pos": K.POS, "turn": K.TURN, "dealer": K.DEALER, "round": K.ROUND, "last_capturer": K.LAST_CAPTURER,
-    "taker": K.TAKER, "n_moves": K.N_MOVES, "in_hands": K.IN_HANDS, "n_logged": K.N_LOGGED,
+    "pos": kernels.POS, "turn": kernels.TURN, "dealer": kernels.DEALER, "round": kernels.ROUND,
+    "last_capturer": kernels.LAST_CAPTURER, "taker": kernels.TAKER, "n_moves": kernels.N_MOVES,
+    "in_hands": kernels.IN_HANDS, "n_logged": kernels.N_LOGGED,
 }  # fmt: skip
 PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
 
 MOVE_ERRORS = {
-    K.DEAL_OVER: "the deal is already finished",
-    K.NOT_IN_HAND: "the card is not in the hand of the seat to play",
-    K.SWEEP_FORCED: "a sweep is forced (K13): play a card that takes the whole table",
-    K.NOT_ON_TABLE: "the capture takes cards that are not on the table",
-    K.NOT_MAXIMAL: "the capture is not a maximal capture of the played card (K10–K12)",
-    K.MUST_TAKE_ALL: "a forced sweep must take the whole table (K13)",
-    K.BAD_COUNTS: "capture counts must be non-negative",
+    kernels.DEAL_OVER: "the deal is already finished",
+    kernels.NOT_IN_HAND: "the card is not in the hand of the seat to play",
+    kernels.SWEEP_FORCED: "a sweep is forced (K13): play a card that takes the whole table",
+    kernels.NOT_ON_TABLE: "the capture takes cards that are not on the table",
+    kernels.NOT_MAXIMAL: "the capture is not a maximal capture of the played card (K10–K12)",
+    kernels.MUST_TAKE_ALL: "a forced sweep must take the whole table (K13)",
+    kernels.BAD_COUNTS: "capture counts must be non-negative",
 }
 
 
 def _packets(pattern: Sequence[tuple[str, int]]) -> tuple[np.ndarray, np.ndarray]:
-    kinds = np.array([K.PACKET_TABLE if kind == "T" else K.PACKET_PLAYERS for kind, _ in pattern], dtype=np.int64)
+    kinds = np.array([kernels.PACKET_TABLE if kind == "T" else kernels.PACKET_PLAYERS for kind, _ in pattern],
+                     dtype=np.int64)
     return kinds, np.array([k for _, k in pattern], dtype=np.int64)
 
 
@@ -77,7 +79,7 @@ def shuffled_decks(rng: np.random.Generator, n: int) -> np.ndarray:
     gives the same decks at any batch size.
     """
     out = np.empty((n, DECK_SIZE), np.int8)
-    K.shuffle_rows(rng.random((n, DECK_SIZE - 1)), out)
+    kernels.shuffle_rows(rng.random((n, DECK_SIZE - 1)), out)
     return out
 
 
@@ -103,10 +105,10 @@ class Deals:
             raise ValueError(f"batch size must be a positive integer, got {n!r}")
         self.rules = rules
         self.n = int(n)
-        self.width = K.record_width(rules.players)
+        self.width = kernels.record_width(rules.players)
         if state is None:
             state = np.zeros((self.n, self.width), np.int8)
-            state[:, K.DONE] = 1
+            state[:, kernels.DONE] = 1
         if state.dtype != np.int8 or state.ndim != 2 or state.shape[0] != self.n or state.shape[1] < self.width:
             raise ValueError(f"state must be an int8 array of shape ({self.n}, >= {self.width})")
         self.state = state
@@ -122,19 +124,19 @@ class Deals:
     def _views(self) -> None:
         """Bind the named views of ``state`` (see the module docstring)."""
         st, n, p = self.state, self.n, self.rules.players
-        piles, tabbes = K.HANDS + 52 * p, K.HANDS + 104 * p
-        self.deck = st[:, K.DECK:K.DECK + DECK_SIZE]
-        self.table = st[:, K.TABLE:K.TABLE + N_CODES]
-        self.aside = st[:, K.ASIDE:K.ASIDE + N_CODES]
-        self.hist_card = st[:, K.HIST_CARD:K.HIST_CARD + DECK_SIZE]
-        self.hist_taken = st[:, K.HIST_TAKEN:K.HIST_TAKEN + DECK_SIZE]
-        self.cap_log = st[:, K.CAP_LOG:K.CAP_LOG + DECK_SIZE]
-        self.hands = st[:, K.HANDS:piles].reshape(n, p, N_CODES)
+        piles, tabbes = kernels.HANDS + 52 * p, kernels.HANDS + 104 * p
+        self.deck = st[:, kernels.DECK:kernels.DECK + DECK_SIZE]
+        self.table = st[:, kernels.TABLE:kernels.TABLE + N_CODES]
+        self.aside = st[:, kernels.ASIDE:kernels.ASIDE + N_CODES]
+        self.hist_card = st[:, kernels.HIST_CARD:kernels.HIST_CARD + DECK_SIZE]
+        self.hist_taken = st[:, kernels.HIST_TAKEN:kernels.HIST_TAKEN + DECK_SIZE]
+        self.cap_log = st[:, kernels.CAP_LOG:kernels.CAP_LOG + DECK_SIZE]
+        self.hands = st[:, kernels.HANDS:piles].reshape(n, p, N_CODES)
         self.piles = st[:, piles:tabbes].reshape(n, p, N_CODES)
         self.tabbes = st[:, tabbes:tabbes + p]
         for name, col in SCALARS.items():
             setattr(self, name, st[:, col])
-        self.done = st[:, K.DONE].view(np.bool_)
+        self.done = st[:, kernels.DONE].view(np.bool_)
         assert np.shares_memory(self.hands, st) and np.shares_memory(self.piles, st)
 
     def __getstate__(self) -> dict:
@@ -192,7 +194,7 @@ class Deals:
             dealers = np.full(self.n, int(dealers), np.int64)
         if dealers.shape != (self.n,) or (dealers < 0).any() or (dealers >= p).any():
             raise ValueError(f"dealers must be seats 0..{p - 1}, got {dealers}")
-        driver = K.reset_many_par if self._par else K.reset_many_ser
+        driver = kernels.reset_many_par if self._par else kernels.reset_many_ser
         driver(self.state, self.rules.players, mask, decks.astype(np.int8), dealers, *self._initial, self._spades,
                self._scr)
 
@@ -201,7 +203,7 @@ class Deals:
         """(N, 52) bool: the cards the seat to play may play (K13); all False for finished deals."""
         if out is None:
             out = np.zeros((self.n, N_CODES), np.bool_)
-        (K.legal_cards_par if self._par else K.legal_cards_ser)(self.state, out, self._scr)
+        (kernels.legal_cards_par if self._par else kernels.legal_cards_ser)(self.state, out, self._scr)
         return out
 
     def legal_captures(self, i: int, card: int) -> np.ndarray:
@@ -233,7 +235,7 @@ class Deals:
         cards = np.asarray(cards, np.int64).reshape(self.n)
         captures = np.asarray(captures, np.int8).reshape(self.n, N_CODES)
         status = np.zeros(self.n, np.int64)
-        driver = K.step_many_par if self._par else K.step_many_ser
+        driver = kernels.step_many_par if self._par else kernels.step_many_ser
         driver(self.state, self.rules.players, mask, cards, captures, status, *self._later, self._spades, self._scr)
         return status
 
@@ -251,13 +253,14 @@ class Deals:
         u = rng.random((self.n, 2))
         cards = np.full(self.n, -1, np.int64)
         caps = np.zeros((self.n, N_CODES), np.int8)
-        (K.random_moves_par if self._par else K.random_moves_ser)(self.state, mask, u, cards, caps, self._scr)
+        (kernels.random_moves_par if self._par else kernels.random_moves_ser)(self.state, mask, u, cards, caps,
+                                                                              self._scr)
         return cards, caps
 
     def play_random(self, rng: np.random.Generator) -> None:
         """Play one uniform random legal move in every unfinished deal (the benchmark's fast path)."""
         u = rng.random((self.n, 2))
-        driver = K.play_random_par if self._par else K.play_random_ser
+        driver = kernels.play_random_par if self._par else kernels.play_random_ser
         driver(self.state, self.rules.players, u, *self._later, self._spades, self._scr)
 
     def move_capture(self, i: int, m: int) -> np.ndarray:

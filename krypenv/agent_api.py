@@ -26,7 +26,7 @@ An agent is any object with ``name: str`` and ``act(batch) -> np.ndarray``.  It 
 define ``native = NATIVE_RANDOM`` (the uniform policy of :func:`krypenv.rng.pick_legal`) to
 be run inside a game's compiled env kernels instead of being called from Python, with
 exactly the same choices.  Agents that choose a *move* from a view's ``legal_moves`` need
-views that follow :class:`MoveView` (:class:`agents.base.MoveAgent`).
+views that follow :class:`MoveView` (:class:`krypenv.agents.base.MoveAgent`).
 """
 
 from __future__ import annotations
