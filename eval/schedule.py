@@ -32,8 +32,6 @@ from pathlib import Path
 
 import numpy as np
 
-from krypenv.krypkasino.rules import Rules
-
 SEATINGS = ("rotations", "permutations")
 DUPLICATE, INDEPENDENT, AGENTS = 0, 1, 2  # first words of the seed entropy: deck streams, agent streams
 
@@ -70,7 +68,7 @@ def agent_labels(specs: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def out_folder(labels: list[str] | tuple[str, ...], tags: list[str], prefix: str = "") -> Path:
-    """``evals/<prefix><labels joined by _>-<tag>-<tag>…``: the default output folder of both games.
+    """``evals/<prefix><labels joined by _>-<tag>-<tag>…``: the default output folder of every game.
 
     At most 120 characters; the agents part is the one cut (to no fewer than 20), so the tags
     that tell configurations apart always survive."""
@@ -87,9 +85,13 @@ def seed_int(*words: int) -> int:
 
 @dataclass(frozen=True)
 class Schedule:
-    """All games of an evaluation: ``decks`` × tables, game ``g`` = deck ``g // T``, table ``g % T``."""
+    """All games of an evaluation: ``decks`` × tables, game ``g`` = deck ``g // T``, table ``g % T``.
 
-    rules: Rules
+    ``teams`` (seat tuples, None for none) makes the positions teams: an agent then holds every seat of its team.
+    """
+
+    players: int
+    teams: tuple[tuple[int, ...], ...] | None
     n_agents: int
     decks: int
     seed: int
@@ -98,7 +100,7 @@ class Schedule:
     @property
     def positions(self) -> int:
         """Seats, or teams with teams."""
-        return self.rules.n_teams
+        return self.players if self.teams is None else len(self.teams)
 
     @property
     def lineups(self) -> list[tuple[int, ...]]:
@@ -113,8 +115,11 @@ class Schedule:
     @property
     def seating(self) -> np.ndarray:
         """(T, P) agent index per seat of every table."""
-        side = [self.rules.team_of(s) for s in range(self.rules.players)]
-        return np.array([[order[side[s]] for s in range(self.rules.players)] for _, order in self.tables], np.int64)
+        position = list(range(self.players))
+        for team, seats in enumerate(self.teams or ()):
+            for seat in seats:
+                position[seat] = team
+        return np.array([[order[position[s]] for s in range(self.players)] for _, order in self.tables], np.int64)
 
     @property
     def n_tables(self) -> int:
