@@ -108,3 +108,10 @@ def test_config_errors_name_the_field():
         EvalConfig(agents=AGENTS, max_deals=0)
     with pytest.raises(ValueError, match="players"):
         EvalConfig(agents=AGENTS, players=7)
+
+
+def test_a_shipped_policy_plays_at_the_duplicate_tables():
+    """The harness's core (a subclass of the game's core) is Kungsholmskille's to a ppo:NAME checkpoint."""
+    pytest.importorskip("torch")
+    r = evaluate(EvalConfig(agents=("ppo:kille-4p", "expert"), players=4, deals=2, seed=9, max_deals=3, records=False))
+    assert [row.agent for row in r.rows] == ["ppo:kille-4p", "expert"] and all(row.episodes > 0 for row in r.rows)
