@@ -29,6 +29,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -65,6 +66,24 @@ def agent_labels(specs: tuple[str, ...] | list[str]) -> list[str]:
         seen[spec] = seen.get(spec, 0) + 1
         out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
     return out
+
+
+def check_common_fields(config: Any) -> tuple[str, ...]:
+    """The agent specs of an evaluation configuration, stripped; ValueError naming the field when the specs (at
+    least two), ``deals`` (at least 2), ``workers``, ``batch`` (at least 1), ``seed`` (non-negative) or
+    ``seatings`` (one of :data:`SEATINGS`) are bad."""
+    agents = tuple(s.strip() for s in config.agents)
+    if len(agents) < 2 or not all(agents):
+        raise ValueError(f"give at least two agent specs (the same one twice for a mirror match), got {agents}")
+    for name in ("deals", "workers", "batch"):
+        value, least = getattr(config, name), 2 if name == "deals" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
+    if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {config.seed!r}")
+    if config.seatings not in SEATINGS:
+        raise ValueError(f"seatings must be one of {SEATINGS}, got {config.seatings!r}")
+    return agents
 
 
 def out_folder(labels: list[str] | tuple[str, ...], tags: list[str], prefix: str = "") -> Path:

@@ -157,6 +157,17 @@ def pair_interval(score: np.ndarray, units: np.ndarray, n_units: int, a: int, b:
     return mean_ci(per_unit[~np.isnan(per_unit)])
 
 
+def met_pairs(score: np.ndarray, units: np.ndarray, n_units: int) -> list[tuple[int, int, int, Interval]]:
+    """(a, b, games where both played, interval of ``value(a) − value(b)``) for every pair a < b that met."""
+    pairs = []
+    for a in range(score.shape[1]):
+        for b in range(a + 1, score.shape[1]):
+            diff = pair_interval(score, units, n_units, a, b)
+            if diff is not None:
+                pairs.append((a, b, int((~np.isnan(score[:, a] - score[:, b])).sum()), diff))
+    return pairs
+
+
 # --------------------------------------------------------------------------- ratings
 @dataclass(frozen=True)
 class Rating:

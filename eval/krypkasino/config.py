@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from krypenv.eval.schedule import SEATINGS, Schedule, agent_labels
+from krypenv.eval.schedule import Schedule, agent_labels, check_common_fields
 
 from krypenv.krypkasino.rules import Rules
 
@@ -32,19 +32,8 @@ class EvalConfig:
     ray: str | None = None  # Ray cluster address ('' for RAY_ADDRESS or a local Ray); None: local processes
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "agents", tuple(s.strip() for s in self.agents))
-        if len(self.agents) < 2 or not all(self.agents):
-            raise ValueError("give at least two agent specs (the same one twice for a mirror match), "
-                             f"got {self.agents}")
+        object.__setattr__(self, "agents", check_common_fields(self))
         object.__setattr__(self, "teams", self.rules.teams)
-        for name in ("deals", "workers", "batch"):
-            value, least = getattr(self, name), 2 if name == "deals" else 1
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
-        if self.seatings not in SEATINGS:
-            raise ValueError(f"seatings must be one of {SEATINGS}, got {self.seatings!r}")
 
     @property
     def rules(self) -> Rules:

@@ -28,7 +28,7 @@ import numpy as np
 from krypenv.eval.krypkasino.config import GAME, EvalConfig
 from krypenv.eval.krypkasino.play import Played, play
 from krypenv.eval.play import load_agents
-from krypenv.eval.stats import Interval, agent_interval, mean_ci, pair_interval, ratings, side_means, unit_means
+from krypenv.eval.stats import Interval, agent_interval, mean_ci, met_pairs, ratings, side_means, unit_means
 
 from krypenv.agent_api import Agent
 from krypenv.krypkasino.rules import Rules
@@ -152,17 +152,12 @@ def summarise(config: EvalConfig, played: Played, independent: Played | None = N
         ind_values = game_values(config.rules, s.seating[s.table_of(independent.games)], independent.scores,
                                  independent.tabbes, n)
     pairs = []
-    for a in range(n):
-        for b in range(a + 1, n):
-            diff = pair_interval(values.score, decks, s.decks, a, b)
-            if diff is None:
-                continue
-            met = int((~np.isnan(values.score[:, a] - values.score[:, b])).sum())
-            ind = None
-            if ind_values is not None:
-                d = ind_values.score[:, a] - ind_values.score[:, b]
-                ind = mean_ci(d[~np.isnan(d)])
-            pairs.append(PairRow(labels[a], labels[b], met, diff, ind))
+    for a, b, met, diff in met_pairs(values.score, decks, s.decks):
+        ind = None
+        if ind_values is not None:
+            d = ind_values.score[:, a] - ind_values.score[:, b]
+            ind = mean_ci(d[~np.isnan(d)])
+        pairs.append(PairRow(labels[a], labels[b], met, diff, ind))
     return Results(config, rows, pairs, played, independent)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from krypenv.eval.schedule import SEATINGS, Schedule, agent_labels
+from krypenv.eval.schedule import Schedule, agent_labels, check_common_fields
 
 GAME = "kungsholmskille"
 
@@ -29,18 +29,7 @@ class EvalConfig:
     def __post_init__(self) -> None:
         from krypenv.kungsholmskille.config import EnvConfig
 
-        object.__setattr__(self, "agents", tuple(s.strip() for s in self.agents))
-        if len(self.agents) < 2 or not all(self.agents):
-            raise ValueError("give at least two agent specs (the same one twice for a mirror match), "
-                             f"got {self.agents}")
-        for name in ("deals", "workers", "batch"):
-            value, least = getattr(self, name), 2 if name == "deals" else 1
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
-        if self.seatings not in SEATINGS:
-            raise ValueError(f"seatings must be one of {SEATINGS}, got {self.seatings!r}")
+        object.__setattr__(self, "agents", check_common_fields(self))
         EnvConfig(players=self.players, max_deals=self.max_deals)  # ValueError naming players or max_deals
 
     @property

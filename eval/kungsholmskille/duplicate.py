@@ -28,7 +28,7 @@ import numpy as np
 from krypenv.eval.kungsholmskille.config import GAME, EvalConfig
 from krypenv.eval.kungsholmskille.play import Played, play
 from krypenv.eval.play import load_agents
-from krypenv.eval.stats import Interval, agent_interval, pair_interval, ratings, side_means, unit_means
+from krypenv.eval.stats import Interval, agent_interval, met_pairs, ratings, side_means, unit_means
 
 from krypenv.agent_api import Agent
 from krypenv.kungsholmskille.config import POT_OUT
@@ -110,13 +110,7 @@ def summarise(config: EvalConfig, played: Played) -> Results:
                              float(per_ep[at, a].sum() / played.deals[at].sum()),
                              float(played.deals[at].mean()), float(np.nanmean(won_unit[:, a])),
                              rates[a].mu, rates[a].sigma))
-    pairs = []
-    for a in range(n):
-        for b in range(a + 1, n):
-            diff = pair_interval(per_ep, units, config.deals, a, b)
-            if diff is not None:
-                met = int((~np.isnan(per_ep[:, a] - per_ep[:, b])).sum())
-                pairs.append(PairRow(labels[a], labels[b], met, diff))
+    pairs = [PairRow(labels[a], labels[b], met, diff) for a, b, met, diff in met_pairs(per_ep, units, config.deals)]
     return Results(config, out, pairs, played, float((played.over == POT_OUT).mean()))
 
 
