@@ -442,7 +442,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
         print(report, flush=True)
         summary["final_vs_expert"] = dict(zip(("money", "ci_low", "ci_high", "episodes"), rows["expert"]))
     elif args.final_deals:
-        from krypenv.eval.report import text
+        from krypenv.eval.krypkasino.report import text
 
         t0 = time.time()
         res = evaluate_against(agent_class(args.game).load(final), BASELINES[args.game], args, args.final_deals,

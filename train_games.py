@@ -10,7 +10,7 @@ a function with a branch per game:
 | episode | one deal; reward minus its score change | one pot, dealt on until it goes out (L16: at most ``--max-deals``); reward the money change |
 | env | ``KrypkasinoVecEnv`` | ``KungsholmskilleVecEnv(skip_forced=True)``: a forced play (L10) is not a learner decision |
 | network | move scorer or MLP (``krypenv.agents.krypkasino.ppo``) | MLP on :class:`krypenv.agents.kungsholmskille.ppo.KilleInput` |
-| periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | duplicate deck sets (``krypenv.eval.kille``): the learner in every seat of a table of ``expert``s, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
+| periodic evaluation | duplicate deals against ``expert`` (``eval``), learner − expert score per deal (lower better) | duplicate deck sets (``krypenv.eval.kungsholmskille``): the learner in every seat of a table of ``expert``s, its money per episode (higher better; 0 is expert's own level at an all-expert table) |
 | final table | duplicate deals against every baseline | the same table against each baseline in turn |
 """  # noqa: E501 - the table's rows cannot be wrapped (ruff reads a noqa after a string for all of its lines)
 
@@ -87,8 +87,8 @@ def agent_class(game: str) -> Any:
 
 # --------------------------------------------------------------------------- Krypkasino evaluation
 def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Any, deals: int, seed: int) -> Any:
-    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; krypenv.eval.duplicate.Results."""
-    from krypenv.eval import EvalConfig, evaluate
+    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; krypenv.eval.krypkasino.Results."""
+    from krypenv.eval.krypkasino import EvalConfig, evaluate
 
     from krypenv import agents
 
@@ -113,20 +113,20 @@ def margin(results: Any, opponent: str = "expert") -> Any:
 def kille_money(agent: Any, opponent: str, args: Any, episodes: int, seed: int) -> tuple[float, float, float, int]:
     """The learner's money per episode (mean, 95% CI low, high, episodes) among ``players − 1`` copies of ``opponent``.
 
-    Duplicate (:mod:`krypenv.eval.kille`): ``episodes // players`` deck sets (at least 2), each played
+    Duplicate (:mod:`krypenv.eval.kungsholmskille`): ``episodes // players`` deck sets (at least 2), each played
     with the learner in every seat (the rotations of learner, opponent, opponent, …), the
     interval over deck sets.  The same ``seed`` gives the same decks at every call, so points
     of a learning curve differ by the policy only.  An episode cut at ``--max-deals`` counts with
     the money moved so far (L16).
     """
-    from krypenv.eval.kille import KilleConfig, evaluate
+    from krypenv.eval.kungsholmskille import EvalConfig, evaluate
 
     from krypenv import agents
 
     P = args.players
     opp = agents.load(opponent, game="kungsholmskille")
-    config = KilleConfig(agents=("learner",) + (opponent,) * (P - 1), players=P, deals=max(2, episodes // P),
-                         seed=seed, max_deals=args.max_deals, workers=1, batch=256, records=False)
+    config = EvalConfig(agents=("learner",) + (opponent,) * (P - 1), players=P, deals=max(2, episodes // P),
+                        seed=seed, max_deals=args.max_deals, workers=1, batch=256, records=False)
     res = evaluate(config, agents=[agent] + [opp] * (P - 1))
     row = next(r for r in res.rows if r.agent == "learner")
     return row.money.mean, row.money.low, row.money.high, row.episodes

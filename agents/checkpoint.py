@@ -7,9 +7,21 @@ in ``data``): load only checkpoints you trust, as you would run their author's s
 A checkpoint is the zip ``MaskablePPO.save`` writes plus a ``krypenv.json`` member
 (:func:`add_metadata`) whose ``"format"`` is :data:`FORMAT` and whose ``"game"`` names the game
 it was trained on (checkpoints written before the second game have no ``"game"``: they are
-Krypkasino's).  Each game's loader (``agents.<game>.ppo``) checks its own observation layout
-and network; this module checks the zip, the format, the game and the player count, each
-failure a one-line ValueError naming the file.  It imports no game and no torch at import time.
+Krypkasino's).  Each game's loader (``krypenv.agents.<game>.ppo`` on :mod:`krypenv.agents.ppo`)
+checks its own observation layout and network; this module checks the zip, the format, the
+game and the player count, each failure a one-line ValueError naming the file.  It imports no
+game and no torch at import time.
+
+**Shipped checkpoints.**  :data:`SHIPPED` is the folder of the checkpoints that ship with
+krypenv: the folder ``checkpoints`` beside the ``agents`` package's folder.  In a checkout
+(and an editable install, which imports the checkout's files) that is the repository's
+top-level ``checkpoints/``; in an installed wheel the same files are package data at
+``krypenv/checkpoints/`` (``pyproject.toml`` maps ``checkpoints/`` to ``krypenv.checkpoints``
+as it maps ``agents/`` to ``krypenv.agents``), beside ``krypenv/agents/``.  So ``champion``,
+the web app's menu and ``ppo:NAME`` find them from any working directory, in or outside a
+checkout.  In an agent spec, ``ppo:NAME`` — a name with no path separator and no suffix, such
+as ``ppo:ppo-2p`` or ``ppo:kille-4p`` — is the shipped ``NAME.zip`` (:func:`resolve_checkpoint`);
+anything else is a path (``ppo:checkpoints/ppo-2p.zip``, ``ppo:runs/x/final.zip``).
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"  # the checkpoints that ship with krypenv
+SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"  # the shipped checkpoints (see the module docstring)
 FORMAT = "krypenv-ppo/1"
 META_NAME = "krypenv.json"
 LEGACY_GAME = "krypkasino"  # the game of a checkpoint whose krypenv.json names none
@@ -34,6 +46,27 @@ NEEDED_DATA = ("policy_class", "observation_space", "action_space", "policy_kwar
 def bad(path: Path | str, what: str) -> ValueError:
     """The loaders' one-line error: ``ppo checkpoint PATH: what``."""
     return ValueError(f"ppo checkpoint {path}: {what}")
+
+
+def shipped_names() -> list[str]:
+    """The names of the shipped checkpoints (``ppo-2p``, ``kille-4p``, ...), sorted."""
+    return sorted(p.stem for p in SHIPPED.glob("*.zip")) if SHIPPED.is_dir() else []
+
+
+def resolve_checkpoint(spec: str | Path) -> str | Path:
+    """The file of a ``ppo:`` spec's checkpoint: a shipped checkpoint's name (no path separator, no suffix) is
+    ``SHIPPED / NAME.zip``; a path (or an empty spec) is returned as given.
+
+    ValueError listing the shipped names when a name is not one of them.
+    """
+    text = str(spec)
+    if not text or isinstance(spec, Path) or "/" in text or "\\" in text or Path(text).suffix:
+        return spec
+    path = SHIPPED / f"{text}.zip"
+    if not path.is_file():
+        raise ValueError(f"ppo checkpoint {text!r}: no such file, and no shipped checkpoint of that name "
+                         f"(shipped: {', '.join(shipped_names()) or 'none'}; or give a path)")
+    return path
 
 
 def krypenv_version() -> str:
@@ -120,12 +153,18 @@ def read_checked(path: str | Path, game: str | None) -> dict[str, Any]:
 
 
 def game_of(core: Any) -> str:
-    """The game of a decision batch's core: its ``game`` attribute, else the game package it comes from."""
+    """The game of a decision batch's core: its ``game`` attribute, else the registered game package its class (or
+    a base class: a harness's subclass of a game's core) comes from, else ``unknown``."""
     name = getattr(core, "game", None)
     if isinstance(name, str):
         return name
-    parts = type(core).__module__.split(".")
-    return parts[1] if len(parts) > 2 and parts[0] == "krypenv" else "unknown"
+    from krypenv.games import GAMES
+
+    for cls in type(core).__mro__:
+        parts = cls.__module__.split(".")
+        if len(parts) > 2 and parts[0] == "krypenv" and parts[1] in GAMES:
+            return parts[1]
+    return "unknown"
 
 
 def check_table(where: str, meta: dict[str, Any], game: str, players: int, batch_game: str) -> None:

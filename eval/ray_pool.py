@@ -14,10 +14,11 @@ unreachable or malformed address is a one-line error before any game is played.
 **Work units.**  The chunks of ``--batch`` games are the same as with local processes
 (:func:`krypenv.eval.play.chunks`); each is one Ray task (``num_cpus=1``, one numba thread, spread over
 the nodes: Ray's default packs short tasks onto the driver's node) running
-the harness's own worker functions (``krypenv.eval.play._init_worker`` once per Ray worker process
-and agent set, then ``krypenv.eval.play._work`` per chunk).  At most two chunks per CPU of the
-cluster are in flight; results are taken in game order.  A chunk's outcome depends only on
-its games' seeds, so the numbers are identical to a local run with the same seed.
+the harness's own worker functions (``krypenv.eval.play.init_worker`` once per Ray worker process
+and agent set, then ``krypenv.eval.play.work`` per chunk, which plays it with the game's
+``play_chunk``).  At most two chunks per CPU of the cluster are in flight; results are taken in
+game order.  A chunk's outcome depends only on its games' seeds, so the numbers are identical to a
+local run with the same seed.
 
 *Tasks, not* ``ray.util.multiprocessing.Pool``: that Pool runs on actors that are not
 restarted, so a dead worker fails the map; a task is retried by Ray when its worker process

@@ -1,47 +1,45 @@
-"""Reporting results: the text table, the CSV and JSON files, the games index and the plot.
+"""What every game's evaluation report shares: the results folder, its CSV and JSON files, ``run.json``.
 
-:func:`text` is what ``krypenv eval`` prints; :func:`write_tables` writes ``results.csv``,
-``head_to_head.csv``, ``results.json`` and ``games.csv`` (one row per game, in the order of
-``records.jsonl``: deck, table, the agent in each seat, seat scores and tabbes);
-:func:`plot` draws ``scores.png``, the mean scores with their 95% intervals (matplotlib, Agg).
+A game's ``run_eval`` (``krypenv.eval.<game>.command``) clears its output files from the
+folder (:func:`prepare_out`), plays with a progress bar while each chunk's game records are
+written as they come (:func:`play_into`), writes its tables (:func:`write_csv`,
+:func:`results_json`) and plot, then ``run.json`` (:func:`run_info`) and the printed report
+(:func:`finish`).  Non-finite numbers are ``null`` in JSON.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, TypeVar
 
-import numpy as np
-from krypenv.eval.duplicate import Results
-from krypenv.eval.play import Played
+ResultsT = TypeVar("ResultsT")
 
 
-def _num(x: float | None, digits: int = 2) -> str:
-    """A number for the text table (``-`` for a missing one)."""
-    return "-" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
-
-
-def _clean(x: Any) -> Any:
+def clean_json(x: Any) -> Any:
     """JSON-safe values: non-finite floats become null."""
     if isinstance(x, float) and not math.isfinite(x):
         return None
     if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
+        return {k: clean_json(v) for k, v in x.items()}
     if isinstance(x, list):
-        return [_clean(v) for v in x]
+        return [clean_json(v) for v in x]
     return x
 
 
-def results_json(results: Results) -> str:
-    """``results.json``: the results object, sorted keys off, non-finite numbers as null."""
-    return json.dumps(_clean(results.to_dict()), indent=1) + "\n"
+def results_json(results: Any) -> str:
+    """``results.json``: ``results.to_dict()``, sorted keys off, non-finite numbers as null."""
+    return json.dumps(clean_json(results.to_dict()), indent=1) + "\n"
 
 
-def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows of plain values as a CSV file with a header."""
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Rows of plain values as a CSV file with a header (an empty file for no rows)."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         if rows:
             writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -49,88 +47,70 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
             writer.writerows(rows)
 
 
-def write_tables(results: Results, out: Path) -> list[str]:
-    """Write results.csv, head_to_head.csv, results.json and games.csv; return their names."""
-    _write_csv(out / "results.csv", [r.to_dict() for r in results.rows])
-    _write_csv(out / "head_to_head.csv", [p.to_dict() for p in results.pairs])
-    (out / "results.json").write_text(results_json(results), encoding="utf-8")
-    names = ["results.csv", "head_to_head.csv", "results.json", "games.csv"]
-    write_games(results, results.played, out / "games.csv")
-    if results.independent is not None:
-        write_games(results, results.independent, out / "games-independent.csv")
-        names.append("games-independent.csv")
-    return names
+def prepare_out(out: Path, outputs: tuple[str, ...]) -> None:
+    """Create the output folder and clear ``outputs`` from an earlier run (OSError if not writable)."""
+    out.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir():
+        raise OSError(f"output folder {out} is not a directory")
+    for name in outputs:
+        (out / name).unlink(missing_ok=True)
+    probe = out / "run.json"
+    probe.write_text("{}\n", encoding="utf-8")  # fails now, not after the games, when the folder is read-only
 
 
-def write_games(results: Results, played: Played, path: Path) -> None:
-    """One row per game: game, deck, table, the agent, score and tabbes of each seat."""
-    s, labels = results.config.schedule, results.config.labels
-    P = s.rules.players
-    seating = s.seating
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["game", "deck", "table"] + [f"{k}{i}" for k in ("agent", "score", "tabbes") for i in range(P)])
-        for g, scores, tabbes in zip(played.games.tolist(), played.scores.tolist(), played.tabbes.tolist()):
-            t = g % s.n_tables
-            w.writerow([g, g // s.n_tables, t] + [labels[a] for a in seating[t]] + scores + tabbes)
+def play_into(out: Path, record_files: dict[bool, str], total: int, unit: str, progress: bool,
+              evaluate: Callable[[Callable[[int], object], Callable[[Any, bool], None]], ResultsT]
+              ) -> tuple[ResultsT, float]:
+    """(results, seconds) of ``evaluate(progress, on_chunk)`` with a progress bar over ``total`` ``unit``\\ s.
+
+    ``record_files`` names the file in ``out`` that receives the records of the duplicate games
+    (key False) and of the independent ones (key True); each chunk's records are written as it arrives.
+    """
+    with contextlib.ExitStack() as open_files:  # the records files, closed after the progress bar
+        files = {independent: open_files.enter_context(open(out / name, "w", encoding="utf-8"))
+                 for independent, name in record_files.items()}
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit=unit, disable=not progress, delay=1.0, file=sys.stderr, dynamic_ncols=True)
+
+        def on_chunk(part: Any, independent: bool) -> None:
+            if part.records is not None:
+                files[independent].write("".join(line + "\n" for line in part.records))
+
+        start = time.perf_counter()
+        try:
+            results = evaluate(bar.update, on_chunk)
+        finally:
+            bar.close()
+    return results, time.perf_counter() - start
 
 
-def text(results: Results, elapsed: float | None = None) -> str:
-    """The readable report: the per-agent table, head to head and the variance comparison."""
-    cfg, s = results.config, results.config.schedule
-    rules = s.rules
-    teams = f", teams {'/'.join(','.join(map(str, t)) for t in rules.teams)}" if rules.teams else ""
-    lines = [f"{rules.players} players{teams}: {s.decks} decks x {s.n_tables} tables = {s.n_games} deals "
-             f"(duplicate, {cfg.seatings}), seed {cfg.seed}"
-             + (f"; {s.n_games / elapsed:,.0f} deals/s" if elapsed else "")]
-    side = "team" if rules.teams else "seat"
-    width = max(8, *(len(r.agent) for r in results.rows))
-    lines.append(f"{'agent':<{width}}  {'score/deal':>10}  {'95% CI':>15}  {'won':>6}  {'tabbes':>6}  {'set up':>6}"
-                 f"  {'rating mu+-sigma':>16}")
-    for r in sorted(results.rows, key=lambda r: r.score.mean):
-        ci = f"[{_num(r.score.low)}, {_num(r.score.high)}]"
-        lines.append(f"{r.agent:<{width}}  {_num(r.score.mean):>10}  {ci:>15}  {r.won:>6.1%}  "
-                     f"{_num(r.tabbes_taken, 3):>6}  {_num(r.tabbes_set_up, 3):>6}  "
-                     f"{_num(r.rating_mu, 1):>7} +- {_num(r.rating_sigma, 1):<5}")
-    lines.append(f"(score per {side} per deal, lower is better; CI over decks; won: share of deals with the lowest "
-                 f"score, ties shared; tabbes taken and set up per {side} per deal; openskill Plackett-Luce)")
-    if results.pairs:
-        lines.append("head to head, a - b over the deals where they met (negative: a better):")
-        for p in results.pairs:
-            sig = " *" if p.diff.low > 0 or p.diff.high < 0 else ""
-            lines.append(f"  {p.a:>{width}} - {p.b:<{width}} {_num(p.diff.mean):>7}  "
-                         f"[{_num(p.diff.low)}, {_num(p.diff.high)}]  {p.diff.n} decks{sig}")
-    if results.independent is not None:
-        lines.append("duplicate vs independent deals (same tables, same number of deals), s.e. of a - b:")
-        for p in results.pairs:
-            if p.independent is None:
-                continue
-            red = "-" if p.reduction is None else f"{p.reduction:.1f}x"
-            lines.append(f"  {p.a:>{width}} - {p.b:<{width}} duplicate {_num(p.diff.se, 3)}  independent "
-                         f"{_num(p.independent.se, 3)}  variance reduction {red}")
-    return "\n".join(lines)
+def ray_words(ray: str | None) -> list[str]:
+    """The ``--ray [ADDRESS]`` words of a command line repeating an evaluation (none without Ray)."""
+    return [] if ray is None else ["--ray", ray] if ray else ["--ray"]
 
 
-def plot(results: Results, path: Path) -> None:
-    """``scores.png``: each agent's mean score per deal with its 95% interval."""
-    import matplotlib
+def run_info(command: str, config: Any, counts: dict[str, int], rate: tuple[str, int], elapsed: float,
+             files: list[str]) -> dict[str, Any]:
+    """``run.json``: the command line, the full configuration, what was played, the time taken, the files written.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    ``rate`` is (key, count): ``count / elapsed`` is written under ``key`` (e.g. ``deals_per_s``).
+    """
+    import numba
 
-    rows = sorted(results.rows, key=lambda r: r.score.mean)
-    y = np.arange(len(rows))
-    means = np.array([r.score.mean for r in rows])
-    halves = np.array([r.score.half if math.isfinite(r.score.half) else 0.0 for r in rows])
-    s = results.config.schedule
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(rows)), dpi=100)
-    ax.errorbar(means, y, xerr=halves, fmt="o", capsize=4)
-    ax.set_yticks(y, [r.agent for r in rows])
-    ax.invert_yaxis()
-    ax.set_xlabel(f"mean score per {'team' if s.rules.teams else 'seat'} and deal (lower is better), 95% CI")
-    ax.set_title(f"{s.rules.players} players, {s.decks} duplicate decks, {s.n_games} deals, seed {results.config.seed}",
-                 fontsize=10)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    from krypenv.bench import machine
+
+    name, count = rate
+    return {"command": command,
+            "config": config.games_dict() | {"workers": config.workers, "batch": config.batch,
+                                             "records": config.records, "ray": config.ray},
+            **counts, "elapsed_s": elapsed, name: count / elapsed if elapsed > 0 else None,
+            "numba_threads": numba.get_num_threads(), "machine": machine(), "files": files}
+
+
+def finish(out: Path, info: dict[str, Any], report: str, stdout: TextIO | None) -> None:
+    """Write ``run.json`` and print the report and the files written."""
+    stdout = sys.stdout if stdout is None else stdout
+    (out / "run.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    print(report, file=stdout)
+    print(f"wrote {out}/: {', '.join(info['files'])}", file=stdout)

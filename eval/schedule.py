@@ -29,10 +29,9 @@ import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-
-from krypenv.krypkasino.rules import Rules
 
 SEATINGS = ("rotations", "permutations")
 DUPLICATE, INDEPENDENT, AGENTS = 0, 1, 2  # first words of the seed entropy: deck streams, agent streams
@@ -69,8 +68,26 @@ def agent_labels(specs: tuple[str, ...] | list[str]) -> list[str]:
     return out
 
 
+def check_common_fields(config: Any) -> tuple[str, ...]:
+    """The agent specs of an evaluation configuration, stripped; ValueError naming the field when the specs (at
+    least two), ``deals`` (at least 2), ``workers``, ``batch`` (at least 1), ``seed`` (non-negative) or
+    ``seatings`` (one of :data:`SEATINGS`) are bad."""
+    agents = tuple(s.strip() for s in config.agents)
+    if len(agents) < 2 or not all(agents):
+        raise ValueError(f"give at least two agent specs (the same one twice for a mirror match), got {agents}")
+    for name in ("deals", "workers", "batch"):
+        value, least = getattr(config, name), 2 if name == "deals" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
+    if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {config.seed!r}")
+    if config.seatings not in SEATINGS:
+        raise ValueError(f"seatings must be one of {SEATINGS}, got {config.seatings!r}")
+    return agents
+
+
 def out_folder(labels: list[str] | tuple[str, ...], tags: list[str], prefix: str = "") -> Path:
-    """``evals/<prefix><labels joined by _>-<tag>-<tag>…``: the default output folder of both games.
+    """``evals/<prefix><labels joined by _>-<tag>-<tag>…``: the default output folder of every game.
 
     At most 120 characters; the agents part is the one cut (to no fewer than 20), so the tags
     that tell configurations apart always survive."""
@@ -87,9 +104,13 @@ def seed_int(*words: int) -> int:
 
 @dataclass(frozen=True)
 class Schedule:
-    """All games of an evaluation: ``decks`` × tables, game ``g`` = deck ``g // T``, table ``g % T``."""
+    """All games of an evaluation: ``decks`` × tables, game ``g`` = deck ``g // T``, table ``g % T``.
 
-    rules: Rules
+    ``teams`` (seat tuples, None for none) makes the positions teams: an agent then holds every seat of its team.
+    """
+
+    players: int
+    teams: tuple[tuple[int, ...], ...] | None
     n_agents: int
     decks: int
     seed: int
@@ -98,7 +119,7 @@ class Schedule:
     @property
     def positions(self) -> int:
         """Seats, or teams with teams."""
-        return self.rules.n_teams
+        return self.players if self.teams is None else len(self.teams)
 
     @property
     def lineups(self) -> list[tuple[int, ...]]:
@@ -113,8 +134,11 @@ class Schedule:
     @property
     def seating(self) -> np.ndarray:
         """(T, P) agent index per seat of every table."""
-        side = [self.rules.team_of(s) for s in range(self.rules.players)]
-        return np.array([[order[side[s]] for s in range(self.rules.players)] for _, order in self.tables], np.int64)
+        position = list(range(self.players))
+        for team, seats in enumerate(self.teams or ()):
+            for seat in seats:
+                position[seat] = team
+        return np.array([[order[position[s]] for s in range(self.players)] for _, order in self.tables], np.int64)
 
     @property
     def n_tables(self) -> int:

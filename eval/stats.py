@@ -1,24 +1,20 @@
-"""The statistics of an evaluation: per-agent means with 95% intervals, head-to-head differences, ratings.
+"""The statistics every game's evaluation shares: means with 95% intervals, head-to-head differences, ratings.
 
-Scores are per *side*: a seat, or a team with teams (K16, K18; lower is better).  An agent's
-value in a game is the mean over the sides it holds (one side unless the lineup repeats it).
+A game's evaluation turns each game into one value per *side* (a seat, or a team with teams)
+and the agent holding it; an agent's value in a game is the mean over the sides it holds
+(:func:`side_means`: one side unless the lineup repeats it).
 
-- **Units.** In duplicate play the deck is the unit of independence: an agent's values are
-  first averaged over all games of a deck, then the mean over decks gets a Student-t 95%
-  interval ``mean ± t(0.975, n−1) · sd / √n``.  With independent deals each game is a unit.
-- **Head to head.** For every pair of agents that met (sat at the same table), per deck the
+- **Units.** In duplicate play the deck (or deck set) is the unit of independence: an agent's
+  values are first averaged over all games of a unit, then the mean over units gets a
+  Student-t 95% interval ``mean ± t(0.975, n−1) · sd / √n``.  With independent deals each
+  game is a unit.
+- **Head to head.** For every pair of agents that met (sat at the same table), per unit the
   mean of ``value(a) − value(b)`` over the games where both played, then a t interval over
-  decks (paired by deck).  Negative means ``a`` scored less, i.e. played better.
-- **Won.** In each game the side(s) with the lowest score win; k tied sides get 1/k each.
-  An agent's share is the mean over its sides, so an equal field wins 1/sides each.
-- **Tabbes.** Taken: the side's own tabbes (K14, a dubbeltabbe counting two); set up: the
-  tabbes of the seat to the left of each of the side's seats (the −5 side of K14).
-- **Ratings.** openskill's Plackett–Luce model, updated once per game in game order (deck by
-  deck, table by table) from the ranking of the agents at the table by their value, ties
-  tied; ``ordinal`` is μ − 3σ.
-- **Variance reduction.** The standard error of each head-to-head difference with
-  independent deals (same tables, a fresh deck per game) divided by the duplicate one, squared:
-  how many times more independent deals give the same precision.
+  units (paired by unit).
+- **Ratings.** openskill's Plackett–Luce model, updated once per game in game order (unit by
+  unit, table by table) from the ranking of the agents at the table by their value (lower is
+  better: a game where higher is better passes the negated values), ties tied; ``ordinal`` is
+  μ − 3σ.
 """
 
 from __future__ import annotations
@@ -27,8 +23,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-
-from krypenv.krypkasino.rules import Rules
 
 
 # --------------------------------------------------------------------------- Student t
@@ -122,39 +116,18 @@ def mean_ci(x: np.ndarray, level: float = 0.95) -> Interval:
 
 
 # --------------------------------------------------------------------------- per-game values
-@dataclass
-class GameValues:
-    """Per game (rows) and agent (columns) values, NaN where the agent did not play."""
+def side_means(side_values: np.ndarray, side_agent: np.ndarray, n_agents: int) -> np.ndarray:
+    """(G, A) each agent's mean over the sides it held in each game (NaN where it did not play).
 
-    score: np.ndarray  # mean side score
-    won: np.ndarray  # win share
-    taken: np.ndarray  # tabbes per side
-    setup: np.ndarray  # tabbes set up per side
-
-
-def game_values(rules: Rules, seating: np.ndarray, scores: np.ndarray, tabbes: np.ndarray, n_agents: int) -> GameValues:
-    """Each agent's values in each game from seat agents (G, P), seat scores (G, P) and seat tabbes (G, P)."""
-    P = rules.players
-    sides = [list(t) for t in rules.teams] if rules.teams is not None else [[s] for s in range(P)]
-    first = [side[0] for side in sides]
-    side_agent = seating[:, first]
-    setup_seat = np.roll(tabbes, -1, axis=1)  # seat s sets up the tabbes of seat s+1 (K14)
-    side_score = np.stack([scores[:, side].sum(axis=1) for side in sides], axis=1).astype(np.float64)
-    side_taken = np.stack([tabbes[:, side].sum(axis=1) for side in sides], axis=1).astype(np.float64)
-    side_setup = np.stack([setup_seat[:, side].sum(axis=1) for side in sides], axis=1).astype(np.float64)
-    lowest = side_score == side_score.min(axis=1, keepdims=True)
-    side_won = lowest / lowest.sum(axis=1, keepdims=True)
-
-    def per_agent(side_x: np.ndarray) -> np.ndarray:
-        out = np.full((seating.shape[0], n_agents), np.nan)
-        for a in range(n_agents):
-            held = side_agent == a
-            count = held.sum(axis=1)
-            rows = count > 0
-            out[rows, a] = (side_x * held).sum(axis=1)[rows] / count[rows]
-        return out
-
-    return GameValues(per_agent(side_score), per_agent(side_won), per_agent(side_taken), per_agent(side_setup))
+    ``side_values`` and ``side_agent`` are (G, S): a value and the agent of every side (seat or team) of each game.
+    """
+    out = np.full((side_agent.shape[0], n_agents), np.nan)
+    for a in range(n_agents):
+        held = side_agent == a
+        count = held.sum(axis=1)
+        rows = count > 0
+        out[rows, a] = (side_values * held).sum(axis=1)[rows] / count[rows]
+    return out
 
 
 def unit_means(x: np.ndarray, units: np.ndarray, n_units: int) -> np.ndarray:
@@ -182,6 +155,17 @@ def pair_interval(score: np.ndarray, units: np.ndarray, n_units: int, a: int, b:
         return None
     per_unit = unit_means(diff, units, n_units)[:, 0]
     return mean_ci(per_unit[~np.isnan(per_unit)])
+
+
+def met_pairs(score: np.ndarray, units: np.ndarray, n_units: int) -> list[tuple[int, int, int, Interval]]:
+    """(a, b, games where both played, interval of ``value(a) − value(b)``) for every pair a < b that met."""
+    pairs = []
+    for a in range(score.shape[1]):
+        for b in range(a + 1, score.shape[1]):
+            diff = pair_interval(score, units, n_units, a, b)
+            if diff is not None:
+                pairs.append((a, b, int((~np.isnan(score[:, a] - score[:, b])).sum()), diff))
+    return pairs
 
 
 # --------------------------------------------------------------------------- ratings

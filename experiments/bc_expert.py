@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 import torch as th
-from krypenv.eval.duplicate import EvalConfig, evaluate
-from krypenv.eval.report import text
+from krypenv.eval.krypkasino import EvalConfig, evaluate
+from krypenv.eval.krypkasino.report import text
 
 from krypenv import agents
 from krypenv.agent_api import DecisionBatch

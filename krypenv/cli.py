@@ -141,7 +141,8 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                                     "format) and report mean scores with 95% CIs, head-to-head differences, "
                                     "deals won, tabbes, openskill ratings; write a results folder.")
     ev.add_argument("--game", choices=("krypkasino", "kungsholmskille"), default="krypkasino",
-                    help="the game (default krypkasino); kungsholmskille plays whole pots (krypenv.eval.kille)")
+                    help="the game (default krypkasino); kungsholmskille plays whole pots "
+                         "(krypenv.eval.kungsholmskille)")
     ev.add_argument("--max-deals", type=_number(int, 1, "a positive integer"), default=None, metavar="M",
                     help="kungsholmskille: deals after which an episode's pot is truncated (L16, default 50)")
     ev.add_argument("--agents", required=True, metavar="SPECS",

@@ -14,7 +14,8 @@ part               what the module named there supplies
 ``bench``          registers the game's engine and env benchmarks on import (:mod:`krypenv.bench`)
 ``demo``           ``run_demo(players, seed)``: one deal between random players, printed
 ``agents``         registers the game's agent specs on import (:mod:`krypenv.agents.base`)
-``eval``           the game's duplicate evaluation (:mod:`krypenv.eval`)
+``eval``           the game's duplicate evaluation: ``EvalConfig``, ``evaluate``, ``Results``, ``Played``,
+                   ``OPTIONS``, ``config_from_args``, ``default_out``, ``run_eval`` (:mod:`krypenv.eval`)
 ``training``       the game's pieces of ``train.py`` (:mod:`krypenv.training`)
 ``ui``             the game's adapter for terminal and web play (:mod:`krypenv.ui.session`)
 =================  ==============================================================================

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from krypenv.eval import EvalConfig, evaluate
+from krypenv.eval.krypkasino import EvalConfig, evaluate
 
 from krypenv import agents
 

@@ -81,7 +81,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from krypenv.agents.checkpoint import check_table, game_of
+from krypenv.agents.checkpoint import check_table, game_of, resolve_checkpoint
 from krypenv.agents.krypkasino import lockstep as L
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import expert_weights
@@ -130,7 +130,9 @@ def _load_ppo(path: str, stamp: tuple[int, int]) -> PPOAgent:
 
 
 def load_ppo(path: str) -> PPOAgent:
-    """The ``ppo:PATH`` agent of a checkpoint, loaded once per process and file version (the search only reads it)."""
+    """The ``ppo:PATH`` (or ``ppo:NAME``) agent of a checkpoint, loaded once per process and file version (the search
+    only reads it)."""
+    path = str(resolve_checkpoint(path))
     try:
         st = os.stat(path)
         stamp = (st.st_mtime_ns, st.st_size)

@@ -1,4 +1,5 @@
-"""``ppo:PATH`` at a Kungsholmskille table: a MaskablePPO policy trained by ``train.py --game kungsholmskille``.
+"""``ppo:PATH`` (or ``ppo:NAME`` of a shipped checkpoint, e.g. ``ppo:kille-4p``) at a Kungsholmskille table: a
+MaskablePPO policy trained by ``train.py --game kungsholmskille``.
 
 **Trusted files only.**  Loading a checkpoint runs pickle (SB3 unpickles the spaces it stores
 in ``data``): load only checkpoints you trust, as you would run their author's script
@@ -18,7 +19,8 @@ layout id and length for the checkpoint's player count, and the network's input 
 table of another player count is refused when the agent is asked to act.
 
 **Acting.**  One forward pass over the whole batch and the argmax over the legal actions:
-deterministic, and the same for a decision alone or in a batch.  torch is imported on first use.
+deterministic, and the same for a decision alone or in a batch (:class:`krypenv.agents.ppo.PPOAgent`,
+the loading and acting every game shares).  torch is imported on first use.
 """
 
 from __future__ import annotations
@@ -27,22 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from krypenv.agents import ppo as shared
 from krypenv.agents.base import register
-from krypenv.agents.checkpoint import (
-    FORMAT,
-    META_NAME,
-    bad,
-    check_table,
-    game_of,
-    krypenv_version,
-    layout_digest,
-    load_state,
-    playing_only,
-    policy_logits,
-    read_checked,
-)  # fmt: skip
-
-from krypenv.agent_api import DecisionBatch
+from krypenv.agents.checkpoint import FORMAT, bad, krypenv_version, layout_digest, playing_only
 
 __all__ = ["GAME", "INPUT_CAP", "PPOAgent", "layout_id", "load", "metadata", "read_metadata"]
 
@@ -99,17 +88,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _layout(players: int) -> tuple[int, dict[str, slice]]:
+    """(length, fields) of the observation for ``players`` seats."""
+    from krypenv.kungsholmskille.observation import layout, obs_size
+
+    return obs_size(players), layout(players)
+
+
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The checked ``krypenv.json`` of a Kungsholmskille checkpoint; ValueError naming the path and the problem."""
-    from krypenv.kungsholmskille.observation import obs_size
-
-    meta = read_checked(path, GAME)
-    players = meta["players"]
-    want_dim, want_layout = obs_size(players), layout_id(players)
-    if meta.get("obs_dim") != want_dim or meta.get("layout") != want_layout:
-        raise bad(path, f"incompatible observation layout: the checkpoint has {meta.get('layout')!r} "
-                        f"({meta.get('obs_dim')} entries) for {players} players, this krypenv uses "
-                        f"{want_layout!r} ({want_dim} entries)")
+    meta = shared.check_layout(path, GAME, _layout)
     if meta.get("features") is not None:
         raise bad(path, f"unknown action features {meta.get('features')!r} (Kungsholmskille policies read none)")
     return meta
@@ -123,64 +111,26 @@ def policy_kwargs(sizes: list[int]) -> dict[str, Any]:
             "features_extractor_class": __getattr__("KilleInput")}
 
 
-def _load_policy(path: Path | str, meta: dict[str, Any]) -> Any:
-    """The policy network of a checked checkpoint, in eval mode on the CPU."""
-
-    def custom(data_json: str, state: dict[str, Any]) -> dict[str, Any]:
-        layers = {int(k.split(".")[2]): v for k, v in state.items()
-                  if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight")}
-        widths = [int(layers[k].shape[0]) for k in sorted(layers)]
-        return playing_only(data_json) | {"policy_kwargs": policy_kwargs(widths)}
-
-    try:
-        state, data = load_state(path, custom)
-        space = data["observation_space"]
-        if tuple(space.shape) != (int(meta["obs_dim"]),):
-            raise bad(path, f"the network takes inputs of shape {tuple(space.shape)}, but {META_NAME} says "
-                            f"{meta['obs_dim']} observation entries")
-        policy = data["policy_class"](space, data["action_space"], lambda _: 0.0, **data["policy_kwargs"])
-        policy.load_state_dict(state)
-    except ValueError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - unpickling, missing keys, shape mismatches ...: one line naming the file
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        raise bad(path, f"cannot load the policy: {type(exc).__name__}: {first}") from None
-    policy.set_training_mode(False)
-    return policy
+def _custom_objects(data_json: str, meta: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """What SB3 must not unpickle from ``data`` (see :func:`krypenv.agents.checkpoint.playing_only`), and the MLP's
+    keywords on :class:`KilleInput` with the widths read off the weights (the pickled ``KilleInput`` is not read)."""
+    return playing_only(data_json) | {"policy_kwargs": policy_kwargs(shared.mlp_widths(state,
+                                                                                       "mlp_extractor.policy_net."))}
 
 
-class PPOAgent:
-    """A MaskablePPO policy playing Kungsholmskille greedily (argmax over the legal actions) on whole batches."""
+class PPOAgent(shared.PPOAgent):
+    """A MaskablePPO policy playing Kungsholmskille greedily on whole batches (:class:`krypenv.agents.ppo.PPOAgent`)."""
 
-    name = "ppo"
-
-    def __init__(self, policy: Any, meta: dict[str, Any], path: str | None = None) -> None:
-        self.policy = policy
-        self.meta = meta
-        self.path = path
-        self.players = int(meta["players"])
-        self.obs_dim = int(meta["obs_dim"])
-        self.features = None
-
-    @classmethod
-    def load(cls, path: str | Path) -> PPOAgent:
-        """The agent of a checkpoint file; ValueError naming the path on any problem."""
-        meta = read_metadata(path)
-        return cls(_load_policy(path, meta), meta, str(path))
-
-    def act(self, batch: DecisionBatch) -> np.ndarray:
-        """The most probable legal action of each decision."""
-        where = f"ppo checkpoint {self.path}" if self.path else f"agent {self.name!r}"
-        check_table(where, self.meta, GAME, batch.rules.players, game_of(batch.core))
-        if len(batch) == 0:
-            return np.zeros(0, np.int64)
-        return policy_logits(self.policy, batch.obs, batch.mask).argmax(axis=1).astype(np.int64)
+    GAME = GAME
+    read_metadata = staticmethod(read_metadata)
+    custom_objects = staticmethod(_custom_objects)
 
 
 def load(path: str) -> PPOAgent:
-    """``ppo:PATH``: the Kungsholmskille policy saved at PATH by ``train.py --game kungsholmskille``."""
+    """``ppo:PATH``: the Kungsholmskille policy saved at PATH by ``train.py --game kungsholmskille`` (or ``ppo:NAME``,
+    a shipped checkpoint)."""
     return PPOAgent.load(path)
 
 
-register("ppo", load, "a policy learned by train.py --game kungsholmskille (MaskablePPO), from a checkpoint: ppo:PATH",
-         takes_path=True, games=(GAME,))
+register("ppo", load, "a policy learned by train.py --game kungsholmskille (MaskablePPO), from a checkpoint: ppo:PATH "
+         "or ppo:NAME of a shipped one", takes_path=True, games=(GAME,))

@@ -11,22 +11,21 @@ from tests.ray.helpers import NO_RAY, death_marker
 
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
+from krypenv.eval import kungsholmskille as kille
 from krypenv.eval import ray_pool
-from krypenv.eval.duplicate import EvalConfig, Results, evaluate
-from krypenv.eval.kille import KilleConfig, KResults
-from krypenv.eval.kille import evaluate as evaluate_kille
+from krypenv.eval.krypkasino import EvalConfig, Results, evaluate
 
 from krypenv.cli import main
 
 
-def run_kille(config: KilleConfig) -> tuple[KResults, list[str]]:
+def run_kille(config: kille.EvalConfig) -> tuple[kille.Results, list[str]]:
     """Evaluate Kungsholmskille episodes and keep every record line in game order."""
     lines: list[str] = []
-    res = evaluate_kille(config, on_chunk=lambda part: lines.extend(part.records or []))
+    res = kille.evaluate(config, on_chunk=lambda part, ind: lines.extend(part.records or []))
     return res, lines
 
 
-def assert_same_kille(a: tuple[KResults, list[str]], b: tuple[KResults, list[str]]) -> None:
+def assert_same_kille(a: tuple[kille.Results, list[str]], b: tuple[kille.Results, list[str]]) -> None:
     """Identical tables, episodes, money and records."""
     assert a[0].to_dict() == b[0].to_dict()
     for field in ("episodes", "money", "deals", "over", "pot_left", "winner"):
@@ -61,8 +60,8 @@ def test_local_ray_gives_identical_numbers(local_ray: None) -> None:
 
 def test_local_ray_gives_identical_numbers_kungsholmskille(local_ray: None) -> None:
     """The same for a Kungsholmskille tournament: episodes of carried pots, money and records identical."""
-    config = KilleConfig(agents=("expert", "timid", "random"), players=3, deals=4, seed=7, batch=3)
-    assert_same_kille(run_kille(config), run_kille(KilleConfig(**{**config.__dict__, "ray": ""})))
+    config = kille.EvalConfig(agents=("expert", "timid", "random"), players=3, deals=4, seed=7, batch=3)
+    assert_same_kille(run_kille(config), run_kille(kille.EvalConfig(**{**config.__dict__, "ray": ""})))
 
 
 def test_dead_worker_is_retried_and_numbers_stay(local_ray: None) -> None:
@@ -89,10 +88,10 @@ def test_two_node_cluster_tournament(two_nodes: str) -> None:
     assert len(ray.nodes()) == 2
     assert len(ray_pool.LAST_NODES) == 2, f"chunks ran on {dict(ray_pool.LAST_NODES)}, not on both nodes"
     assert_same(run(config), on_cluster)
-    kille = KilleConfig(agents=("expert", "random"), players=4, deals=4, seed=11, batch=2)
-    on_cluster_kille = run_kille(KilleConfig(**{**kille.__dict__, "ray": two_nodes}))
+    kille_config = kille.EvalConfig(agents=("expert", "random"), players=4, deals=4, seed=11, batch=2)
+    on_cluster_kille = run_kille(kille.EvalConfig(**{**kille_config.__dict__, "ray": two_nodes}))
     assert len(ray_pool.LAST_NODES) == 2, f"kille chunks ran on {dict(ray_pool.LAST_NODES)}, not on both nodes"
-    assert_same_kille(run_kille(kille), on_cluster_kille)
+    assert_same_kille(run_kille(kille_config), on_cluster_kille)
 
 
 @pytest.mark.parametrize("address, message", [
@@ -108,7 +107,7 @@ def test_bad_address_is_one_line(address: str, message: str, capsys: pytest.Capt
 
 
 def test_core_imports_no_ray() -> None:
-    code = ("import sys, krypenv, krypenv.agents, krypenv.eval.command, krypenv.eval.play, krypenv.cli, "
+    code = ("import sys, krypenv, krypenv.agents, krypenv.eval.command, krypenv.eval.krypkasino, krypenv.cli, "
             "krypenv.krypkasino_v0, krypenv.kungsholmskille_v0; krypenv.agents.load('random'); "
             "assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))

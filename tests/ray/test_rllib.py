@@ -13,7 +13,7 @@ from tests.ray.helpers import NO_RAY
 
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
-from krypenv.eval.duplicate import EvalConfig, evaluate
+from krypenv.eval.krypkasino import EvalConfig, evaluate
 
 from krypenv import agents
 from krypenv.rllib import KrypenvMultiAgentEnv, MaskedRandomRLModule

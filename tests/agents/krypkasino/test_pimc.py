@@ -13,7 +13,7 @@ from krypenv.krypkasino.cards import card_code, names_from_counts
 from krypenv.krypkasino.engine import Deals, kernels
 from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.rules import Rules
-from tests.krypkasino.test_heuristics import act_on, core_at, decisions_of, play
+from tests.agents.krypkasino.test_heuristics import act_on, core_at, decisions_of, play
 
 TINY = "pimc:samples=3,rounds=1"
 

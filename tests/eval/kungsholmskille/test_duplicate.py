@@ -1,4 +1,4 @@
-"""Duplicate evaluation of Kungsholmskille agents (krypenv.eval.kille, ``krypenv eval --game kungsholmskille``)."""
+"""Kungsholmskille's duplicate evaluation (krypenv.eval.kungsholmskille, ``krypenv eval --game kungsholmskille``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import json
 
 import numpy as np
 import pytest
-from krypenv.eval.kille import KilleConfig, chunks, evaluate, load_agents, play_chunk
-from krypenv.eval.kille_report import default_out, run_eval
+from krypenv.eval.kungsholmskille import EvalConfig, default_out, evaluate, run_eval
+from krypenv.eval.kungsholmskille.play import play_chunk
+from krypenv.eval.play import chunks, load_agents
 
 from krypenv.cli import main
 from krypenv.kungsholmskille.config import POT_OUT, TRUNCATED
@@ -17,16 +18,16 @@ AGENTS = ("expert", "timid", "random")
 
 
 def _results(**kw):
-    cfg = KilleConfig(agents=AGENTS, players=4, deals=6, seed=3, **kw)
+    cfg = EvalConfig(agents=AGENTS, players=4, deals=6, seed=3, **kw)
     return evaluate(cfg)
 
 
 def test_every_table_of_a_deck_set_gets_the_same_first_deal():
-    cfg = KilleConfig(agents=AGENTS, players=4, deals=3, seed=1, records=False)
-    agents = load_agents(list(cfg.agents))
+    cfg = EvalConfig(agents=AGENTS, players=4, deals=3, seed=1, records=False)
+    agents = load_agents(list(cfg.agents), "kungsholmskille")
     T = len(cfg.tables)
     assert T >= 3
-    played = [play_chunk(c, cfg, agents) for c in chunks(cfg)]
+    played = [play_chunk(c, cfg, agents) for c in chunks(cfg.schedule, cfg.batch)]
     decks = [d for p in played for d in p.first_decks]
     for d in range(cfg.deals):
         assert all(decks[d * T + t] == decks[d * T] for t in range(T))
@@ -35,9 +36,9 @@ def test_every_table_of_a_deck_set_gets_the_same_first_deal():
 
 def test_second_deals_are_shared_too_and_seatings_differ_only_by_choices():
     """A mirror match of one agent: every seating plays the same episode (same decks, same uniforms stream aside)."""
-    cfg = KilleConfig(agents=("timid", "timid"), players=4, deals=4, seed=2, records=True)
-    agents = load_agents(list(cfg.agents))
-    for c in chunks(cfg):
+    cfg = EvalConfig(agents=("timid", "timid"), players=4, deals=4, seed=2, records=True)
+    agents = load_agents(list(cfg.agents), "kungsholmskille")
+    for c in chunks(cfg.schedule, cfg.batch):
         p = play_chunk(c, cfg, agents)
         recs = [json.loads(r) for r in p.records]
         assert len(recs) == int(p.deals.sum())
@@ -56,7 +57,7 @@ def test_results_do_not_depend_on_workers_or_batch():
 
 
 def test_money_sums_to_zero_per_finished_episode_and_minus_the_pot_when_truncated():
-    r = evaluate(KilleConfig(agents=("random", "random"), players=4, deals=30, seed=4, max_deals=1, records=False))
+    r = evaluate(EvalConfig(agents=("random", "random"), players=4, deals=30, seed=4, max_deals=1, records=False))
     p = r.played
     assert (p.over == TRUNCATED).any() and (p.over == POT_OUT).any()
     fin = p.over == POT_OUT
@@ -66,7 +67,7 @@ def test_money_sums_to_zero_per_finished_episode_and_minus_the_pot_when_truncate
 
 
 def test_records_replay_ok_and_results_folder(tmp_path, capsys):
-    cfg = KilleConfig(agents=AGENTS, players=4, deals=3, seed=5, batch=5)
+    cfg = EvalConfig(agents=AGENTS, players=4, deals=3, seed=5, batch=5)
     r = run_eval(cfg, tmp_path, progress=False)
     lines = (tmp_path / "records.jsonl").read_text().splitlines()
     assert len(lines) == int(r.played.deals.sum())
@@ -96,7 +97,7 @@ def test_cli_runs_and_bad_specs_are_one_line(tmp_path, capsys):
 
 def test_default_output_folder_names_max_deals_and_seatings():
     """Episodes of another length or other seatings never overwrite the default evaluation's folder."""
-    names = [default_out(KilleConfig(agents=("expert", "timid"), players=4, deals=10, seed=3, **kw)).name
+    names = [default_out(EvalConfig(agents=("expert", "timid"), players=4, deals=10, seed=3, **kw)).name
              for kw in ({}, {"max_deals": 20}, {"seatings": "permutations"})]
     assert names == ["kille-expert_timid-4p-10d-s3", "kille-expert_timid-4p-10d-s3-m20",
                      "kille-expert_timid-4p-10d-s3-permutations"]
@@ -104,6 +105,13 @@ def test_default_output_folder_names_max_deals_and_seatings():
 
 def test_config_errors_name_the_field():
     with pytest.raises(ValueError, match="max_deals"):
-        KilleConfig(agents=AGENTS, max_deals=0)
+        EvalConfig(agents=AGENTS, max_deals=0)
     with pytest.raises(ValueError, match="players"):
-        KilleConfig(agents=AGENTS, players=7)
+        EvalConfig(agents=AGENTS, players=7)
+
+
+def test_a_shipped_policy_plays_at_the_duplicate_tables():
+    """The harness's core (a subclass of the game's core) is Kungsholmskille's to a ppo:NAME checkpoint."""
+    pytest.importorskip("torch")
+    r = evaluate(EvalConfig(agents=("ppo:kille-4p", "expert"), players=4, deals=2, seed=9, max_deals=3, records=False))
+    assert [row.agent for row in r.rows] == ["ppo:kille-4p", "expert"] and all(row.episodes > 0 for row in r.rows)

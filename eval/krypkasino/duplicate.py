@@ -1,11 +1,21 @@
-"""A duplicate evaluation from its configuration to its results: :class:`EvalConfig` → :func:`evaluate` →
-:class:`Results`.
+"""A Krypkasino duplicate evaluation from its configuration to its results: :class:`EvalConfig` → :func:`evaluate`
+→ :class:`Results`.
 
-:func:`evaluate` loads the agents, builds the :class:`~krypenv.eval.schedule.Schedule`, plays its
-games (and, with ``independent``, the same tables again with a fresh deck per game) and
-computes the statistics of :mod:`krypenv.eval.stats`.  :class:`Results` depends only on the
-configuration's game-defining fields (agents, rules, decks, seed, seatings), never on the
-number of workers or the batch size.
+:func:`evaluate` loads the agents, plays the games of the configuration's
+:class:`~krypenv.eval.schedule.Schedule` (and, with ``independent``, the same tables again with
+a fresh deck per game) and computes the statistics (:mod:`krypenv.eval.stats`).  Scores are
+per side, a seat or a team with teams (K16, K18; lower is better).  :class:`Results` depends
+only on the configuration's game-defining fields (agents, rules, decks, seed, seatings),
+never on the number of workers or the batch size.
+
+- **Won.** In each game the side(s) with the lowest score win; k tied sides get 1/k each.
+  An agent's share is the mean over its sides, so an equal field wins 1/sides each.
+- **Tabbes.** Taken: the side's own tabbes (K14, a dubbeltabbe counting two); set up: the
+  tabbes of the seat to the left of each of the side's seats (the −5 side of K14).
+- **Head to head.** Negative ``a − b`` means ``a`` scored less, i.e. played better.
+- **Variance reduction.** The standard error of each head-to-head difference with
+  independent deals (same tables, a fresh deck per game) divided by the duplicate one, squared:
+  how many times more independent deals give the same precision.
 """
 
 from __future__ import annotations
@@ -15,67 +25,36 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from krypenv.eval.play import Played, load_agents, play
-from krypenv.eval.schedule import SEATINGS, Schedule, agent_labels
-from krypenv.eval.stats import Interval, agent_interval, game_values, mean_ci, pair_interval, ratings, unit_means
+from krypenv.eval.krypkasino.config import GAME, EvalConfig
+from krypenv.eval.krypkasino.play import Played, play
+from krypenv.eval.play import load_agents
+from krypenv.eval.stats import Interval, agent_interval, mean_ci, met_pairs, ratings, side_means, unit_means
 
 from krypenv.agent_api import Agent
 from krypenv.krypkasino.rules import Rules
 
 
-@dataclass(frozen=True)
-class EvalConfig:
-    """What to evaluate and how; ValueError naming the field on bad values."""
+@dataclass
+class GameValues:
+    """Per game (rows) and agent (columns) values, NaN where the agent did not play."""
 
-    agents: tuple[str, ...]
-    players: int = 2
-    deals: int = 100  # duplicate decks; each is played at every table
-    seed: int = 0
-    teams: tuple[tuple[int, ...], ...] | None = None
-    two_player_deal: str = "6+4"
-    set_aside: str = "court"
-    last_capture_point: bool = False
-    seatings: str = "rotations"
-    independent: bool = False  # also play independent deals and compare the variance
-    workers: int = 1
-    batch: int = 256
-    records: bool = True
-    ray: str | None = None  # Ray cluster address ('' for RAY_ADDRESS or a local Ray); None: local processes
+    score: np.ndarray  # mean side score
+    won: np.ndarray  # win share
+    taken: np.ndarray  # tabbes per side
+    setup: np.ndarray  # tabbes set up per side
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "agents", tuple(s.strip() for s in self.agents))
-        if len(self.agents) < 2 or not all(self.agents):
-            raise ValueError("give at least two agent specs (the same one twice for a mirror match), "
-                             f"got {self.agents}")
-        object.__setattr__(self, "teams", self.rules.teams)
-        for name in ("deals", "workers", "batch"):
-            value, least = getattr(self, name), 2 if name == "deals" else 1
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
-        if self.seatings not in SEATINGS:
-            raise ValueError(f"seatings must be one of {SEATINGS}, got {self.seatings!r}")
 
-    @property
-    def rules(self) -> Rules:
-        """The rule set of every game."""
-        return Rules(self.players, self.teams, self.two_player_deal, self.set_aside, self.last_capture_point)
-
-    @property
-    def labels(self) -> list[str]:
-        """One name per agent: its spec, with ``#2``, ``#3`` … on repeated specs."""
-        return agent_labels(self.agents)
-
-    @property
-    def schedule(self) -> Schedule:
-        """The games to play."""
-        return Schedule(self.rules, len(self.agents), self.deals, self.seed, self.seatings)
-
-    def games_dict(self) -> dict[str, Any]:
-        """The fields that define the games and so the results (not workers, batch or records)."""
-        return {"agents": list(self.agents), "rules": self.rules.to_dict(), "deals": self.deals, "seed": self.seed,
-                "seatings": self.seatings, "independent": self.independent}
+def game_values(rules: Rules, seating: np.ndarray, scores: np.ndarray, tabbes: np.ndarray, n_agents: int) -> GameValues:
+    """Each agent's values in each game from seat agents (G, P), seat scores (G, P) and seat tabbes (G, P)."""
+    sides = [list(t) for t in rules.teams] if rules.teams is not None else [[s] for s in range(rules.players)]
+    side_agent = seating[:, [side[0] for side in sides]]
+    setup_seat = np.roll(tabbes, -1, axis=1)  # seat s sets up the tabbes of seat s+1 (K14)
+    side_score = np.stack([scores[:, side].sum(axis=1) for side in sides], axis=1).astype(np.float64)
+    side_taken = np.stack([tabbes[:, side].sum(axis=1) for side in sides], axis=1).astype(np.float64)
+    side_setup = np.stack([setup_seat[:, side].sum(axis=1) for side in sides], axis=1).astype(np.float64)
+    lowest = side_score == side_score.min(axis=1, keepdims=True)
+    side_won = lowest / lowest.sum(axis=1, keepdims=True)
+    return GameValues(*(side_means(x, side_agent, n_agents) for x in (side_score, side_won, side_taken, side_setup)))
 
 
 @dataclass
@@ -156,7 +135,7 @@ def summarise(config: EvalConfig, played: Played, independent: Played | None = N
     s, labels = config.schedule, config.labels
     n = len(labels)
     seating = s.seating[s.table_of(played.games)]
-    values = game_values(s.rules, seating, played.scores, played.tabbes, n)
+    values = game_values(config.rules, seating, played.scores, played.tabbes, n)
     decks = s.deck_of(played.games)
     per_deck = {k: unit_means(getattr(values, k), decks, s.decks) for k in ("won", "taken", "setup")}
     rates = ratings(values.score)
@@ -170,20 +149,15 @@ def summarise(config: EvalConfig, played: Played, independent: Played | None = N
             rating_mu=rates[a].mu, rating_sigma=rates[a].sigma, rating_ordinal=rates[a].ordinal))
     ind_values = None
     if independent is not None:
-        ind_values = game_values(s.rules, s.seating[s.table_of(independent.games)], independent.scores,
+        ind_values = game_values(config.rules, s.seating[s.table_of(independent.games)], independent.scores,
                                  independent.tabbes, n)
     pairs = []
-    for a in range(n):
-        for b in range(a + 1, n):
-            diff = pair_interval(values.score, decks, s.decks, a, b)
-            if diff is None:
-                continue
-            met = int((~np.isnan(values.score[:, a] - values.score[:, b])).sum())
-            ind = None
-            if ind_values is not None:
-                d = ind_values.score[:, a] - ind_values.score[:, b]
-                ind = mean_ci(d[~np.isnan(d)])
-            pairs.append(PairRow(labels[a], labels[b], met, diff, ind))
+    for a, b, met, diff in met_pairs(values.score, decks, s.decks):
+        ind = None
+        if ind_values is not None:
+            d = ind_values.score[:, a] - ind_values.score[:, b]
+            ind = mean_ci(d[~np.isnan(d)])
+        pairs.append(PairRow(labels[a], labels[b], met, diff, ind))
     return Results(config, rows, pairs, played, independent)
 
 
@@ -195,8 +169,7 @@ def evaluate(config: EvalConfig, agents: list[Agent] | None = None, progress: Ca
     ``progress(k)`` is told after every chunk how many more games finished; ``on_chunk(part,
     independent)`` sees every chunk's outcome in game order (e.g. to write records as they come).
     """
-    agent_objs = load_agents(list(config.agents)) if agents is None else agents
-    schedule = config.schedule
+    agent_objs = load_agents(list(config.agents), GAME) if agents is None else agents
 
     def run(independent: bool) -> Played:
         def done(part: Played) -> None:
@@ -205,8 +178,7 @@ def evaluate(config: EvalConfig, agents: list[Agent] | None = None, progress: Ca
             if progress is not None:
                 progress(len(part.games))
 
-        return play(schedule, list(config.agents), agent_objs, independent=independent, workers=config.workers,
-                    batch=config.batch, records=config.records, done=done, ray=config.ray)
+        return play(config, agent_objs, independent, done)
 
     played = run(False)
     return summarise(config, played, run(True) if config.independent else None)

@@ -1,20 +1,16 @@
-"""The evaluation harness: duplicate schedule, statistics, workers, records and ``krypenv eval``."""
+"""Krypkasino's duplicate evaluation (krypenv.eval.krypkasino): values, playing, workers, records, ``krypenv eval``."""
 
 from __future__ import annotations
 
 import csv
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from krypenv.eval.command import default_out, run_eval, split_specs
-from krypenv.eval.duplicate import EvalConfig, evaluate, summarise
-from krypenv.eval.play import Played
-from krypenv.eval.schedule import Schedule, lineups, seatings
-from krypenv.eval.stats import game_values, mean_ci, pair_interval, ratings, t_quantile, unit_means
+from krypenv.eval.krypkasino import EvalConfig, Played, default_out, evaluate, run_eval
+from krypenv.eval.krypkasino.duplicate import game_values, summarise
 
 from krypenv.cli import main
 from krypenv.krypkasino.records import check_record
@@ -39,57 +35,7 @@ class Highest:
         return batch.mask.shape[1] - 1 - batch.mask[:, ::-1].argmax(axis=1)
 
 
-LOWEST, HIGHEST = "tests.test_eval:Lowest", "tests.test_eval:Highest"
-
-
-# --------------------------------------------------------------------------- schedule
-def test_lineups_and_seatings() -> None:
-    assert lineups(2, 2) == [(0, 1)]
-    assert lineups(3, 2) == [(0, 1), (0, 2), (1, 2)]
-    assert lineups(4, 3) == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
-    assert lineups(2, 4) == [(0, 1, 0, 1)]
-    assert lineups(2, 3) == [(0, 1, 0)]
-    assert seatings((0, 1, 2)) == [(0, 1, 2), (2, 0, 1), (1, 2, 0)]
-    assert seatings((0, 1, 0, 1)) == [(0, 1, 0, 1), (1, 0, 1, 0)]  # turning by two repeats a seating
-    assert len(seatings((0, 1, 2), "permutations")) == 6
-    assert len(seatings((0, 1, 0), "permutations")) == 3
-    with pytest.raises(ValueError, match="seatings must be one of"):
-        seatings((0, 1), "shuffle")
-
-
-def test_every_deck_once_per_table_with_the_same_deck() -> None:
-    s = Schedule(Rules(players=2), n_agents=3, decks=4, seed=7)
-    assert s.n_tables == 6 and s.n_games == 24
-    games = np.arange(s.n_games)
-    pairs = list(zip(s.deck_of(games), s.table_of(games)))
-    assert sorted(pairs) == [(d, t) for d in range(4) for t in range(6)]
-    decks = s.deck_seeds(games)
-    for d in range(4):
-        assert len({decks[g] for g in games if s.deck_of(g) == d}) == 1
-    assert len(set(decks)) == 4
-    assert len(set(s.agent_seeds(games))) == 24
-    assert len(set(s.deck_seeds(games, independent=True)) | set(decks)) == 28
-    seating = s.seating
-    for k, lineup in enumerate(s.lineups):  # every agent of a lineup sits in every seat once
-        rows = seating[[t for t, (lk, _) in enumerate(s.tables) if lk == k]]
-        for seat in range(2):
-            assert sorted(rows[:, seat]) == sorted(lineup)
-    assert Schedule(Rules(players=2), 3, 4, seed=8).deck_seeds(games) != decks
-
-
-def test_team_seating_gives_an_agent_a_whole_team() -> None:
-    s = Schedule(Rules(players=4, teams=((0, 2), (1, 3))), n_agents=2, decks=2, seed=0)
-    assert s.seating.tolist() == [[0, 1, 0, 1], [1, 0, 1, 0]]
-    s6 = Schedule(Rules(players=6, teams=((0, 3), (1, 4), (2, 5))), n_agents=3, decks=2, seed=0)
-    assert s6.seating.tolist() == [[0, 1, 2, 0, 1, 2], [2, 0, 1, 2, 0, 1], [1, 2, 0, 1, 2, 0]]
-
-
-def test_split_specs() -> None:
-    assert split_specs("expert, greedy") == ["expert", "greedy"]
-    assert split_specs("pimc:samples=32,rollouts=4,greedy,mod:Cls") == [
-        "pimc:samples=32,rollouts=4", "greedy", "mod:Cls"]
-    assert split_specs("pimc:samples=8,policy=ppo:c/p.zip,z=1,expert") == [
-        "pimc:samples=8,policy=ppo:c/p.zip,z=1", "expert"]
+LOWEST, HIGHEST = "tests.eval.krypkasino.test_duplicate:Lowest", "tests.eval.krypkasino.test_duplicate:Highest"
 
 
 def test_default_output_folder_names_every_game_defining_variant() -> None:
@@ -110,26 +56,6 @@ def test_default_output_folder_names_every_game_defining_variant() -> None:
     assert default_out(long).name.endswith("-4p-10d-s5-teams02+13") and len(default_out(long).name) <= 120
 
 
-# --------------------------------------------------------------------------- statistics
-def test_t_quantiles() -> None:
-    for p in (0.9, 0.975, 0.995):
-        assert t_quantile(p, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-9)
-        assert t_quantile(p, 2) == pytest.approx((2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-9)
-    assert t_quantile(0.975, 4) == pytest.approx(2.7764451, abs=1e-6)
-    assert t_quantile(0.975, 10) == pytest.approx(2.2281389, abs=1e-6)
-    assert t_quantile(0.975, 1000) == pytest.approx(1.9623391, abs=1e-6)
-    assert t_quantile(0.025, 10) == pytest.approx(-2.2281389, abs=1e-6)
-
-
-def test_mean_ci_by_hand() -> None:
-    ci = mean_ci(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
-    se = math.sqrt(2.5) / math.sqrt(5)  # sd of 1..5 is sqrt(2.5)
-    assert (ci.mean, ci.n) == (3.0, 5)
-    assert ci.se == pytest.approx(se)
-    assert ci.low == pytest.approx(3 - 2.7764451 * se) and ci.high == pytest.approx(3 + 2.7764451 * se)
-    assert math.isnan(mean_ci(np.array([4.0])).half)
-
-
 def test_game_values_wins_tabbes_teams_and_repeats() -> None:
     rules = Rules(players=3)
     seating = np.array([[0, 1, 0]])  # agent 0 holds seats 0 and 2
@@ -146,33 +72,6 @@ def test_game_values_wins_tabbes_teams_and_repeats() -> None:
     assert team.taken.tolist() == [[0.0, 3.0]] and team.setup.tolist() == [[3.0, 0.0]]  # seats 1, 3 set up 2, 0
     absent = game_values(rules, np.array([[0, 1, 1]]), scores, tabbes, 3)
     assert np.isnan(absent.score[0, 2])
-
-
-def test_head_to_head_is_paired_by_deck() -> None:
-    # 2 decks x 2 games; agent 2 only meets agent 0 in the second game of each deck
-    score = np.array([[10.0, 20.0, np.nan],
-                      [16.0, np.nan, 10.0],
-                      [30.0, 12.0, np.nan],
-                      [20.0, np.nan, 24.0]])
-    units = np.array([0, 0, 1, 1])
-    d01 = pair_interval(score, units, 2, 0, 1)
-    assert d01 is not None and d01.mean == pytest.approx(4.0)  # deck diffs -10 and 18
-    assert d01.se == pytest.approx(14.0)
-    d02 = pair_interval(score, units, 2, 0, 2)
-    assert d02 is not None and d02.mean == pytest.approx(1.0)  # deck diffs 6 and -4
-    assert pair_interval(score, units, 2, 1, 2) is None  # never at the same table
-    assert unit_means(score, units, 2)[:, 0].tolist() == [13.0, 25.0]
-
-
-def test_ratings_follow_results_deterministically() -> None:
-    score = np.array([[10.0, 20.0, 30.0]] * 20 + [[25.0, 20.0, np.nan]] * 2)
-    r = ratings(score)
-    assert r[0].mu > r[1].mu > r[2].mu
-    assert ratings(score) == r
-    before = ratings(score[:20])
-    assert r[0].mu < before[0].mu and r[1].mu > before[1].mu  # agent 1 won the last two deals
-    assert r[2] == before[2]  # an agent is rated only on the deals it played
-    assert ratings(score[::-1]) != r  # per-deal updates depend on the (fixed) order
 
 
 # --------------------------------------------------------------------------- playing
@@ -278,32 +177,3 @@ def test_cli_errors_are_one_line(args: list[str], message: str, tmp_path: Path,
     assert not (tmp_path / "x").exists()
 
 
-@pytest.mark.parametrize("game", ["krypkasino", "kungsholmskille"])
-@pytest.mark.parametrize("module", ["openskill", "matplotlib", "tqdm"])
-def test_cli_without_the_eval_extra_fails_before_playing(game: str, module: str, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    """A missing module of the eval extra is a one-line error naming the extra, before any deal or file."""
-    monkeypatch.setitem(sys.modules, module, None)  # import fails as if the module were not installed
-    played = []
-    monkeypatch.setattr("krypenv.eval.command.evaluate", lambda *a, **k: played.append(1))
-    monkeypatch.setattr("krypenv.eval.kille_report.evaluate", lambda *a, **k: played.append(1))
-    argv = ["eval", "--game", game, "--agents", "random,random", "--deals", "2", "--out", str(tmp_path / "x")]
-    assert main(argv) == 1
-    err = capsys.readouterr().err
-    assert err == (f"krypenv eval: error: the eval extra is not installed (no module {module}): "
-                   "pip install 'krypenv[eval]'\n")
-    assert not played and not (tmp_path / "x").exists()
-
-
-def test_cli_unwritable_output_and_bad_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("")
-    assert main(["eval", "--agents", "random,random", "--deals", "2", "--out", str(blocker / "sub")]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("krypenv eval: error:") and str(blocker) in err and err.count("\n") == 1
-    for bad in (["--deals", "1"], ["--players", "7"], ["--workers", "0"]):
-        with pytest.raises(SystemExit) as exc:
-            main(["eval", "--agents", "random,random", *bad])
-        assert exc.value.code == 2
-        assert capsys.readouterr().err.count("\n") == 1

@@ -56,11 +56,11 @@ def test_move_agent_plays_whole_games_with_capture_choices() -> None:
 def test_specs() -> None:
     assert isinstance(agents.load("random"), RandomAgent)
     assert agents.load(" random ").name == "random"
-    assert agents.load("tests.test_agents_base:FirstMove").name == "first-move"
+    assert agents.load("tests.agents.test_base:FirstMove").name == "first-move"
     assert "random" in agents.known()
     for bad, match in [("", "non-empty"), ("nosuch", "unknown agent 'nosuch'.*known agents: .*random"),
                        ("random:x", "key=value"), ("random:x=1", "random:x=1"),
-                       ("tests.test_agents_base:Nope", "cannot import"), ("numpy:pi", "not an agent")]:
+                       ("tests.agents.test_base:Nope", "cannot import"), ("numpy:pi", "not an agent")]:
         with pytest.raises(ValueError, match=match):
             agents.load(bad)
 
@@ -91,6 +91,6 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError,
                        match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, ppo, random, timid,"):
         agents.load("nosuch", game="kungsholmskille")
-    assert agents.load("tests.test_agents_base:FirstMove", game="kungsholmskille").name == "first-move"
+    assert agents.load("tests.agents.test_base:FirstMove", game="kungsholmskille").name == "first-move"
     with pytest.raises(ValueError, match="games must be a tuple of game names"):
         base.register("bad", lambda: RandomAgent(), "bad", games="krypkasino")

@@ -16,8 +16,8 @@ from krypenv.agents.krypkasino.ppo import add_metadata, metadata
 from krypenv import agents
 from krypenv.agent_api import check_actions
 from krypenv.krypkasino.rules import Rules
-from tests.krypkasino.test_heuristics import decisions_of
-from tests.krypkasino.test_ppo_agent import make_model
+from tests.agents.krypkasino.test_heuristics import decisions_of
+from tests.agents.krypkasino.test_ppo_agent import make_model
 
 
 def test_registered_and_resolved_per_table() -> None:

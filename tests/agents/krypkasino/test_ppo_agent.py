@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from krypenv.agents.krypkasino.ppo import META_NAME, PPOAgent, add_metadata, metadata
-from krypenv.eval import EvalConfig, evaluate
+from krypenv.eval.krypkasino import EvalConfig, evaluate
 
 from krypenv import agents
 from krypenv.agent_api import DecisionBatch
@@ -228,7 +228,7 @@ def test_import_agents_does_not_import_torch():
     assert out.stdout.split() == ["False", "False"]
 
 
-SHIPPED = sorted((Path(__file__).resolve().parents[2] / "checkpoints").glob("ppo-*.zip"))
+SHIPPED = sorted((Path(__file__).resolve().parents[3] / "checkpoints").glob("ppo-*.zip"))
 
 
 def test_the_shipped_checkpoints_are_there():

@@ -23,9 +23,9 @@ from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.env_kernels import k_act_external
-from tests.krypkasino.test_heuristics import decisions_of, play
+from tests.agents.krypkasino.test_heuristics import decisions_of, play
 
-CKPT = Path(__file__).resolve().parents[2] / "checkpoints" / "ppo-2p.zip"
+CKPT = Path(__file__).resolve().parents[3] / "checkpoints" / "ppo-2p.zip"
 SPEC = f"pimc:policy=ppo:{CKPT}"
 TINY = SPEC + ",samples=3"
 

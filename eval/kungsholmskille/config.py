@@ -1,0 +1,58 @@
+"""What a Kungsholmskille evaluation plays: :class:`EvalConfig`, the agents, the table and the deck sets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from krypenv.eval.schedule import Schedule, agent_labels, check_common_fields
+
+GAME = "kungsholmskille"
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What to evaluate; ValueError naming the field on bad values."""
+
+    agents: tuple[str, ...]
+    players: int = 4
+    deals: int = 100  # deck sets; each is played at every table
+    seed: int = 0
+    max_deals: int = 50
+    seatings: str = "rotations"
+    workers: int = 1
+    batch: int = 64
+    records: bool = True
+    ray: str | None = None
+
+    def __post_init__(self) -> None:
+        from krypenv.kungsholmskille.config import EnvConfig
+
+        object.__setattr__(self, "agents", check_common_fields(self))
+        EnvConfig(players=self.players, max_deals=self.max_deals)  # ValueError naming players or max_deals
+
+    @property
+    def labels(self) -> list[str]:
+        """One name per agent: its spec, with ``#2`` … on repeated specs."""
+        return agent_labels(self.agents)
+
+    @property
+    def schedule(self) -> Schedule:
+        """The episodes to play: every deck set at every table (episode e = deck set e // T, table e % T)."""
+        return Schedule(self.players, None, len(self.agents), self.deals, self.seed, self.seatings)
+
+    @property
+    def tables(self) -> np.ndarray:
+        """(T, P) agent index per seat of every table, lineup by lineup."""
+        return self.schedule.seating
+
+    @property
+    def n_episodes(self) -> int:
+        """Deck sets × tables."""
+        return self.schedule.n_games
+
+    def games_dict(self) -> dict[str, Any]:
+        """The fields that define the games and so the results."""
+        return {"game": GAME, "agents": list(self.agents), "players": self.players, "deals": self.deals,
+                "seed": self.seed, "max_deals": self.max_deals, "seatings": self.seatings}
