@@ -23,15 +23,14 @@ layers above them:
      "aec": {...}, "vec": {...}, "vec_2p": {...}, "eval": {...},
      "machine": {"cpus": 2, "numba_threads": 2, "cpu": "...", "python": "3.11.7", "numba": "...", "numpy": "..."}}
 
-**Games.**  :data:`GAME_BENCHMARKS` maps each game to the module path of its benchmark
-module, which registers that game's benchmarks when imported.  :func:`load_games` imports
+**Games.**  The registry of games (:mod:`krypenv.games`) names each game's benchmark module, its
+``bench`` part, which registers that game's benchmarks when imported.  :func:`load_games` imports
 them all (on first use only, so this module imports no game); :func:`run` calls it.  A game
-plugs in by adding one entry and a module that calls :func:`register_batched` / :func:`register`.
+plugs in with its declaration there and a module that calls :func:`register_batched` / :func:`register`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import platform
@@ -44,7 +43,9 @@ from typing import Any, TextIO
 import numba
 import numpy as np
 
-__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_BENCHMARKS", "BatchBenchmark", "aec_steps_per_s", "load_games",
+from krypenv.games import GAMES
+
+__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "BatchBenchmark", "aec_steps_per_s", "load_games",
            "machine", "register", "register_batched", "run", "vec_steps_per_s"]
 
 Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
@@ -60,10 +61,6 @@ class BatchBenchmark:
     line: Callable[[dict[str, Any]], str]  # the text line of one row
 
 
-GAME_BENCHMARKS: dict[str, str] = {  # game name -> module path of its benchmark module (loaded lazily)
-    "krypkasino": "krypenv.krypkasino.bench",
-    "kungsholmskille": "krypenv.kungsholmskille.bench",
-}
 BATCH_BENCHMARKS: dict[str, BatchBenchmark] = {}  # name -> benchmark, run first at every batch size
 BENCHMARKS: dict[str, Benchmark] = {}  # name -> benchmark, run once each after the batched ones
 DEFAULT_BATCHES = (1, 256, 4096)
@@ -89,8 +86,8 @@ def register_batched(name: str, row: BatchRow, header: str, line: Callable[[dict
 
 def load_games() -> None:
     """Import every game's benchmark module, which registers its benchmarks (once: imports are cached)."""
-    for module in GAME_BENCHMARKS.values():
-        importlib.import_module(module)  # the registry's lazy load: no game at import time
+    for game in GAMES.values():
+        game.part("bench")  # the registry's lazy load: no game at import time
 
 
 
@@ -192,13 +189,13 @@ def _text(name: str, result: dict[str, Any]) -> str:
 
 
 def _in_game_order(registry: dict[str, Any], fn: Callable[[Any], Any]) -> list[tuple[str, Any]]:
-    """The registry's items ordered by the game that registered them (GAME_BENCHMARKS' order), others after.
+    """The registry's items ordered by the game that registered them (the games' order), others after.
 
     Registration order depends on which game module some earlier code imported first; the
     output's key order must not.  Within one module, and among non-game benchmarks, the
     registration order is kept.
     """
-    modules = list(GAME_BENCHMARKS.values())
+    modules = [game.bench for game in GAMES.values()]
 
     def rank(item: tuple[str, Any]) -> int:
         module = getattr(fn(item[1]), "__module__", None)

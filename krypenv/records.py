@@ -31,9 +31,9 @@ whole; so is a line not UTF-8, or JSON nested too deeply, or an integer too long
 An error message that quotes the record is printed cut to :data:`MAX_MESSAGE` characters
 (:func:`clip`).
 
-**The game registry.**  :data:`GAME_RECORDS` maps each game name to the module path of its
-records module, imported on first use (so this module imports no game).  A game plugs in by
-adding one entry; its module provides::
+**The games.**  The registry of games (:mod:`krypenv.games`) names each game's records module,
+its ``records`` part, imported on first use (so this module imports no game).  A game plugs in
+with its declaration there; its records module provides::
 
     GAME: str                                                       # the record's "game" value
     check_record(obj: Any, legal: bool = False) -> ReplayOutcome    # parse, replay, compare; never raises
@@ -46,23 +46,19 @@ is the ``krypenv replay --json`` object, the same five keys for every game.
 
 from __future__ import annotations
 
-import importlib
 import io
 import itertools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, BinaryIO
 
-__all__ = ["GAME_RECORDS", "MAX_LINE", "MAX_MESSAGE", "MAX_TEXT", "RawRecord", "ReplayOutcome", "check_record", "clip",
-           "game_records", "iter_records", "iter_text_records", "known_games", "summary", "write_jsonl"]
+from krypenv.games import GAMES
 
-GAME_RECORDS: dict[str, str] = {  # game name -> module path of its records module (loaded lazily)
-    "krypkasino": "krypenv.krypkasino.records",
-    "kungsholmskille": "krypenv.kungsholmskille.records",
-}
+__all__ = ["MAX_LINE", "MAX_MESSAGE", "MAX_TEXT", "RawRecord", "ReplayOutcome", "check_record", "clip",
+           "iter_records", "iter_text_records", "summary", "write_jsonl"]
+
 MAX_LINE = 2**20  # bytes of one line of JSON Lines; a longer line is an error of its own, never read whole
 MAX_TEXT = 16 * 2**20  # bytes of a file read whole as one pretty-printed record
 MAX_MESSAGE = 4000  # characters of one error message as printed (it may quote the record)
@@ -94,21 +90,9 @@ class ReplayOutcome:
 
 
 # --------------------------------------------------------------------------- dispatch by game
-def known_games() -> list[str]:
-    """The games whose records can be checked, sorted."""
-    return sorted(GAME_RECORDS)
-
-
-def game_records(game: str) -> ModuleType:
-    """The records module of ``game`` (imported on first use); ValueError naming the known games otherwise."""
-    if not isinstance(game, str) or game not in GAME_RECORDS:
-        raise ValueError(f"unknown game {game!r}; known games: {', '.join(known_games())}")
-    return importlib.import_module(GAME_RECORDS[game])  # the registry's lazy load: no game at import time
-
-
 def _game_of(obj: Any) -> str | None:
-    """The known game a loaded record names, or None."""
-    if isinstance(obj, dict) and isinstance(obj.get("game"), str) and obj["game"] in GAME_RECORDS:
+    """The registered game a loaded record names, or None."""
+    if isinstance(obj, dict) and isinstance(obj.get("game"), str) and obj["game"] in GAMES:
         return obj["game"]
     return None
 
@@ -119,17 +103,17 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
         return ReplayOutcome(ok=False, error=f"a record must be a JSON object, got {type(obj).__name__}")
     game = _game_of(obj)
     if game is None:
-        known = ", ".join(known_games())
+        known = ", ".join(GAMES)
         what = "missing key game" if "game" not in obj else f"unknown game {obj['game']!r}"
         return ReplayOutcome(ok=False, error=f"{what}; known games: {known}")
-    return game_records(game).check_record(obj, legal)
+    return GAMES[game].part("records").check_record(obj, legal)
 
 
 def summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]:
     """The text-mode lines of ``krypenv replay`` for a checked record (``label``: its ``file:line``)."""
     game = _game_of(obj)
     if game is not None:
-        return game_records(game).summary(label, obj, outcome)
+        return GAMES[game].part("records").summary(label, obj, outcome)
     return [f"{label}: error: {outcome.error}"]  # no game to describe it: it failed before any move
 
 
