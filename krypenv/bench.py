@@ -45,8 +45,8 @@ import numpy as np
 
 from krypenv.games import GAMES
 
-__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "BatchBenchmark", "aec_steps_per_s", "load_games",
-           "machine", "register", "register_batched", "run", "vec_steps_per_s"]
+__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "BatchBenchmark", "aec_row", "aec_steps_per_s", "engine_line",
+           "engine_row", "load_games", "machine", "register", "register_batched", "run", "vec_row", "vec_steps_per_s"]
 
 Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
 BatchRow = Callable[[int, float], dict[str, Any]]  # (batch size, seconds) -> one row
@@ -89,6 +89,53 @@ def load_games() -> None:
     for game in GAMES.values():
         game.part("bench")  # the registry's lazy load: no game at import time
 
+
+
+def engine_row(deals: Any, play_batch: Callable[[Any, np.random.Generator], int], seconds: float, seed: int = 0,
+               **fields: Any) -> dict[str, Any]:
+    """One row of a game's ``engine`` benchmark: ``play_batch(deals, rng)`` (deal every deal anew, play them all to
+    the end, return the decisions made) over and over for about ``seconds``, at least once, after one untimed batch
+    that loads or compiles the kernels.
+
+    The row is ``{"batch", **fields, "decisions_per_s", "deals_per_s", "bytes_per_deal"}``.
+    """
+    rng = np.random.default_rng(seed)
+    play_batch(deals, rng)  # warm-up, not timed: loads or compiles the kernels
+    decisions = finished = 0
+    start = time.perf_counter()
+    while True:
+        decisions += play_batch(deals, rng)
+        finished += deals.n
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {
+        "batch": deals.n,
+        **fields,
+        "decisions_per_s": decisions / elapsed,
+        "deals_per_s": finished / elapsed,
+        "bytes_per_deal": deals.nbytes_per_deal,
+    }
+
+
+def engine_line(name: str) -> Callable[[dict[str, Any]], str]:
+    """The text line of one row of the engine benchmark registered as ``name``."""
+
+    def line(row: dict[str, Any]) -> str:
+        return (f"{name} batch {row['batch']:>5}: {row['decisions_per_s']:>12,.0f} decisions/s  "
+                f"{row['deals_per_s']:>10,.0f} deals/s  {row['bytes_per_deal']:>6} bytes/deal")
+
+    return line
+
+
+def aec_row(env: Any, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """A game's ``aec`` result: ``{"players", "steps_per_s"}`` of its AEC ``env`` (:func:`aec_steps_per_s`)."""
+    return {"players": players, "steps_per_s": aec_steps_per_s(env, seconds, seed)}
+
+
+def vec_row(env: Any, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """A game's ``vec`` result: ``{"batch", "players", "steps_per_s"}`` of its VecEnv (:func:`vec_steps_per_s`)."""
+    return {"batch": env.num_envs, "players": players, "steps_per_s": vec_steps_per_s(env, seconds, seed)}
 
 
 def aec_steps_per_s(env: Any, seconds: float, seed: int = 0) -> float:
