@@ -39,7 +39,11 @@ with its declaration there; its records module provides::
     check_record(obj: Any, legal: bool = False) -> ReplayOutcome    # parse, replay, compare; never raises
     summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]   # the text mode's lines
 
-``check_record`` receives only objects whose ``game`` is its own.  With ``legal`` the outcome
+``check_record`` receives only objects whose ``game`` is its own.  What every game's records module
+shares is written once here: :class:`RecordError`, :class:`ParsedRecord` (a game adds its own fields),
+the checks of a record's keys, rules, dealer and result (:func:`check_keys`, :func:`parse_rules`,
+:func:`check_dealer`, :func:`check_result_keys`, :func:`check_seat_lists`), :func:`record_before` (a
+malformed move's prefix) and the text pieces :func:`seat_row` and :func:`legal_lines`.  With ``legal`` the outcome
 lists, per move, the legal moves before it in the game's JSON form.  ``outcome.to_json()``
 is the ``krypenv replay --json`` object, the same five keys for every game.
 """
@@ -56,8 +60,10 @@ from typing import Any, BinaryIO
 
 from krypenv.games import GAMES
 
-__all__ = ["MAX_LINE", "MAX_MESSAGE", "MAX_TEXT", "RawRecord", "ReplayOutcome", "check_record", "clip",
-           "iter_records", "iter_text_records", "summary", "write_jsonl"]
+__all__ = ["MAX_LINE", "MAX_MESSAGE", "MAX_TEXT", "ParsedRecord", "RawRecord", "RecordError", "ReplayOutcome",
+           "check_dealer", "check_keys", "check_record", "check_result_keys", "check_seat_lists", "clip", "is_int",
+           "iter_records", "iter_text_records", "legal_lines", "parse_rules", "record_before", "seat_row", "summary",
+           "write_jsonl"]
 
 MAX_LINE = 2**20  # bytes of one line of JSON Lines; a longer line is an error of its own, never read whole
 MAX_TEXT = 16 * 2**20  # bytes of a file read whole as one pretty-printed record
@@ -87,6 +93,97 @@ class ReplayOutcome:
             "result": self.result,
             "legal_moves": self.legal_moves,
         }
+
+
+# --------------------------------------------------------------------------- what every game's records module shares
+class RecordError(ValueError):
+    """A malformed game record; ``move`` is the index of the offending move, if any."""
+
+    def __init__(self, message: str, move: int | None = None) -> None:
+        super().__init__(message)
+        self.move = move
+
+
+@dataclass
+class ParsedRecord:
+    """A validated game record: rules, dealer, deck, moves and the optional recorded result (a game adds its own)."""
+
+    rules: Any  # the game's Rules
+    dealer: int
+    deck: Any  # the game's deck in dealing order (an int8 array of card or rank codes)
+    moves: list[Any]  # the game's moves, parsed
+    result: dict[str, Any] | None = None
+
+
+def is_int(x: Any) -> bool:
+    """True for a JSON integer (not a bool)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_keys(obj: Any, game: str, keys: tuple[str, ...], optional: tuple[str, ...] = ("result",)) -> None:
+    """RecordError unless ``obj`` is an object with exactly ``keys`` (``optional`` may be absent) and names ``game``."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+    missing = [k for k in keys if k not in obj and k not in optional]
+    if missing:
+        raise RecordError(f"missing key(s) {', '.join(missing)}; a record has {', '.join(keys)}")
+    unknown = sorted(str(k) for k in set(obj) - set(keys))
+    if unknown:
+        raise RecordError(f"unknown key(s) {', '.join(unknown)}; a record has {', '.join(keys)}")
+    if obj["game"] != game:
+        raise RecordError(f"game must be {game!r}, got {obj['game']!r}")
+
+
+def parse_rules(rules_class: Any, value: Any) -> Any:
+    """The record's ``rules`` object as the game's ``Rules`` (``rules_class.from_dict``); RecordError otherwise."""
+    try:
+        return rules_class.from_dict(value)
+    except (ValueError, TypeError) as exc:
+        raise RecordError(f"bad rules: {exc}") from None
+
+
+def check_dealer(dealer: Any, players: int) -> int:
+    """The record's ``dealer``, a seat of the table; RecordError otherwise."""
+    if not is_int(dealer) or not 0 <= dealer < players:
+        raise RecordError(f"dealer must be a seat 0..{players - 1}, got {dealer!r}")
+    return int(dealer)
+
+
+def check_result_keys(res: Any, keys: tuple[str, ...]) -> None:
+    """RecordError unless the recorded ``result`` is an object with exactly ``keys``."""
+    if not isinstance(res, dict):
+        raise RecordError(f"result must be an object or absent, got {type(res).__name__}")
+    missing, extra = sorted(set(keys) - set(res)), sorted(str(k) for k in set(res) - set(keys))
+    if missing or extra:
+        parts = (([f"missing {', '.join(missing)}"] if missing else [])
+                 + ([f"unknown {', '.join(extra)}"] if extra else []))
+        raise RecordError(f"result must have exactly the keys {', '.join(keys)}: {'; '.join(parts)}")
+
+
+def check_seat_lists(res: dict[str, Any], keys: tuple[str, ...], players: int) -> None:
+    """RecordError unless each of the result's ``keys`` is a list of one integer per seat."""
+    for key in keys:
+        vals = res[key]
+        if not isinstance(vals, list) or len(vals) != players or not all(is_int(v) for v in vals):
+            raise RecordError(f"result.{key} must be a list of {players} integers (one per seat), got {vals!r}")
+
+
+def record_before(obj: dict[str, Any], move: int) -> dict[str, Any]:
+    """The record cut before move ``move``, without a result: where a malformed move is replayed up to."""
+    prefix = {k: v for k, v in obj.items() if k != "result"}
+    prefix["moves"] = obj["moves"][:move]
+    return prefix
+
+
+def seat_row(label: str, values: list[int], width: int) -> str:
+    """One right-aligned row of per-seat numbers for ``krypenv replay``'s text."""
+    return f"  {label:<12}" + "".join(f"{v:>{width}}" for v in values)
+
+
+def legal_lines(outcome: ReplayOutcome, text: Any = str) -> list[str]:
+    """The text mode's lines of ``--legal``: per move, the legal moves before it (``text`` puts one in words)."""
+    return [f"  legal before move {m} ({len(legal)}): {' | '.join(text(mv) for mv in legal) or 'none'}"
+            for m, legal in enumerate(outcome.legal_moves)]
 
 
 # --------------------------------------------------------------------------- dispatch by game
