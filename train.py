@@ -5,17 +5,20 @@
     python train.py --game kungsholmskille            # 4 players, a pot per episode
     python train.py --help                            # every option, with its default
 
-One file, read top to bottom: the arguments (:class:`Args`), the league of opponents, the
-periodic evaluation, then :func:`main`.  The learner plays a random seat of ``--num-envs``
-games at once on the batched engine (:class:`krypenv.krypkasino.vec.KrypkasinoVecEnv`); every other seat
-is played by the league (:mod:`krypenv.agents.league`): the baselines named in ``--league`` plus frozen
-snapshots of the learner (``self``), drawn per seat for every episode.  The reward is the game's
-(Krypkasino: minus the change of the learner's score, so an episode, one deal, returns minus
-its deal score; Kungsholmskille: the change of its money, so an episode, one pot carried over
-deals until it goes out, returns its net money), multiplied by ``--reward-scale`` (a change of
-units, not shaping).  What differs between the games (defaults, env, network, evaluations) is
-in ``train_games.py``; ``--players``, ``--league`` and ``--policy`` default per game.  The warm
-starts (``--init-from`` a checkpoint, ``--bc-teacher`` imitation) are in ``train_warm.py``.
+One file, read top to bottom: the arguments (:class:`Args`), the periodic evaluation's curve,
+the training callback, then :func:`main`.  The learner plays a random seat of ``--num-envs``
+games at once on the game's batched engine (Krypkasino: :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv`);
+every other seat is played by the league (:mod:`krypenv.agents.league`): the baselines named in
+``--league`` plus frozen snapshots of the learner (``self``), drawn per seat for every episode.
+The reward is the game's (Krypkasino: minus the change of the learner's score, so an episode,
+one deal, returns minus its deal score; Kungsholmskille: the change of its money, so an
+episode, one pot carried over deals until it goes out, returns its net money), multiplied by
+``--reward-scale`` (a change of units, not shaping).  What differs between the games (defaults,
+env, network, evaluations) is the game's training part, named by its declaration in the
+registry of games (:mod:`krypenv.games`; Krypkasino's is :mod:`krypenv.training.krypkasino`,
+the interface :mod:`krypenv.training.common`); ``--players``, ``--league`` and ``--policy``
+default per game.  The warm starts (``--init-from`` a checkpoint, ``--bc-teacher`` imitation)
+are in :mod:`krypenv.training.warm`.
 
 The network (``--policy``): ``moves`` (default) reads the observation plus the *move
 features* of every legal action (:mod:`krypenv.agents.krypkasino.move_features`: points taken, what is left
@@ -25,7 +28,7 @@ on the observation alone, each entry scaled to [0, 1] (:class:`krypenv.agents.kr
 
 Every ``--eval-every`` env steps the current policy plays duplicate deals against ``expert``
 (Kungsholmskille: ``--eval-deals`` episodes at a table of experts, its money per episode)
-through the evaluation harness (:mod:`eval`); the score difference (learner − expert per
+through the evaluation harness (:mod:`krypenv.eval`); the score difference (learner − expert per
 deal, 95% CI over decks; lower is better) goes to TensorBoard, ``eval.csv`` and
 ``learning_curve.png`` (against env steps and wall time), and the checkpoint is saved.  At the
 end the trained agent meets every baseline (random, greedy, creeper, expert) in a duplicate
@@ -56,24 +59,19 @@ from typing import Any
 
 import numpy as np
 
-from train_games import (
-    BASELINES,
-    EPISODE_VALUE,
-    GAMES,
-    agent_class,
-    evaluate_against,
-    game_config,
-    kille_money,
-    kille_report,
-    margin,
-    resolve,
-)  # fmt: skip
-from train_warm import imitate, init_checkpoint, load_weights, net_arch
+from krypenv.games import DEFAULT_GAME, GAMES
+from krypenv.training.common import Curve, resolve, training_part
+from krypenv.training.warm import imitate, init_checkpoint, load_weights, net_arch
 
 
 def arg(default: Any, help: str) -> Any:
     """A dataclass field with its command-line help."""
     return field(default=default, metadata={"help": help})
+
+
+def per_game(key: str) -> str:
+    """Each game's training default of ``key``, for a help text: ``Krypkasino 2, Kungsholmskille 4``."""
+    return ", ".join(f"{g.title} {g.part('training').DEFAULTS[key]}" for g in GAMES.values())
 
 
 @dataclass
@@ -90,8 +88,8 @@ class Args:
     time_limit: float = arg(0.0, "stop training after this many minutes of wall time (0: no limit; a limit makes "
                                  "the number of steps, and so the result, depend on the machine's speed)")
     # the game
-    game: str = arg("krypkasino", f"the game: {' or '.join(GAMES)}")
-    players: int = arg(0, "number of players, 2 to 6 (0: the game's default, Krypkasino 2, Kungsholmskille 4)")
+    game: str = arg(DEFAULT_GAME, f"the game: {' or '.join(GAMES)}")
+    players: int = arg(0, f"number of players, 2 to 6 (0: the game's default, {per_game('players')})")
     max_deals: int = arg(50, "Kungsholmskille: deals before a pot that never goes out is cut off (L16)")
     teams: str = arg("none", "teams: none, a number of teams (2, or 3 with 6 players) or seat lists like 0,2/1,3")
     two_player_deal: str = arg("6+4", "two-player deal variant: 6+4 or 5+6 (K6)")
@@ -99,8 +97,7 @@ class Args:
     last_capture_point: bool = arg(False, "variant K17: the last capturer gets one more point")
     # the league of opponents
     league: str = arg("", "opponent weights: agent specs and 'self' (snapshots of the learner); empty: the game's "
-                          "default, Krypkasino expert=8,greedy=1,self=1, "
-                          "Kungsholmskille expert=6,timid=2,random=1,self=1")
+                          f"default, {per_game('league')}")
     snapshot_every: int = arg(500_000, "env steps between snapshots of the learner added to the league")
     max_snapshots: int = arg(5, "snapshots kept in the league (the oldest leaves)")
     # behaviour cloning warm start
@@ -184,15 +181,16 @@ def check_args(args: Args) -> None:
     net_arch(args.net_arch)
     if args.max_deals < 1:
         raise ValueError(f"--max-deals must be at least 1, got {args.max_deals}")
-    if args.policy not in ("moves", "mlp"):
-        raise ValueError(f"--policy must be moves or mlp, got {args.policy!r}")
+    policies = training_part(args.game).POLICIES
+    if args.policy not in policies:
+        raise ValueError(f"--policy must be {' or '.join(policies)}, got {args.policy!r}")
     if args.run_name and (os.sep in args.run_name or args.run_name in (".", "..")):
         raise ValueError(f"--run-name must be a plain folder name, got {args.run_name!r}")
 
 
 # --------------------------------------------------------------------------- evaluation
-def plot_curve(rows: list[dict[str, Any]], path: Path, kille: bool, title: str) -> None:
-    """learning_curve.png: learner − expert per deal (Kungsholmskille: money among experts; 95% CI) against
+def plot_curve(rows: list[dict[str, Any]], path: Path, curve: Curve, title: str) -> None:
+    """learning_curve.png: the game's periodic value (Krypkasino: learner − expert per deal; 95% CI) against
     env steps and wall minutes."""
     import matplotlib
 
@@ -205,13 +203,12 @@ def plot_curve(rows: list[dict[str, Any]], path: Path, kille: bool, title: str) 
     for ax, key, label in ((axes[0], "env_steps", "env steps (learner decisions)"),
                            (axes[1], "wall_min", "wall time (minutes, evaluations included)")):
         x = np.array([r[key] for r in rows], np.float64)
-        ax.plot(x, y, "o-", label="learner's money among experts" if kille else "learner - expert")
+        ax.plot(x, y, "o-", label=curve.label)
         ax.fill_between(x, lo, hi, alpha=0.25, label="95% CI over decks")
         ax.axhline(0.0, color="k", lw=0.8)
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("money per episode among experts\n(positive: learner better)" if kille
-                       else "score difference per deal vs expert\n(negative: learner better)")
+    axes[0].set_ylabel(curve.y_label)
     axes[0].legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
@@ -226,8 +223,9 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
     from krypenv.agents.checkpoint import add_metadata
     from stable_baselines3.common.callbacks import BaseCallback
 
-    PPOAgent = agent_class(args.game)
-    kille = args.game == "kungsholmskille"
+    part = training_part(args.game)
+    PPOAgent, curve = part.agent_class(), part.CURVE
+    sign = -1.0 if curve.higher_better else 1.0  # the best checkpoint has the lowest sign * value
 
     class TrainCallback(BaseCallback):
         def __init__(self) -> None:
@@ -237,7 +235,7 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
             self.next_snapshot = args.snapshot_every
             self.next_eval = args.eval_every if args.eval_every else math.inf
             self.rows: list[dict[str, Any]] = []
-            self.best = math.inf  # of the evaluation's value, lower better (Kungsholmskille: minus its money)
+            self.best = math.inf  # of sign * the evaluation's value: lower is better
             self.eval_seconds = 0.0
 
         def save(self, path: Path) -> None:
@@ -250,7 +248,7 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
                 who = league.assignment(int(i), int(self.deals_done[i]))
                 self.deals_done[i] += 1
                 label = "/".join(sorted(set(who))) if who else "?"
-                self.scores.setdefault(label, []).append(self.locals["infos"][i][EPISODE_VALUE[args.game]])
+                self.scores.setdefault(label, []).append(self.locals["infos"][i][part.EPISODE_VALUE])
             n = self.num_timesteps
             if n >= self.next_snapshot:
                 self.next_snapshot += args.snapshot_every
@@ -275,16 +273,8 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
 
         def evaluate(self) -> None:
             t0 = time.time()
-            agent = PPOAgent(self.model.policy, meta)
-            if kille:  # the learner's money per episode among experts (higher better)
-                mean, low, high, _ = kille_money(agent, "expert", args, args.eval_deals, args.eval_seed)
-                d = dataclasses.make_dataclass("D", ["mean", "low", "high"])(mean, low, high)
-                scores = {"learner_money": mean}
-            else:
-                res = evaluate_against(agent, ("expert",), args, args.eval_deals, args.eval_seed)
-                d = margin(res)
-                scores = {"learner_score": next(r.score.mean for r in res.rows if r.agent == "learner"),
-                          "expert_score": next(r.score.mean for r in res.rows if r.agent == "expert")}
+            d = part.evaluate(PPOAgent(self.model.policy, meta), args)  # the game's periodic evaluation
+            scores = d.scores
             self.eval_seconds += time.time() - t0
             row = {"env_steps": int(self.num_timesteps), "wall_min": (time.time() - start) / 60,
                    "train_min": (time.time() - start - self.eval_seconds) / 60, "diff": d.mean, "ci_low": d.low,
@@ -297,18 +287,16 @@ def make_callback(args: Args, run_dir: Path, league: Any, meta: dict[str, Any], 
                 w = csv.DictWriter(fh, fieldnames=list(row))
                 w.writeheader()
                 w.writerows(self.rows)
-            plot_curve(self.rows, run_dir / "learning_curve.png", kille,
-                       f"{run_dir.name}: {args.players} players, {args.eval_deals} "
-                       f"{'episodes among experts' if kille else 'duplicate decks'} per point")
+            plot_curve(self.rows, run_dir / "learning_curve.png", curve,
+                       f"{run_dir.name}: {args.players} players, {args.eval_deals} {curve.points} per point")
             self.save(run_dir / "checkpoints" / "latest.zip")
-            if (-d.mean if kille else d.mean) < self.best:
-                self.best = -d.mean if kille else d.mean
+            if sign * d.mean < self.best:
+                self.best = sign * d.mean
                 shutil.copyfile(run_dir / "checkpoints" / "latest.zip", run_dir / "checkpoints" / "best.zip")
             if report is not None:  # e.g. Ray Tune's report (examples/tune_sweep.py)
                 report(row)
-            what = "learner's money among experts" if kille else "learner - expert"
-            print(f"[{row['wall_min']:5.1f} min] {row['env_steps']:>10,} steps  {what} "
-                  f"{d.mean:+6.2f} [{d.low:+.2f}, {d.high:+.2f}] per {'episode' if kille else 'deal'}  "
+            print(f"[{row['wall_min']:5.1f} min] {row['env_steps']:>10,} steps  {curve.label} "
+                  f"{d.mean:+6.2f} [{d.low:+.2f}, {d.high:+.2f}] per {curve.unit}  "
                   f"(eval {row['eval_s']:.0f} s)", flush=True)
 
     return TrainCallback()
@@ -321,8 +309,8 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     args = resolve(args)  # the game's defaults for --players, --league and --policy
     check_args(args)
     start = time.time()
-    g = game_config(args)  # checks the teams too
-    kille = args.game == "kungsholmskille"
+    part = training_part(args.game)  # what is the game's own: env, network, metadata, evaluations
+    part.game_config(args)  # checks the game's rules options (Krypkasino: the teams too)
 
     # the league of opponents and the cloning teacher (built first: a bad spec fails before anything is written)
     from krypenv.agents.league import build_league, parse_weights
@@ -348,17 +336,14 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    from train_games import make_env
-
-    prefix = "kille-" if kille else ""
-    run_name = args.run_name or f"{prefix}{args.players}p-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    run_name = args.run_name or f"{part.RUN_PREFIX}{args.players}p-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(args.out_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
     print(f"run {run_dir}  (tensorboard --logdir {args.out_dir})", flush=True)
 
     # the games: the learner in a random seat, the league in the others
-    env = make_env(args, league)
+    env = part.make_env(args, league)
 
     class ScaleReward(VecEnvWrapper):
         """Rewards times --reward-scale (a change of units); masks and infos pass through."""
@@ -370,36 +355,10 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
             obs, rew, done, infos = self.venv.step_wait()
             return obs, rew * np.float32(args.reward_scale), done, infos
 
-    # the learner's network: the move scorer sees each action's move features, the MLP the observation only
-    sizes = net_arch(args.net_arch)
-    features = None
-    if kille:
-        from krypenv.agents.kungsholmskille.ppo import metadata as kille_metadata
-        from krypenv.agents.kungsholmskille.ppo import policy_kwargs as kille_kwargs
-
-        venv, policy, policy_kwargs = ScaleReward(env), "MlpPolicy", kille_kwargs(sizes)
-    elif args.policy == "moves":
-        from krypenv.agents.krypkasino.move_features import VERSION as features
-        from krypenv.agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
-
-        venv = ScaleReward(MoveFeatureVecEnv(env))
-        policy: Any = MovePolicy
-        policy_kwargs = {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes)}
-    else:
-        from krypenv.agents.krypkasino.ppo import ScaledInput
-
-        venv = ScaleReward(env)
-        policy = "MlpPolicy"
-        policy_kwargs = {"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": torch.nn.ReLU,
-                         "features_extractor_class": ScaledInput}
-    if kille:
-        meta = kille_metadata(args.players, args.max_deals, args=dataclasses.asdict(args))
-    else:
-        from krypenv.agents.krypkasino.ppo import metadata
-
-        from krypenv.krypkasino.rules import Rules
-
-        meta = metadata(Rules(**g), features=features, args=dataclasses.asdict(args))
+    # the learner's network (Krypkasino's move scorer sees each action's move features, an MLP the observation only)
+    inner, policy, policy_kwargs, features = part.network(args, env, net_arch(args.net_arch))
+    venv = ScaleReward(inner)
+    meta = part.metadata(args, features)
     lr = (lambda frac: args.learning_rate * frac) if args.anneal_lr else args.learning_rate
     model = MaskablePPO(
         policy, venv, learning_rate=lr, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
@@ -433,25 +392,11 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     # the final table: the trained agent against every baseline
     summary: dict[str, Any] = {"run_dir": str(run_dir), "final": str(final), "env_steps": int(model.num_timesteps),
                                "train_s": train_s, "curve": callback.rows}
-    if args.final_deals and kille:
-        t0 = time.time()
-        agent = agent_class(args.game).load(final)
-        rows = {b: kille_money(agent, b, args, args.final_deals, args.final_seed) for b in BASELINES[args.game]}
-        report = kille_report(rows, time.time() - t0)
-        (run_dir / "final_eval.txt").write_text(report + "\n")
-        print(report, flush=True)
-        summary["final_vs_expert"] = dict(zip(("money", "ci_low", "ci_high", "episodes"), rows["expert"]))
-    elif args.final_deals:
-        from krypenv.eval.krypkasino.report import text
-
-        t0 = time.time()
-        res = evaluate_against(agent_class(args.game).load(final), BASELINES[args.game], args, args.final_deals,
-                               args.final_seed)
-        report = text(res, time.time() - t0)
-        (run_dir / "final_eval.txt").write_text(report + "\n")
-        print(report, flush=True)
-        d = margin(res)
-        summary["final_vs_expert"] = {"diff": d.mean, "ci_low": d.low, "ci_high": d.high}
+    if args.final_deals:
+        table, final_vs_expert = part.final_table(part.agent_class().load(final), args)
+        summary["final_vs_expert"] = final_vs_expert
+        (run_dir / "final_eval.txt").write_text(table + "\n")
+        print(table, flush=True)
     summary["total_s"] = time.time() - start
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=float) + "\n")
     print(f"done in {summary['total_s'] / 60:.1f} min: {run_dir}", flush=True)

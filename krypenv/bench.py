@@ -23,15 +23,14 @@ layers above them:
      "aec": {...}, "vec": {...}, "vec_2p": {...}, "eval": {...},
      "machine": {"cpus": 2, "numba_threads": 2, "cpu": "...", "python": "3.11.7", "numba": "...", "numpy": "..."}}
 
-**Games.**  :data:`GAME_BENCHMARKS` maps each game to the module path of its benchmark
-module, which registers that game's benchmarks when imported.  :func:`load_games` imports
+**Games.**  The registry of games (:mod:`krypenv.games`) names each game's benchmark module, its
+``bench`` part, which registers that game's benchmarks when imported.  :func:`load_games` imports
 them all (on first use only, so this module imports no game); :func:`run` calls it.  A game
-plugs in by adding one entry and a module that calls :func:`register_batched` / :func:`register`.
+plugs in with its declaration there and a module that calls :func:`register_batched` / :func:`register`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import platform
@@ -44,8 +43,10 @@ from typing import Any, TextIO
 import numba
 import numpy as np
 
-__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_BENCHMARKS", "BatchBenchmark", "aec_steps_per_s", "load_games",
-           "machine", "register", "register_batched", "run", "vec_steps_per_s"]
+from krypenv.games import GAMES
+
+__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "BatchBenchmark", "aec_row", "aec_steps_per_s", "engine_line",
+           "engine_row", "load_games", "machine", "register", "register_batched", "run", "vec_row", "vec_steps_per_s"]
 
 Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
 BatchRow = Callable[[int, float], dict[str, Any]]  # (batch size, seconds) -> one row
@@ -60,10 +61,6 @@ class BatchBenchmark:
     line: Callable[[dict[str, Any]], str]  # the text line of one row
 
 
-GAME_BENCHMARKS: dict[str, str] = {  # game name -> module path of its benchmark module (loaded lazily)
-    "krypkasino": "krypenv.krypkasino.bench",
-    "kungsholmskille": "krypenv.kungsholmskille.bench",
-}
 BATCH_BENCHMARKS: dict[str, BatchBenchmark] = {}  # name -> benchmark, run first at every batch size
 BENCHMARKS: dict[str, Benchmark] = {}  # name -> benchmark, run once each after the batched ones
 DEFAULT_BATCHES = (1, 256, 4096)
@@ -89,9 +86,56 @@ def register_batched(name: str, row: BatchRow, header: str, line: Callable[[dict
 
 def load_games() -> None:
     """Import every game's benchmark module, which registers its benchmarks (once: imports are cached)."""
-    for module in GAME_BENCHMARKS.values():
-        importlib.import_module(module)  # the registry's lazy load: no game at import time
+    for game in GAMES.values():
+        game.part("bench")  # the registry's lazy load: no game at import time
 
+
+
+def engine_row(deals: Any, play_batch: Callable[[Any, np.random.Generator], int], seconds: float, seed: int = 0,
+               **fields: Any) -> dict[str, Any]:
+    """One row of a game's ``engine`` benchmark: ``play_batch(deals, rng)`` (deal every deal anew, play them all to
+    the end, return the decisions made) over and over for about ``seconds``, at least once, after one untimed batch
+    that loads or compiles the kernels.
+
+    The row is ``{"batch", **fields, "decisions_per_s", "deals_per_s", "bytes_per_deal"}``.
+    """
+    rng = np.random.default_rng(seed)
+    play_batch(deals, rng)  # warm-up, not timed: loads or compiles the kernels
+    decisions = finished = 0
+    start = time.perf_counter()
+    while True:
+        decisions += play_batch(deals, rng)
+        finished += deals.n
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {
+        "batch": deals.n,
+        **fields,
+        "decisions_per_s": decisions / elapsed,
+        "deals_per_s": finished / elapsed,
+        "bytes_per_deal": deals.nbytes_per_deal,
+    }
+
+
+def engine_line(name: str) -> Callable[[dict[str, Any]], str]:
+    """The text line of one row of the engine benchmark registered as ``name``."""
+
+    def line(row: dict[str, Any]) -> str:
+        return (f"{name} batch {row['batch']:>5}: {row['decisions_per_s']:>12,.0f} decisions/s  "
+                f"{row['deals_per_s']:>10,.0f} deals/s  {row['bytes_per_deal']:>6} bytes/deal")
+
+    return line
+
+
+def aec_row(env: Any, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """A game's ``aec`` result: ``{"players", "steps_per_s"}`` of its AEC ``env`` (:func:`aec_steps_per_s`)."""
+    return {"players": players, "steps_per_s": aec_steps_per_s(env, seconds, seed)}
+
+
+def vec_row(env: Any, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """A game's ``vec`` result: ``{"batch", "players", "steps_per_s"}`` of its VecEnv (:func:`vec_steps_per_s`)."""
+    return {"batch": env.num_envs, "players": players, "steps_per_s": vec_steps_per_s(env, seconds, seed)}
 
 
 def aec_steps_per_s(env: Any, seconds: float, seed: int = 0) -> float:
@@ -192,13 +236,13 @@ def _text(name: str, result: dict[str, Any]) -> str:
 
 
 def _in_game_order(registry: dict[str, Any], fn: Callable[[Any], Any]) -> list[tuple[str, Any]]:
-    """The registry's items ordered by the game that registered them (GAME_BENCHMARKS' order), others after.
+    """The registry's items ordered by the game that registered them (the games' order), others after.
 
     Registration order depends on which game module some earlier code imported first; the
     output's key order must not.  Within one module, and among non-game benchmarks, the
     registration order is kept.
     """
-    modules = list(GAME_BENCHMARKS.values())
+    modules = [game.bench for game in GAMES.values()]
 
     def rank(item: tuple[str, Any]) -> int:
         module = getattr(fn(item[1]), "__module__", None)

@@ -7,8 +7,9 @@
     krypenv play [--game G] [--agents human,expert,...] [--seed S] [...]   play against agents in the terminal
     krypenv serve [--host H] [--port P] [--open]           the local web app: play in the browser, watch replays
 
-``krypenv CMD --help`` describes each sub-command; :mod:`krypenv.krypkasino.demo`, :mod:`krypenv.replay`,
-:mod:`krypenv.bench` and the ``eval`` package document them in full.  Every error a user can cause (a bad
+``krypenv CMD --help`` describes each sub-command; each game's ``demo`` module (:mod:`krypenv.games`),
+:mod:`krypenv.replay`, :mod:`krypenv.bench` and the ``eval`` package document them in full.  Which games
+exist, and their defaults, come from the registry of games (:mod:`krypenv.games`).  Every error a user can cause (a bad
 argument, an unreadable file, a closed output pipe) is one line on stderr, never a
 traceback: usage errors exit with status 2, ``replay`` exits with 1 when a record is bad.
 """
@@ -21,9 +22,8 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from krypenv.games import DEFAULT_GAME, GAMES, game, names
 from krypenv.replay import add_arguments as add_replay_arguments
-
-GAMES = ("krypkasino", "kungsholmskille")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,15 +55,14 @@ def _batch_sizes(text: str) -> list[int]:
     return [int(parse(part)) for part in text.split(",")]
 
 
+def _per_game(value: Callable[[str], object]) -> str:
+    """A help text's list of one value per registered game: ``3 for krypkasino, 4 for kungsholmskille``."""
+    return ", ".join(f"{value(name)} for {name}" for name in names())
+
+
 def _demo(args: argparse.Namespace) -> int:
-    if args.game == "kungsholmskille":
-        from krypenv.kungsholmskille.demo import run_demo as kille_demo
-
-        kille_demo(players=args.players or 4, seed=args.seed)
-    else:
-        from krypenv.krypkasino.demo import run_demo
-
-        run_demo(players=args.players or 3, seed=args.seed)
+    declared = game(args.game)
+    declared.part("demo").run_demo(players=args.players or declared.play_players, seed=args.seed)
     return 0
 
 
@@ -126,7 +125,7 @@ def _add_ui(sub: argparse._SubParsersAction) -> None:
 
     play = sub.add_parser("play", help="play against agents in the terminal (or from a script through a pipe)",
                           description="Take a seat against agents; every deal is saved as a game record.")
-    add_play_arguments(play, GAMES)
+    add_play_arguments(play)
     play.set_defaults(func=_play)
     serve = sub.add_parser("serve", help="the local web app: play in the browser and watch replays",
                            description="Serve the play and replay pages and their JSON API.")
@@ -140,11 +139,12 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                         description="Play every deck once per seating of every lineup of the agents (duplicate "
                                     "format) and report mean scores with 95% CIs, head-to-head differences, "
                                     "deals won, tabbes, openskill ratings; write a results folder.")
-    ev.add_argument("--game", choices=("krypkasino", "kungsholmskille"), default="krypkasino",
-                    help="the game (default krypkasino); kungsholmskille plays whole pots "
-                         "(krypenv.eval.kungsholmskille)")
+    ev.add_argument("--game", choices=names(), default=DEFAULT_GAME,
+                    help=f"the game (default {DEFAULT_GAME}); each game's duplicate evaluation is its own "
+                         f"({_per_game(lambda name: GAMES[name].eval)})")
     ev.add_argument("--max-deals", type=_number(int, 1, "a positive integer"), default=None, metavar="M",
-                    help="kungsholmskille: deals after which an episode's pot is truncated (L16, default 50)")
+                    help="a game played in pots over several deals: deals after which an episode's pot is "
+                         "truncated (Kungsholmskille L16, default 50)")
     ev.add_argument("--agents", required=True, metavar="SPECS",
                     help="comma-separated agent specs, e.g. expert,greedy or pimc:samples=32,rollouts=4,random "
                          "(a k=v piece continues the previous spec)")
@@ -179,15 +179,16 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``krypenv`` command."""
-    parser = _Parser(prog="krypenv", description="Reinforcement-learning toolkit for the Swedish misère card games "
-                                                 "Krypkasino and Kungsholmskille")
+    titles = " and ".join(declared.title for declared in GAMES.values())
+    parser = _Parser(prog="krypenv", description=f"Reinforcement-learning toolkit for the Swedish misère card games "
+                                                 f"{titles}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval,play,serve}")
 
     demo = sub.add_parser("demo", help="play one deal between random players and print it turn by turn")
-    demo.add_argument("--game", choices=GAMES, default="krypkasino",
-                      help="which game (default krypkasino)")
+    demo.add_argument("--game", choices=names(), default=DEFAULT_GAME,
+                      help=f"which game (default {DEFAULT_GAME})")
     demo.add_argument("--players", type=int, default=None, choices=range(2, 7), metavar="{2..6}",
-                      help="number of players (default 3 for krypkasino, 4 for kungsholmskille)")
+                      help=f"number of players (default {_per_game(lambda name: GAMES[name].play_players)})")
     demo.add_argument("--seed", type=_number(int, 0, "a non-negative integer"), default=0,
                       help="seed of the deck and the moves (default 0)")
     demo.set_defaults(func=_demo)

@@ -31,38 +31,40 @@ whole; so is a line not UTF-8, or JSON nested too deeply, or an integer too long
 An error message that quotes the record is printed cut to :data:`MAX_MESSAGE` characters
 (:func:`clip`).
 
-**The game registry.**  :data:`GAME_RECORDS` maps each game name to the module path of its
-records module, imported on first use (so this module imports no game).  A game plugs in by
-adding one entry; its module provides::
+**The games.**  The registry of games (:mod:`krypenv.games`) names each game's records module,
+its ``records`` part, imported on first use (so this module imports no game).  A game plugs in
+with its declaration there; its records module provides::
 
     GAME: str                                                       # the record's "game" value
     check_record(obj: Any, legal: bool = False) -> ReplayOutcome    # parse, replay, compare; never raises
     summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]   # the text mode's lines
 
-``check_record`` receives only objects whose ``game`` is its own.  With ``legal`` the outcome
+``check_record`` receives only objects whose ``game`` is its own.  What every game's records module
+shares is written once here: :class:`RecordError`, :class:`ParsedRecord` (a game adds its own fields),
+the checks of a record's keys, rules, dealer and result (:func:`check_keys`, :func:`parse_rules`,
+:func:`check_dealer`, :func:`check_result_keys`, :func:`check_seat_lists`), :func:`record_before` (a
+malformed move's prefix) and the text pieces :func:`seat_row` and :func:`legal_lines`.  With ``legal`` the outcome
 lists, per move, the legal moves before it in the game's JSON form.  ``outcome.to_json()``
 is the ``krypenv replay --json`` object, the same five keys for every game.
 """
 
 from __future__ import annotations
 
-import importlib
 import io
 import itertools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any, BinaryIO
 
-__all__ = ["GAME_RECORDS", "MAX_LINE", "MAX_MESSAGE", "MAX_TEXT", "RawRecord", "ReplayOutcome", "check_record", "clip",
-           "game_records", "iter_records", "iter_text_records", "known_games", "summary", "write_jsonl"]
+from krypenv.games import GAMES
 
-GAME_RECORDS: dict[str, str] = {  # game name -> module path of its records module (loaded lazily)
-    "krypkasino": "krypenv.krypkasino.records",
-    "kungsholmskille": "krypenv.kungsholmskille.records",
-}
+__all__ = ["MAX_LINE", "MAX_MESSAGE", "MAX_TEXT", "ParsedRecord", "RawRecord", "RecordError", "ReplayOutcome",
+           "check_dealer", "check_keys", "check_record", "check_result_keys", "check_seat_lists", "clip", "is_int",
+           "iter_records", "iter_text_records", "legal_lines", "parse_rules", "record_before", "seat_row", "summary",
+           "write_jsonl"]
+
 MAX_LINE = 2**20  # bytes of one line of JSON Lines; a longer line is an error of its own, never read whole
 MAX_TEXT = 16 * 2**20  # bytes of a file read whole as one pretty-printed record
 MAX_MESSAGE = 4000  # characters of one error message as printed (it may quote the record)
@@ -93,22 +95,101 @@ class ReplayOutcome:
         }
 
 
+# --------------------------------------------------------------------------- what every game's records module shares
+class RecordError(ValueError):
+    """A malformed game record; ``move`` is the index of the offending move, if any."""
+
+    def __init__(self, message: str, move: int | None = None) -> None:
+        super().__init__(message)
+        self.move = move
+
+
+@dataclass
+class ParsedRecord:
+    """A validated game record: rules, dealer, deck, moves and the optional recorded result (a game adds its own)."""
+
+    rules: Any  # the game's Rules
+    dealer: int
+    deck: Any  # the game's deck in dealing order (an int8 array of card or rank codes)
+    moves: list[Any]  # the game's moves, parsed
+    result: dict[str, Any] | None = None
+
+
+def is_int(x: Any) -> bool:
+    """True for a JSON integer (not a bool)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_keys(obj: Any, game: str, keys: tuple[str, ...], optional: tuple[str, ...] = ("result",)) -> None:
+    """RecordError unless ``obj`` is an object with exactly ``keys`` (``optional`` may be absent) and names ``game``."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+    missing = [k for k in keys if k not in obj and k not in optional]
+    if missing:
+        raise RecordError(f"missing key(s) {', '.join(missing)}; a record has {', '.join(keys)}")
+    unknown = sorted(str(k) for k in set(obj) - set(keys))
+    if unknown:
+        raise RecordError(f"unknown key(s) {', '.join(unknown)}; a record has {', '.join(keys)}")
+    if obj["game"] != game:
+        raise RecordError(f"game must be {game!r}, got {obj['game']!r}")
+
+
+def parse_rules(rules_class: Any, value: Any) -> Any:
+    """The record's ``rules`` object as the game's ``Rules`` (``rules_class.from_dict``); RecordError otherwise."""
+    try:
+        return rules_class.from_dict(value)
+    except (ValueError, TypeError) as exc:
+        raise RecordError(f"bad rules: {exc}") from None
+
+
+def check_dealer(dealer: Any, players: int) -> int:
+    """The record's ``dealer``, a seat of the table; RecordError otherwise."""
+    if not is_int(dealer) or not 0 <= dealer < players:
+        raise RecordError(f"dealer must be a seat 0..{players - 1}, got {dealer!r}")
+    return int(dealer)
+
+
+def check_result_keys(res: Any, keys: tuple[str, ...]) -> None:
+    """RecordError unless the recorded ``result`` is an object with exactly ``keys``."""
+    if not isinstance(res, dict):
+        raise RecordError(f"result must be an object or absent, got {type(res).__name__}")
+    missing, extra = sorted(set(keys) - set(res)), sorted(str(k) for k in set(res) - set(keys))
+    if missing or extra:
+        parts = (([f"missing {', '.join(missing)}"] if missing else [])
+                 + ([f"unknown {', '.join(extra)}"] if extra else []))
+        raise RecordError(f"result must have exactly the keys {', '.join(keys)}: {'; '.join(parts)}")
+
+
+def check_seat_lists(res: dict[str, Any], keys: tuple[str, ...], players: int) -> None:
+    """RecordError unless each of the result's ``keys`` is a list of one integer per seat."""
+    for key in keys:
+        vals = res[key]
+        if not isinstance(vals, list) or len(vals) != players or not all(is_int(v) for v in vals):
+            raise RecordError(f"result.{key} must be a list of {players} integers (one per seat), got {vals!r}")
+
+
+def record_before(obj: dict[str, Any], move: int) -> dict[str, Any]:
+    """The record cut before move ``move``, without a result: where a malformed move is replayed up to."""
+    prefix = {k: v for k, v in obj.items() if k != "result"}
+    prefix["moves"] = obj["moves"][:move]
+    return prefix
+
+
+def seat_row(label: str, values: list[int], width: int) -> str:
+    """One right-aligned row of per-seat numbers for ``krypenv replay``'s text."""
+    return f"  {label:<12}" + "".join(f"{v:>{width}}" for v in values)
+
+
+def legal_lines(outcome: ReplayOutcome, text: Any = str) -> list[str]:
+    """The text mode's lines of ``--legal``: per move, the legal moves before it (``text`` puts one in words)."""
+    return [f"  legal before move {m} ({len(legal)}): {' | '.join(text(mv) for mv in legal) or 'none'}"
+            for m, legal in enumerate(outcome.legal_moves)]
+
+
 # --------------------------------------------------------------------------- dispatch by game
-def known_games() -> list[str]:
-    """The games whose records can be checked, sorted."""
-    return sorted(GAME_RECORDS)
-
-
-def game_records(game: str) -> ModuleType:
-    """The records module of ``game`` (imported on first use); ValueError naming the known games otherwise."""
-    if not isinstance(game, str) or game not in GAME_RECORDS:
-        raise ValueError(f"unknown game {game!r}; known games: {', '.join(known_games())}")
-    return importlib.import_module(GAME_RECORDS[game])  # the registry's lazy load: no game at import time
-
-
 def _game_of(obj: Any) -> str | None:
-    """The known game a loaded record names, or None."""
-    if isinstance(obj, dict) and isinstance(obj.get("game"), str) and obj["game"] in GAME_RECORDS:
+    """The registered game a loaded record names, or None."""
+    if isinstance(obj, dict) and isinstance(obj.get("game"), str) and obj["game"] in GAMES:
         return obj["game"]
     return None
 
@@ -119,17 +200,17 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
         return ReplayOutcome(ok=False, error=f"a record must be a JSON object, got {type(obj).__name__}")
     game = _game_of(obj)
     if game is None:
-        known = ", ".join(known_games())
+        known = ", ".join(GAMES)
         what = "missing key game" if "game" not in obj else f"unknown game {obj['game']!r}"
         return ReplayOutcome(ok=False, error=f"{what}; known games: {known}")
-    return game_records(game).check_record(obj, legal)
+    return GAMES[game].part("records").check_record(obj, legal)
 
 
 def summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]:
     """The text-mode lines of ``krypenv replay`` for a checked record (``label``: its ``file:line``)."""
     game = _game_of(obj)
     if game is not None:
-        return game_records(game).summary(label, obj, outcome)
+        return GAMES[game].part("records").summary(label, obj, outcome)
     return [f"{label}: error: {outcome.error}"]  # no game to describe it: it failed before any move
 
 

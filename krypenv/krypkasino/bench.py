@@ -18,22 +18,15 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
-from krypenv.bench import aec_steps_per_s, register, register_batched, vec_steps_per_s
+from krypenv.bench import aec_row, engine_line, engine_row, register, register_batched, vec_row
 from krypenv.krypkasino.engine import Deals
 from krypenv.krypkasino.rules import Rules
 
 ENGINE_HEADER = "uniformly random legal play, 3 players (Rules()); a decision is one card played"
-
-
-def engine_line(row: dict[str, Any]) -> str:
-    """The text line of one ``engine`` row."""
-    return (f"engine batch {row['batch']:>5}: {row['decisions_per_s']:>12,.0f} decisions/s  "
-            f"{row['deals_per_s']:>10,.0f} deals/s  {row['bytes_per_deal']:>6} bytes/deal")
 
 
 def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
@@ -46,41 +39,24 @@ def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
 
 def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: int = 0) -> dict[str, Any]:
     """Random play at one batch size for about ``seconds`` (at least one batch); one ``engine`` row."""
-    deals = Deals(rules or Rules(), batch)
-    rng = np.random.default_rng(seed)
-    _play_batch(deals, rng)  # warm-up, not timed: loads or compiles the kernels
-    decisions = finished = 0
-    start = time.perf_counter()
-    while True:
-        decisions += _play_batch(deals, rng)
-        finished += batch
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return {
-        "batch": batch,
-        "decisions_per_s": decisions / elapsed,
-        "deals_per_s": finished / elapsed,
-        "bytes_per_deal": deals.nbytes_per_deal,
-    }
+    return engine_row(Deals(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
 def bench_aec(seconds: float, players: int = 3, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up episode)."""
     from krypenv.krypkasino.aec import env as aec_env
 
-    return {"players": players, "steps_per_s": aec_steps_per_s(aec_env(players=players), seconds, seed)}
+    return aec_row(aec_env(players=players), players, seconds, seed)
 
 
 def bench_vec(seconds: float, batch: int = 4096, players: int = 3, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
     from krypenv.krypkasino.vec import KrypkasinoVecEnv
 
-    env = KrypkasinoVecEnv(batch, players=players, seed=seed)
-    return {"batch": batch, "players": players, "steps_per_s": vec_steps_per_s(env, seconds, seed)}
+    return vec_row(KrypkasinoVecEnv(batch, players=players, seed=seed), players, seconds, seed)
 
 
-register_batched("engine", bench_engine, ENGINE_HEADER, engine_line)
+register_batched("engine", bench_engine, ENGINE_HEADER, engine_line("engine"))
 register("aec", bench_aec)
 register("vec", bench_vec)
 register("vec_2p", lambda seconds: bench_vec(seconds, players=2))

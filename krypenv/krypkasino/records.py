@@ -28,7 +28,6 @@ These are the functions :mod:`krypenv.records` dispatches to for records whose `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,31 +36,25 @@ from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, ca
 from krypenv.krypkasino.engine.kernels import NOT_MAXIMAL
 from krypenv.krypkasino.engine.state import MOVE_ERRORS, Deals
 from krypenv.krypkasino.rules import Rules
-from krypenv.records import ReplayOutcome
+from krypenv.records import (
+    ParsedRecord,
+    RecordError,
+    ReplayOutcome,
+    check_dealer,
+    check_keys,
+    check_result_keys,
+    check_seat_lists,
+    legal_lines,
+    parse_rules,
+    record_before,
+    seat_row,
+)  # fmt: skip
 
 GAME = "krypkasino"
 RECORD_KEYS = ("game", "rules", "dealer", "deck", "moves", "result")
 RESULT_KEYS = ("scores", "card_points", "tabbes")
-_OPTIONAL_KEYS = ("result",)
-
-
-class RecordError(ValueError):
-    """A malformed game record; ``move`` is the index of the offending move, if any."""
-
-    def __init__(self, message: str, move: int | None = None) -> None:
-        super().__init__(message)
-        self.move = move
-
-
-@dataclass
-class ParsedRecord:
-    """A validated game record: rules, dealer, deck codes, moves and the optional recorded result."""
-
-    rules: Rules
-    dealer: int
-    deck: np.ndarray  # (104,) int8 card codes in dealing order
-    moves: list[tuple[int, np.ndarray]]  # (played card code, (52,) int8 capture counts)
-    result: dict[str, list[int]] | None = None
+# A ParsedRecord (krypenv.records) of Krypkasino: rules a Rules, deck (104,) int8 card codes in dealing
+# order, moves (played card code, (52,) int8 capture counts), result the recorded scores, card points, tabbes.
 
 
 # --------------------------------------------------------------------------- writing
@@ -97,11 +90,6 @@ def _result_of(deals: Deals, i: int) -> dict[str, list[int]]:
 
 
 # --------------------------------------------------------------------------- parsing
-def _is_int(x: Any) -> bool:
-    """True for a JSON integer (not a bool)."""
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
 def _code(name: Any, where: str, move: int | None = None) -> int:
     """Card code of a record's card name, RecordError naming the place otherwise."""
     try:
@@ -130,38 +118,16 @@ def _parse_move(m: int, mv: Any) -> tuple[int, np.ndarray]:
 
 def _parse_result(res: Any, players: int) -> dict[str, list[int]]:
     """The recorded ``result`` object, checked for keys and per-seat integer lists."""
-    if not isinstance(res, dict):
-        raise RecordError(f"result must be an object or null, got {type(res).__name__}")
-    if set(res) != set(RESULT_KEYS):
-        missing, extra = sorted(set(RESULT_KEYS) - set(res)), sorted(set(res) - set(RESULT_KEYS))
-        parts = ([f"missing {missing}"] if missing else []) + ([f"unknown {extra}"] if extra else [])
-        raise RecordError(f"result must have exactly the keys {list(RESULT_KEYS)}: {', '.join(parts)}")
-    for key in RESULT_KEYS:
-        vals = res[key]
-        if not isinstance(vals, list) or len(vals) != players or not all(_is_int(v) for v in vals):
-            raise RecordError(f"result.{key} must be a list of {players} integers (one per seat), got {vals!r}")
+    check_result_keys(res, RESULT_KEYS)
+    check_seat_lists(res, RESULT_KEYS, players)
     return {key: list(res[key]) for key in RESULT_KEYS}
 
 
 def parse_record(obj: Any) -> ParsedRecord:
     """Validate a loaded game record; RecordError names exactly what is wrong."""
-    if not isinstance(obj, dict):
-        raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
-    missing = [k for k in RECORD_KEYS if k not in obj and k not in _OPTIONAL_KEYS]
-    if missing:
-        raise RecordError(f"missing key(s) {', '.join(missing)}")
-    unknown = sorted(set(obj) - set(RECORD_KEYS))
-    if unknown:
-        raise RecordError(f"unknown key(s) {', '.join(unknown)}; a record has {', '.join(RECORD_KEYS)}")
-    if obj["game"] != GAME:
-        raise RecordError(f"game must be {GAME!r}, got {obj['game']!r}")
-    try:
-        rules = Rules.from_dict(obj["rules"])
-    except (ValueError, TypeError) as exc:
-        raise RecordError(f"bad rules: {exc}") from None
-    dealer = obj["dealer"]
-    if not _is_int(dealer) or not 0 <= dealer < rules.players:
-        raise RecordError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer!r}")
+    check_keys(obj, GAME, RECORD_KEYS)
+    rules = parse_rules(Rules, obj["rules"])
+    dealer = check_dealer(obj["dealer"], rules.players)
     names = obj["deck"]
     if not isinstance(names, list) or len(names) != DECK_SIZE:
         got = f"{len(names)} cards" if isinstance(names, list) else type(names).__name__
@@ -177,7 +143,7 @@ def parse_record(obj: Any) -> ParsedRecord:
     moves = [_parse_move(m, mv) for m, mv in enumerate(obj["moves"])]
     res = obj.get("result")
     result = None if res is None else _parse_result(res, rules.players)
-    return ParsedRecord(rules=rules, dealer=int(dealer), deck=deck, moves=moves, result=result)
+    return ParsedRecord(rules=rules, dealer=dealer, deck=deck, moves=moves, result=result)
 
 
 # --------------------------------------------------------------------------- replaying
@@ -276,9 +242,7 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
         if exc.move is None:
             return ReplayOutcome(ok=False, error=str(exc))
         # A malformed move: replay the moves before it to report where the deal stood.
-        prefix = dict(obj, moves=obj["moves"][: exc.move])
-        prefix.pop("result", None)
-        out, deals = _replay(parse_record(prefix), legal)
+        out, deals = _replay(parse_record(record_before(obj, exc.move)), legal)
         if not out.ok:
             return out
         moves = deals.legal_moves(0)
@@ -291,8 +255,8 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
 
 # --------------------------------------------------------------------------- the text of krypenv replay
 def _row(label: str, values: list[int]) -> str:
-    """One right-aligned table row of per-seat numbers."""
-    return f"  {label:<12}" + "".join(f"{v:>5}" for v in values)
+    """One right-aligned table row of per-seat numbers, five characters a seat."""
+    return seat_row(label, values, 5)
 
 
 def _move_text(mv: dict[str, Any]) -> str:
@@ -324,7 +288,4 @@ def summary(label: str, obj: Any, out: ReplayOutcome) -> list[str]:
             if out.team_scores is not None:
                 lines.append(f"  team scores {out.team_scores} for teams {rules['teams']}")
             lines.append(f"  seat {out.taker} took the table rest and the set-aside pile (K15)")
-    for m, legal in enumerate(out.legal_moves):
-        listed = " | ".join(_move_text(mv) for mv in legal) or "none"
-        lines.append(f"  legal before move {m} ({len(legal)}): {listed}")
-    return lines
+    return lines + legal_lines(out, _move_text)

@@ -11,7 +11,7 @@
 
 The engine benchmark:
 
-Measured exactly like Krypkasino's ``krypenv.bench.bench_engine``: B deals are dealt from
+Measured as every game's engine (:func:`krypenv.bench.engine_row`): B deals are dealt from
 freshly shuffled decks (``Deals.reset(rng=...)``) and played to the end by
 ``Deals.play_random`` (one uniformly random legal move in every unfinished deal per call),
 over and over for about ``seconds``; one untimed batch first loads or compiles the kernels.
@@ -26,14 +26,15 @@ showdown up to 9P − 1), so decisions/s and deals/s are both reported::
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
-from krypenv.bench import aec_steps_per_s, register, register_batched, vec_steps_per_s
+from krypenv.bench import aec_row, engine_line, engine_row, register, register_batched, vec_row
 from krypenv.kungsholmskille.engine import Deals
 from krypenv.kungsholmskille.rules import Rules
+
+ENGINE_HEADER = "Kungsholmskille, uniformly random legal play, 4 players; a decision is one move (L17)"
 
 
 def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
@@ -46,50 +47,23 @@ def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
 
 def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:
     """Random play at one batch size for about ``seconds`` (at least one timed batch)."""
-    deals = Deals(Rules(players), batch)
-    rng = np.random.default_rng(seed)
-    _play_batch(deals, rng)  # warm-up, not timed: loads or compiles the kernels
-    decisions = finished = 0
-    start = time.perf_counter()
-    while True:
-        decisions += _play_batch(deals, rng)
-        finished += batch
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return {
-        "batch": batch,
-        "players": players,
-        "decisions_per_s": decisions / elapsed,
-        "deals_per_s": finished / elapsed,
-        "bytes_per_deal": deals.nbytes_per_deal,
-    }
-
-
-ENGINE_HEADER = "Kungsholmskille, uniformly random legal play, 4 players; a decision is one move (L17)"
-
-
-def engine_line(row: dict[str, Any]) -> str:
-    """The text line of one ``kille_engine`` row."""
-    return (f"kille_engine batch {row['batch']:>5}: {row['decisions_per_s']:>12,.0f} decisions/s  "
-            f"{row['deals_per_s']:>10,.0f} deals/s  {row['bytes_per_deal']:>6} bytes/deal")
+    return engine_row(Deals(Rules(players), batch), _play_batch, seconds, seed, players=players)
 
 
 def bench_aec(seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up episode)."""
     from krypenv.kungsholmskille.aec import env as aec_env
 
-    return {"players": players, "steps_per_s": aec_steps_per_s(aec_env(players=players), seconds, seed)}
+    return aec_row(aec_env(players=players), players, seconds, seed)
 
 
 def bench_vec(seconds: float, batch: int = 4096, players: int = 4, seed: int = 0) -> dict[str, Any]:
     """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
     from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 
-    env = KungsholmskilleVecEnv(batch, players=players, seed=seed)
-    return {"batch": batch, "players": players, "steps_per_s": vec_steps_per_s(env, seconds, seed)}
+    return vec_row(KungsholmskilleVecEnv(batch, players=players, seed=seed), players, seconds, seed)
 
 
-register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line)
+register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line("kille_engine"))
 register("kille_aec", bench_aec)
 register("kille_vec", bench_vec)

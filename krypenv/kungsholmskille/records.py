@@ -40,31 +40,32 @@ from krypenv.kungsholmskille.actions import action_name, parse_move
 from krypenv.kungsholmskille.cards import DECK_SIZE, deck_names, parse_deck, rank_index
 from krypenv.kungsholmskille.engine import MAX_POT, OUTCOME_NAMES, Deals
 from krypenv.kungsholmskille.rules import Rules
-from krypenv.records import ReplayOutcome
+from krypenv.records import (
+    ParsedRecord,
+    RecordError,
+    ReplayOutcome,
+    check_dealer,
+    check_keys,
+    check_result_keys,
+    check_seat_lists,
+    is_int,
+    legal_lines,
+    parse_rules,
+    record_before,
+    seat_row,
+)  # fmt: skip
 
 GAME = "kungsholmskille"
 RECORD_KEYS = ("game", "rules", "dealer", "pot", "deck", "moves", "result")
 RESULT_KEYS = ("outcome", "winner", "shower", "penalty", "money", "antes_next", "pot_next")
 
 
-class RecordError(ValueError):
-    """A malformed record; ``move`` is the index of the offending move, if any."""
+@dataclass(kw_only=True)
+class ParsedPotRecord(ParsedRecord):
+    """A validated Kungsholmskille record, whose deal starts with a pot: the shared fields (deck (42,) int8 rank
+    indices in dealing order, moves action indices) and the pot."""
 
-    def __init__(self, message: str, move: int | None = None) -> None:
-        super().__init__(message)
-        self.move = move
-
-
-@dataclass
-class ParsedRecord:
-    """A validated record: rules, dealer, starting pot, deck order, moves as action indices, recorded result."""
-
-    rules: Rules
-    dealer: int
     pot: int
-    deck: np.ndarray  # (42,) int8 rank indices in dealing order
-    moves: list[int]  # action indices
-    result: dict[str, Any] | None = None
 
 
 # --------------------------------------------------------------------------- writing
@@ -88,37 +89,23 @@ def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- parsing
-def _is_int(x: Any) -> bool:
-    """True for a JSON integer (not a bool)."""
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
 def _seat_or_null(res: dict[str, Any], key: str, players: int) -> None:
     v = res[key]
-    if v is not None and not (_is_int(v) and 0 <= v < players):
+    if v is not None and not (is_int(v) and 0 <= v < players):
         raise RecordError(f"result.{key} must be a seat 0..{players - 1} or null, got {v!r}")
 
 
 def _parse_result(res: Any, players: int, pot: int) -> dict[str, Any]:
     """The recorded ``result``: its shape, and L18's bookkeeping against the record's pot."""
-    if not isinstance(res, dict):
-        raise RecordError(f"result must be an object or absent, got {type(res).__name__}")
-    missing, extra = sorted(set(RESULT_KEYS) - set(res)), sorted(set(res) - set(RESULT_KEYS))
-    if missing or extra:
-        parts = (([f"missing {', '.join(missing)}"] if missing else [])
-                 + ([f"unknown {', '.join(extra)}"] if extra else []))
-        raise RecordError(f"result must have exactly the keys {', '.join(RESULT_KEYS)}: {'; '.join(parts)}")
+    check_result_keys(res, RESULT_KEYS)
     if res["outcome"] not in OUTCOME_NAMES:
         raise RecordError(f"result.outcome must be one of {', '.join(OUTCOME_NAMES)}, got {res['outcome']!r}")
     _seat_or_null(res, "winner", players)
     _seat_or_null(res, "shower", players)
     for key in ("penalty", "pot_next"):
-        if not _is_int(res[key]) or res[key] < 0:
+        if not is_int(res[key]) or res[key] < 0:
             raise RecordError(f"result.{key} must be a non-negative integer, got {res[key]!r}")
-    for key in ("money", "antes_next"):
-        vals = res[key]
-        if not isinstance(vals, list) or len(vals) != players or not all(_is_int(v) for v in vals):
-            raise RecordError(f"result.{key} must be a list of {players} integers (one per seat), got {vals!r}")
+    check_seat_lists(res, ("money", "antes_next"), players)
     if any(v < 0 for v in res["antes_next"]):
         raise RecordError(f"result.antes_next must not be negative, got {res['antes_next']}")
     went_out = res["outcome"] != "budrunda"
@@ -135,26 +122,12 @@ def _parse_result(res: Any, players: int, pot: int) -> dict[str, Any]:
     return dict(res)
 
 
-def parse_record(obj: Any) -> ParsedRecord:
+def parse_record(obj: Any) -> ParsedPotRecord:
     """Validate a loaded record; RecordError names exactly what is wrong (``.move`` for a bad move string)."""
-    if not isinstance(obj, dict):
-        raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
-    missing = [k for k in RECORD_KEYS if k not in obj and k != "result"]
-    if missing:
-        raise RecordError(f"missing key(s) {', '.join(missing)}; a record has {', '.join(RECORD_KEYS)}")
-    unknown = sorted(str(k) for k in set(obj) - set(RECORD_KEYS))
-    if unknown:
-        raise RecordError(f"unknown key(s) {', '.join(unknown)}; a record has {', '.join(RECORD_KEYS)}")
-    if obj["game"] != GAME:
-        raise RecordError(f"game must be {GAME!r}, got {obj['game']!r}")
-    try:
-        rules = Rules.from_dict(obj["rules"])
-    except (ValueError, TypeError) as exc:
-        raise RecordError(f"bad rules: {exc}") from None
-    dealer, pot = obj["dealer"], obj["pot"]
-    if not _is_int(dealer) or not 0 <= dealer < rules.players:
-        raise RecordError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer!r}")
-    if not _is_int(pot) or not 0 <= pot <= MAX_POT:
+    check_keys(obj, GAME, RECORD_KEYS)
+    rules = parse_rules(Rules, obj["rules"])
+    dealer, pot = check_dealer(obj["dealer"], rules.players), obj["pot"]
+    if not is_int(pot) or not 0 <= pot <= MAX_POT:
         raise RecordError(f"pot must be a whole number of kronor from 0 to {MAX_POT} (L3), got {pot!r}")
     names = obj["deck"]
     if not isinstance(names, list) or len(names) != DECK_SIZE:
@@ -179,7 +152,7 @@ def parse_record(obj: Any) -> ParsedRecord:
             raise RecordError(str(exc), m) from None
     res = obj.get("result")
     result = None if res is None else _parse_result(res, rules.players, pot)
-    return ParsedRecord(rules=rules, dealer=dealer, pot=pot, deck=deck, moves=moves, result=result)
+    return ParsedPotRecord(rules=rules, dealer=dealer, pot=pot, deck=deck, moves=moves, result=result)
 
 
 # --------------------------------------------------------------------------- replaying
@@ -197,7 +170,7 @@ def _move_error(deals: Deals, m: int, move: str, why: str) -> str:
     return f"move {m} (seat {int(deals.to_act[0])}: {move}): {why}; legal moves: {_legal_text(deals)}"
 
 
-def _replay(parsed: ParsedRecord, legal: bool, total: int) -> tuple[ReplayOutcome, Deals]:
+def _replay(parsed: ParsedPotRecord, legal: bool, total: int) -> tuple[ReplayOutcome, Deals]:
     """Replay a parsed record through a one-deal engine; also return the engine where it stopped."""
     deals = Deals(parsed.rules, 1)
     deals.reset(decks=parsed.deck[None, :], dealers=parsed.dealer, pots=parsed.pot)
@@ -228,7 +201,7 @@ def _replay(parsed: ParsedRecord, legal: bool, total: int) -> tuple[ReplayOutcom
     return out, deals
 
 
-def replay(parsed: ParsedRecord, legal: bool = False) -> ReplayOutcome:
+def replay(parsed: ParsedPotRecord, legal: bool = False) -> ReplayOutcome:
     """Play a parsed record through the engine, checking every move and the recorded result."""
     return _replay(parsed, legal, len(parsed.moves))[0]
 
@@ -243,9 +216,7 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
             if exc.move is None:
                 return ReplayOutcome(ok=False, error=str(exc))
             # a malformed move string: replay the moves before it to say where the deal stood
-            prefix = {k: v for k, v in obj.items() if k != "result"}
-            prefix["moves"] = obj["moves"][:exc.move]
-            out, deals = _replay(parse_record(prefix), legal, len(obj["moves"]))
+            out, deals = _replay(parse_record(record_before(obj, exc.move)), legal, len(obj["moves"]))
             if not out.ok:
                 return out
             if legal:
@@ -261,8 +232,8 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
 
 # --------------------------------------------------------------------------- text
 def _row(label: str, values: list[int]) -> str:
-    """One right-aligned table row of per-seat numbers."""
-    return f"  {label:<12}" + "".join(f"{v:>6}" for v in values)
+    """One right-aligned table row of per-seat numbers, six characters a seat."""
+    return seat_row(label, values, 6)
 
 
 def describe_result(result: dict[str, Any], pot: int) -> str:
@@ -296,6 +267,4 @@ def summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]:
                 _row("money", res["money"]) + f"   (sum {sum(res['money'])})",
                 _row("antes next", res["antes_next"]) + f"   (pot next {res['pot_next']})",
             ]
-    for m, legal in enumerate(outcome.legal_moves):
-        lines.append(f"  legal before move {m} ({len(legal)}): {' | '.join(legal) or 'none'}")  # type: ignore[arg-type]
-    return lines
+    return lines + legal_lines(outcome)

@@ -7,11 +7,12 @@ loads agents by their spec strings, and nothing below imports it.
 |---------------------|-------------------------------------------------------------------------------|
 | ``session.py``      | :class:`~krypenv.ui.session.Session`: a match in progress over one engine     |
 |                     | deal, the human's seat, agents for the others, per-seat JSON states, records  |
-| ``games.py``        | the registry of game adapters (one per game, loaded by name)                  |
 | ``krypkasino.py``   | Krypkasino's adapter: legal (card, capture) moves listed once, table talk     |
 | ``kungsholmskille.py`` | Kungsholmskille's adapter: calls, exchanges and tricks, money and the pot  |
+|                     | (each game's adapter is the ``ui`` part of its :mod:`krypenv.games` entry)    |
 | ``hints.py``        | what an agent would play and why: probabilities, or votes of repeated searches |
 | ``replay.py``       | replay frames of game records (every seat's cards at every move), HTML export |
 | ``terminal.py``     | ``krypenv play``: the terminal front end                                      |
+| ``terminal_text.py``| colours (or plain text) and the seat table, shared by the games' terminal lines |
 | ``server.py``       | ``krypenv serve``: the JSON API and the static page (``static/``)             |
 """

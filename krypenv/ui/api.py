@@ -14,7 +14,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from krypenv.ui.games import DEFAULT_OPPONENT, DEFAULT_PLAYERS, GAMES
+from krypenv.games import DEFAULT_GAME, GAMES, names
 from krypenv.ui.guard import HttpError
 from krypenv.ui.menu import AgentMenu
 from krypenv.ui.replay import Deal, load_objects, load_text
@@ -87,12 +87,12 @@ class App:
     def meta(self) -> dict[str, Any]:
         """Games, the agents offered for each, defaults."""
         from krypenv.ui.hints import default_hint_spec
-        from krypenv.ui.krypkasino import rules_meta
 
-        return {"games": {g: {"agents": self.menu.offer(g), "default_players": DEFAULT_PLAYERS[g],
-                              "default_opponent": DEFAULT_OPPONENT[g],
-                              "hint": default_hint_spec(g), "rules": rules_meta() if g == "krypkasino" else {}}
-                          for g in GAMES}}
+        return {"games": {g.name: {"title": g.title, "agents": self.menu.offer(g.name),
+                                   "default_players": g.play_players, "default_opponent": g.play_opponent,
+                                   "hint": default_hint_spec(g.name), "rules": g.part("ui").rules_meta()}
+                          for g in GAMES.values()},
+                "default_game": DEFAULT_GAME}
 
     def new_game(self, body: dict[str, Any]) -> tuple[Table, dict[str, Any]]:
         """A game from ``{game, players, agents, seat, seed, deals, rules}``, its agents not yet moved."""
@@ -101,11 +101,11 @@ class App:
         from krypenv import agents
 
         _fields(body, "games")
-        game = body.get("game", "krypkasino")
-        if game not in GAMES:
-            raise HttpError(400, f"unknown game {str(game)[:40]!r}; known games: {', '.join(GAMES)}")
-        players = int_field(body, "players", DEFAULT_PLAYERS[game], 2, 6)
-        specs = body.get("agents") or [DEFAULT_OPPONENT[game]]
+        game = body.get("game", DEFAULT_GAME)
+        if not isinstance(game, str) or game not in GAMES:
+            raise HttpError(400, f"unknown game {str(game)[:40]!r}; known games: {', '.join(names())}")
+        players = int_field(body, "players", GAMES[game].play_players, 2, 6)
+        specs = body.get("agents") or [GAMES[game].play_opponent]
         if isinstance(specs, str):
             specs = specs.split(",")
         if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs) or len(specs) > players:
@@ -188,13 +188,8 @@ def _rules(game: str, players: int, value: Any) -> dict[str, Any]:
     """A request's ``rules`` as the game's options (record rules keys); 400 naming what is wrong."""
     if value is None:
         return {}
-    if game != "krypkasino":
-        raise HttpError(400, f"rules are Krypkasino's options (K6, K8, K17, K18); {game} takes none, "
-                             f"got {json.dumps(value)[:80]}")
-    from krypenv.ui.krypkasino import options_from_json
-
     try:
-        return options_from_json(value, players)
+        return GAMES[game].part("ui").options_from_json(value, players)
     except ValueError as exc:
         raise HttpError(400, str(exc)) from None
 

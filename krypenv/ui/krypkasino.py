@@ -32,6 +32,7 @@ from krypenv.krypkasino.render import announcement
 from krypenv.krypkasino.rules import SET_ASIDE_VARIANTS, TWO_PLAYER_DEALS, Rules, alternating_teams, parse_teams
 from krypenv.rng import seed_state
 from krypenv.ui.moves import Choice, InputError, softmax_masked
+from krypenv.ui.terminal_text import BOLD, Style, seat_rows
 
 GAME = "krypkasino"
 RULE_OPTIONS = ("teams", "two_player_deal", "set_aside", "last_capture_point")
@@ -378,3 +379,40 @@ def replay_frames(obj: dict[str, Any]) -> dict[str, Any]:
     return {"game": GAME, "players": game.players, "frames": frames, "moves": moves,
             "result": obj.get("result"), "final": game.deal_scores() if game.done else None}
 
+
+
+# --------------------------------------------------------------------------- krypenv play in the terminal
+RESULT_NAME = "score (the lowest wins)"  # what a deal's result is, in the match's closing lines
+TOTAL_NAME = "total"
+
+
+def red_card(name: str) -> bool:
+    """Hearts and diamonds print red on a terminal."""
+    return name[-1:] in ("H", "D")
+
+
+def terminal_state(st: dict[str, Any], style: Style) -> list[str]:
+    """The deal's lines above the person's hand: the deal, the table, the set-aside pile, every seat's counts."""
+    sistan = " (sistan)" if st["sistan"] else ""
+    lines = [style.wrap(f"Krypkasino, deal {st['deal_no'] + 1}/{st['deals']}, round {st['round']}/{st['rounds']}"
+                        f"{sistan}, deck {st['deck_left']} cards, dealer seat {st['dealer']}", BOLD),
+             f"table:      {style.cards(st['table'], red_card)}" + (f"    ({st['call']})" if st["call"] else ""),
+             f"set aside:  {style.cards(st['aside'], red_card)}"]
+    return lines + seat_rows(st, [("hand", st["hand_sizes"]), ("pile", st["pile_sizes"]),
+                                  ("points", st["card_points"]), ("tabbes", st["tabbes"]), ("score", st["scores"]),
+                                  ("match", [t + s for t, s in zip(st["totals"], st["scores"])])])
+
+
+def terminal_end(st: dict[str, Any], names: list[str], totals: list[int]) -> list[str]:
+    """The match's last lines: the team totals (K18: a team scores the sum of its seats) and the winner."""
+    lines = []
+    teams, sides = st["teams"], st["team_totals"]
+    if teams:
+        lines.append("  teams: " + ", ".join(" + ".join(names[s] for s in team) + f" {v}"
+                                             for team, v in zip(teams, sides)))
+    else:
+        teams, sides = [(s,) for s in range(len(totals))], totals
+    best = min(sides)
+    lines.append("  winner: " + " and ".join(" + ".join(names[s] for s in team)
+                                            for team, v in zip(teams, sides) if v == best))
+    return lines

@@ -17,6 +17,7 @@ the cards shown at a showdown (L14) are public.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,7 @@ from krypenv.kungsholmskille.records import describe_result, parse_record, recor
 from krypenv.kungsholmskille.rules import Rules
 from krypenv.rng import k_uniforms, seed_state
 from krypenv.ui.moves import Choice, InputError, softmax_masked
+from krypenv.ui.terminal_text import BOLD, Style, never_red, seat_rows
 
 GAME = "kungsholmskille"
 WORDS = {"bud": "bud", "knacka": "knacka (knock)", "fold": "fold", "stay": "stay", "stand": "stand (keep your hand)",
@@ -60,6 +62,16 @@ HELP = """Kungsholmskille moves: type the number of a move, or its word or cards
   gok    (or play:gok)                          play that card to the trick (L10)
 Ranks from low to high: blaren blompotta krans 1..12 vardshus kavall svin husar gok kille.
 The lowest card after four tricks wins the pot; money is in kronor."""
+
+
+def rules_meta() -> dict[str, Any]:
+    """The rules options the web page offers: none (Kungsholmskille's rules have no variants)."""
+    return {}
+
+
+def options_from_json(obj: Any, players: int) -> dict[str, Any]:
+    """A request's ``rules`` object: always a ValueError, since the game takes no rules options."""
+    raise ValueError(f"rules: {GAME} takes none (its rules have no variants), got {json.dumps(obj)[:80]}")
 
 
 def label(a: int) -> str:
@@ -326,3 +338,30 @@ def replay_frames(obj: dict[str, Any]) -> dict[str, Any]:
         frames.append(game.state(None))
     return {"game": GAME, "players": game.players, "frames": frames, "moves": moves, "result": obj.get("result"),
             "final": game.deal_scores() if game.done else None}
+
+
+# --------------------------------------------------------------------------- krypenv play in the terminal
+RESULT_NAME = "money won (kronor)"  # what a deal's result is, in the match's closing lines
+TOTAL_NAME = "net money"
+red_card = never_red  # ranks without suits: no card prints red
+
+
+def terminal_state(st: dict[str, Any], style: Style) -> list[str]:
+    """The deal's lines above the person's hand: the deal and pot, every seat's cards, money and calls, the tricks."""
+    lines = [style.wrap(f"Kungsholmskille, deal {st['deal_no'] + 1}/{st['deals']}, {st['phase']}, pot "
+                        f"{st['pot']}, talon {st['talon']}, dealer seat {st['dealer']}, forehand seat "
+                        f"{st['forehand']}", BOLD)]
+    said = [" ".join(c[-2:]) or "-" for c in st["calls"]]
+    lines += seat_rows(st, [("cards", st["hand_sizes"]), ("money", st["money"])])
+    lines = lines[:2] + [row + f"   {said[s]}" + ("  (folded)" if st["folded"][s] else "")
+                         for s, row in enumerate(lines[2:])]
+    for t, trick in enumerate(st["tricks"]):
+        cards = ", ".join(f"seat {s} {c}" for s, c in enumerate(trick["cards"]) if c is not None)
+        won = f" -> seat {trick['winner']}" if trick["winner"] is not None else ""
+        lines.append(f"trick {t + 1}: {cards}{won}")
+    return lines
+
+
+def terminal_end(st: dict[str, Any], names: list[str], totals: list[int]) -> list[str]:
+    """The match's last lines after the net money: none (the money says who won)."""
+    return []

@@ -86,14 +86,14 @@ class AgentMenu:
         ``shipped`` is the checkpoint folder, default :data:`krypenv.agents.checkpoint.SHIPPED`.
         """
         from krypenv.agents.checkpoint import SHIPPED
-        from krypenv.ui.games import GAMES
+        from krypenv.games import names
 
         folder = SHIPPED if shipped is None else shipped
-        found = [read_checkpoint(p, GAMES) for p in sorted(folder.glob("*.zip"))] if folder.is_dir() else []
+        found = [read_checkpoint(p, names()) for p in sorted(folder.glob("*.zip"))] if folder.is_dir() else []
         named = []
         for path in extra:
             try:
-                named.append(read_checkpoint(path, GAMES))
+                named.append(read_checkpoint(path, names()))
             except ValueError as exc:
                 raise ValueError(f"--checkpoint {path}: {exc}") from None
         replaced = {c.name for c in named}

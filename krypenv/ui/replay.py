@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from krypenv.games import game
 from krypenv.records import RawRecord, check_record, clip, iter_records, iter_text_records, summary
-from krypenv.ui.games import replay_frames
 
 STATIC = Path(__file__).with_name("static")
 MAX_ERRORS = 20  # error lines kept per records file; the others are only counted
@@ -83,7 +83,7 @@ def load_file(path: str | Path) -> tuple[list[Deal], list[str]]:
 
 def frames(deal: Deal) -> dict[str, Any]:
     """The replay of one deal: frames (every hand visible), moves with their talk, its result."""
-    out = replay_frames(deal.record)
+    out = game(deal.record["game"]).part("ui").replay_frames(deal.record)
     out.update({"label": deal.label, "summary": deal.summary})
     return out
 

@@ -1,8 +1,8 @@
 """A match in progress with a person at the table: the game-generic layer under ``krypenv play`` and ``krypenv serve``.
 
 A :class:`Session` plays ``deals`` deals of one game on a one-deal engine (through the game's
-adapter, :mod:`krypenv.ui.games`).  One seat is the human's; every other seat is an agent
-named by a spec string (``agents.load(spec, game=...)``: ``expert``, ``pimc:samples=16``,
+adapter, the ``ui`` part of its declaration in :mod:`krypenv.games`).  One seat is the human's;
+every other seat is an agent named by a spec string (``agents.load(spec, game=...)``: ``expert``, ``pimc:samples=16``,
 ``ppo:checkpoints/ppo-2p.zip``, ...), which acts through the shared
 :class:`krypenv.agent_api.DecisionBatch` exactly as in the environments and in ``krypenv eval``.
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from krypenv.ui.games import adapter
+from krypenv import games
 from krypenv.ui.moves import Choice, InputError
 
 __all__ = ["Choice", "Event", "GameAdapter", "InputError", "Session", "default_record_path", "parse_specs"]
@@ -185,7 +185,7 @@ class Session:
         self.specs, self.human = parse_specs(specs, players, seat)
         self.agents: dict[int, Any] = {s: (loaded or {}).get(s) or agents.load(spec, game=game)
                                        for s, spec in enumerate(self.specs) if spec != HUMAN}
-        self.game: GameAdapter = adapter(game, players, seed, options or {})
+        self.game: GameAdapter = games.game(game).part("ui").Adapter(players, seed, options or {})
         self.players = players
         self.deals = deals
         self.deal_no = 0

@@ -1,6 +1,6 @@
 """``krypenv play``: a person against agents in the terminal, or driven by a script through a pipe.
 
-    krypenv play [--game krypkasino|kungsholmskille] [--players N] [--agents human,expert,...] [--seat S]
+    krypenv play [--game GAME] [--players N] [--agents human,expert,...] [--seat S]
                  [--seed S] [--deals K] [--record FILE] [--hint SPEC] [rules options]
 
 Each turn prints what the others just did (with the table talk of the rule texts: "tabbe på
@@ -35,31 +35,11 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from krypenv.games import DEFAULT_GAME, GAMES, game, names
 from krypenv.ui.session import InputError, Session
+from krypenv.ui.terminal_text import BOLD, Style
 
-RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 PROMPT = "your move (number or short form; ? help, h hint, q quit): "
-
-
-class Style:
-    """Colours on a terminal, plain text otherwise."""
-
-    def __init__(self, colour: bool) -> None:
-        self.colour = colour
-
-    def wrap(self, text: str, code: str) -> str:
-        """``text`` in a colour or weight, or as it is without colour."""
-        return f"{code}{text}{RESET}" if self.colour else text
-
-    def card(self, name: str, game: str) -> str:
-        """A card name, red for hearts and diamonds in Krypkasino."""
-        if game == "krypkasino" and name[-1:] in ("H", "D"):
-            return self.wrap(name, RED)
-        return name
-
-    def cards(self, names: list[str] | None, game: str) -> str:
-        """Card names separated by spaces, or ``-``."""
-        return " ".join(self.card(n, game) for n in names or []) or "-"
 
 
 def render_events(events: list[dict[str, Any]], style: Style) -> list[str]:
@@ -72,40 +52,10 @@ def render_events(events: list[dict[str, Any]], style: Style) -> list[str]:
     return lines
 
 
-def _seat_rows(st: dict[str, Any], columns: list[tuple[str, list[Any]]]) -> list[str]:
-    names = [n + (" *" if s == st["to_act"] else "") for s, n in enumerate(st["names"])]
-    width = max(len(n) for n in names) + 2
-    head = f"{'seat':<{width}}" + "".join(f"{c:>8}" for c, _ in columns)
-    return [head] + [f"{names[s]:<{width}}" + "".join(f"{v[s]!s:>8}" for _, v in columns)
-                     for s in range(st["players"])]
-
-
 def render_state(st: dict[str, Any], style: Style) -> list[str]:
-    """The table (or trick) as the person sees it: seats, scores or money, their hand."""
-    g = st["game"]
-    if g == "krypkasino":
-        sistan = " (sistan)" if st["sistan"] else ""
-        lines = [style.wrap(f"Krypkasino, deal {st['deal_no'] + 1}/{st['deals']}, round {st['round']}/{st['rounds']}"
-                            f"{sistan}, deck {st['deck_left']} cards, dealer seat {st['dealer']}", BOLD),
-                 f"table:      {style.cards(st['table'], g)}" + (f"    ({st['call']})" if st["call"] else ""),
-                 f"set aside:  {style.cards(st['aside'], g)}"]
-        lines += _seat_rows(st, [("hand", st["hand_sizes"]), ("pile", st["pile_sizes"]),
-                                 ("points", st["card_points"]), ("tabbes", st["tabbes"]), ("score", st["scores"]),
-                                 ("match", [t + s for t, s in zip(st["totals"], st["scores"])])])
-    else:
-        lines = [style.wrap(f"Kungsholmskille, deal {st['deal_no'] + 1}/{st['deals']}, {st['phase']}, pot "
-                            f"{st['pot']}, talon {st['talon']}, dealer seat {st['dealer']}, forehand seat "
-                            f"{st['forehand']}", BOLD)]
-        said = [" ".join(c[-2:]) or "-" for c in st["calls"]]
-        lines += _seat_rows(st, [("cards", st["hand_sizes"]), ("money", st["money"])])
-        lines = lines[:2] + [row + f"   {said[s]}" + ("  (folded)" if st["folded"][s] else "")
-                             for s, row in enumerate(lines[2:])]
-        for t, trick in enumerate(st["tricks"]):
-            cards = ", ".join(f"seat {s} {c}" for s, c in enumerate(trick["cards"]) if c is not None)
-            won = f" -> seat {trick['winner']}" if trick["winner"] is not None else ""
-            lines.append(f"trick {t + 1}: {cards}{won}")
-    lines.append(f"your hand:  {style.cards(st['hand'], g)}")
-    return lines
+    """The table (or trick) as the person sees it: the game's own lines (seats, scores or money), then their hand."""
+    ui = game(st["game"]).part("ui")
+    return ui.terminal_state(st, style) + [f"your hand:  {style.cards(st['hand'], ui.red_card)}"]
 
 
 def render_legal(st: dict[str, Any]) -> list[str]:
@@ -114,27 +64,14 @@ def render_legal(st: dict[str, Any]) -> list[str]:
 
 
 def render_end(session: Session, style: Style) -> list[str]:
-    """The match's result: every deal's scores or money and the totals."""
-    g, names = session.game_name, session.names
-    what = "score (the lowest wins)" if g == "krypkasino" else "money won (kronor)"
-    lines = [style.wrap(f"Match over: {what}", BOLD)]
+    """The match's result: every deal's scores or money, the totals and the game's closing lines."""
+    ui, names = game(session.game_name).part("ui"), session.names
+    lines = [style.wrap(f"Match over: {ui.RESULT_NAME}", BOLD)]
     for k, res in enumerate(session.results):
         lines.append(f"  deal {k + 1}: " + ", ".join(f"{names[s]} {v}" for s, v in enumerate(res)))
     totals = session.game.totals()
-    label = "total" if g == "krypkasino" else "net money"
-    lines.append(f"  {label}: " + ", ".join(f"{names[s]} {v}" for s, v in enumerate(totals)))
-    if g == "krypkasino":
-        st = session.state()
-        teams, sides = st["teams"], st["team_totals"]  # K18: a team scores the sum of its seats
-        if teams:
-            lines.append("  teams: " + ", ".join(" + ".join(names[s] for s in team) + f" {v}"
-                                                 for team, v in zip(teams, sides)))
-        else:
-            teams, sides = [(s,) for s in range(len(totals))], totals
-        best = min(sides)
-        lines.append("  winner: " + " and ".join(" + ".join(names[s] for s in team)
-                                                for team, v in zip(teams, sides) if v == best))
-    return lines
+    lines.append(f"  {ui.TOTAL_NAME}: " + ", ".join(f"{names[s]} {v}" for s, v in enumerate(totals)))
+    return lines + ui.terminal_end(session.state(), names, totals)
 
 
 def hint_lines(session: Session, spec: str | None) -> list[str]:
@@ -222,14 +159,16 @@ def play(session: Session, stdin: TextIO, out: TextIO, colour: bool, hint_spec: 
         return 130
 
 
-def add_arguments(parser: Any, games: tuple[str, ...]) -> None:
-    """The ``play`` sub-command's arguments."""
-    parser.add_argument("--game", choices=games, default="krypkasino", help="which game (default krypkasino)")
+def add_arguments(parser: Any) -> None:
+    """The ``play`` sub-command's arguments; the games and their defaults from the registry (:mod:`krypenv.games`)."""
+    players = ", ".join(f"{g.play_players} for {g.name}" for g in GAMES.values())
+    opponents = ", ".join(f"{g.play_opponent} for {g.name}" for g in GAMES.values())
+    parser.add_argument("--game", choices=names(), default=DEFAULT_GAME, help=f"which game (default {DEFAULT_GAME})")
     parser.add_argument("--players", type=int, default=None, choices=range(2, 7), metavar="{2..6}",
-                        help="players at the table (default 3 for krypkasino, 4 for kungsholmskille)")
+                        help=f"players at the table (default {players})")
     parser.add_argument("--agents", default=None, metavar="SPECS",
                         help="comma-separated agent specs: one per seat with one 'human' (human,expert,pimc), or "
-                             "the opponents only (default: expert for krypkasino, random for kungsholmskille)")
+                             f"the opponents only (default: {opponents})")
     parser.add_argument("--seat", type=int, default=None, help="your seat when --agents names only opponents "
                                                                 "(default 0)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the decks and agents (default: a fresh one, "
@@ -271,13 +210,11 @@ def run(args: Any, stdin: TextIO | None = None, out: TextIO | None = None) -> in
     """``krypenv play``: build the session from the arguments and play it."""
     import secrets
 
-    from krypenv.ui.games import DEFAULT_OPPONENT, DEFAULT_PLAYERS
-
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
-    players = args.players or DEFAULT_PLAYERS[args.game]
-    default = DEFAULT_OPPONENT[args.game]
-    specs = (args.agents or default).split(",")
+    declared = game(args.game)
+    players = args.players or declared.play_players
+    specs = (args.agents or declared.play_opponent).split(",")
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     session = Session(args.game, players, specs, seat=args.seat, seed=seed, deals=args.deals,
                       options=rules_options(args), record=args.record)

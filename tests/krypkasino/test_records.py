@@ -16,9 +16,9 @@ import pytest
 
 from krypenv.krypkasino.cards import N_CODES, card_code, card_name, ordered_deck
 from krypenv.krypkasino.engine import Deals
-from krypenv.krypkasino.records import RecordError, check_record, parse_record, record_from_deals, replay
+from krypenv.krypkasino.records import check_record, parse_record, record_from_deals, replay
 from krypenv.krypkasino.rules import Rules
-from krypenv.records import iter_records, write_jsonl
+from krypenv.records import RecordError, iter_records, write_jsonl
 from krypenv.replay import add_arguments, run
 
 DATA = Path(__file__).parent / "data"
@@ -229,8 +229,9 @@ def test_result_shape_errors(good: dict[str, Any]) -> None:
     """result needs exactly scores, card_points and tabbes, one integer per seat."""
     res = good["result"]
     failing(dict(good, result=[1, 2, 3]), None, "result must be an object")
-    failing(dict(good, result={"scores": res["scores"], "tabbes": res["tabbes"]}), None, "missing ['card_points']")
-    failing(dict(good, result=dict(res, bonus=[0, 0, 0])), None, "unknown ['bonus']")
+    failing(dict(good, result={"scores": res["scores"], "tabbes": res["tabbes"]}), None,
+            "exactly the keys scores, card_points, tabbes: missing card_points")
+    failing(dict(good, result=dict(res, bonus=[0, 0, 0])), None, "unknown bonus")
     failing(dict(good, result=dict(res, scores=[1, 2])), None, "result.scores must be a list of 3 integers")
     failing(dict(good, result=dict(res, tabbes=[0, 0, 1.5])), None, "result.tabbes must be a list of 3 integers")
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krypenv.kungsholmskille.records import RecordError, check_record, parse_record, record_from_deals, summary
-from krypenv.records import ReplayOutcome
+from krypenv.kungsholmskille.records import check_record, parse_record, record_from_deals, summary
+from krypenv.records import RecordError, ReplayOutcome
 from tests.kungsholmskille.helpers import deck_for, play, start
 from tests.kungsholmskille.test_kille_engine import TIE_HANDS, TIE_TRICKS
 

@@ -15,7 +15,8 @@ import pytest
 from krypenv.records import check_record
 from krypenv.ui.moves import InputError
 from krypenv.ui.session import Session, parse_specs
-from krypenv.ui.terminal import Style, play, render_state
+from krypenv.ui.terminal import play, render_state
+from krypenv.ui.terminal_text import Style
 
 ROOT = Path(__file__).resolve().parents[2]
 

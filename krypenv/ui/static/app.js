@@ -168,15 +168,17 @@ function speed() { return Number($("play-speed").value); }
 async function loadMeta() {
   if (play.meta) return play.meta;
   play.meta = await api("GET", "/api/meta");
-  buildRules();
+  $("f-game").replaceChildren(...Object.entries(play.meta.games).map(([name, g]) => new Option(g.title, name)));
+  $("f-game").value = play.meta.default_game;
   setupGame();
   return play.meta;
 }
 
 function setupGame() {
   const g = $("f-game").value;
-  $("f-players").value = g === "krypkasino" ? 2 : 3;
+  $("f-players").value = play.meta.games[g].default_players;
   offerAgents(play.meta.games[g].default_opponent);
+  buildRules();
   updateRules();
 }
 
@@ -198,15 +200,20 @@ function describeAgent() {
   $("agents-help").textContent = a ? `${a.spec}: ${a.summary}` : "";
 }
 
-// Krypkasino's rules options, as /api/meta describes them: {key: {rule, label, default, players, choices, labels}}.
-// ``choices`` is a list (a select, or a checkbox for [false, true]) or, for teams, the seatings per player count.
-function ruleOptions() { return (play.meta && play.meta.games.krypkasino && play.meta.games.krypkasino.rules) || {}; }
+// The chosen game's rules options, as /api/meta describes them: {key: {rule, label, default, players, choices,
+// labels}} (Krypkasino's K6, K8, K17, K18; none for a game without variants). ``choices`` is a list (a select, or a
+// checkbox for [false, true]) or, for teams, the seatings per player count.
+function ruleOptions() {
+  const g = play.meta && play.meta.games[$("f-game").value];
+  return (g && g.rules) || {};
+}
 
 function layoutText(layout) { return `${layout.length} teams: ${layout.map((t) => t.join("+")).join(" v ")}`; }
 
 function buildRules() {
   const box = $("f-rules"), help = $("rules-help");
   box.querySelectorAll("label").forEach((l) => l.remove());
+  $("rules-legend").textContent = `${play.meta.games[$("f-game").value].title} rules`;
   for (const [key, o] of Object.entries(ruleOptions())) {
     const label = el("label", "rule-opt"), name = el("span", "", o.label);
     name.append(el("span", "rule", o.rule));
@@ -232,9 +239,9 @@ function buildRules() {
   }
 }
 
-// Show the rules for Krypkasino only; offer what fits the player count (teams: its seatings), grey out the rest.
+// Show the rules of a game that has options; offer what fits the player count (teams: its seatings), grey out the rest.
 function updateRules() {
-  const on = $("f-game").value === "krypkasino" && Object.keys(ruleOptions()).length > 0;
+  const on = Object.keys(ruleOptions()).length > 0;
   $("f-rules").hidden = !on;
   if (!on) return;
   const P = Number($("f-players").value), seat = Number($("f-seat").value);
@@ -278,7 +285,7 @@ async function startGame(ev) {
   const body = { game: f.get("game"), players: Number(f.get("players")), seat: Number(f.get("seat")),
     agents: [String(f.get("agents"))], deals: Number(f.get("deals")) };
   if (f.get("seed") !== "") body.seed = Number(f.get("seed"));
-  if (body.game === "krypkasino" && play.meta) body.rules = rulesBody();
+  if (play.meta && Object.keys(ruleOptions()).length > 0) body.rules = rulesBody();
   $("play-speed").value = f.get("speed");
   $("start").disabled = true;
   try {
@@ -351,10 +358,15 @@ function logEvent(state, e) {
   $("log").prepend(li);
 }
 
+// A game's name for people: the registry's title from /api/meta (a resumed game may not have read it yet).
+function title(game) {
+  return play.meta && play.meta.games[game] ? play.meta.games[game].title : game[0].toUpperCase() + game.slice(1);
+}
+
 function drawPlay(state, view, active, banner) {
   showSection("play");
   const game = state.game;
-  $("play-info").textContent = `${game === "krypkasino" ? "Krypkasino" : "Kungsholmskille"} · deal ${state.deal_no + 1}/${state.deals}` +
+  $("play-info").textContent = `${title(game)} · deal ${state.deal_no + 1}/${state.deals}` +
     (game === "krypkasino" ? ` · round ${view.round}/${view.rounds} · deck ${view.deck_left}` : "") +
     (state.teams ? ` · teams ${state.teams.map((t) => t.join("+")).join(" v ")}` : "") +
     (play.seed !== null ? ` · seed ${play.seed}` : "");

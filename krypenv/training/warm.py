@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from krypenv.training.common import training_part
+
 
 def net_arch(text: str) -> list[int]:
     """Hidden layer sizes from ``256,256``."""
@@ -34,13 +36,7 @@ def init_checkpoint(args: Any) -> Any:
     meta = agent.meta
     if int(meta["players"]) != args.players:
         raise ValueError(f"{where} was trained for {meta['players']} players, this run has {args.players}")
-    if args.game == "krypkasino":
-        wanted = None
-        if args.policy == "moves":
-            from krypenv.agents.krypkasino.move_features import VERSION as wanted
-        if meta.get("features") != wanted:
-            raise ValueError(f"{where} reads action features {meta.get('features')}, this run's --policy "
-                             f"{args.policy} reads {wanted}")
+    training_part(args.game).check_init(meta, args, where)  # the game's own checks (Krypkasino: action features)
     trained = meta.get("args", {}).get("net_arch")
     if trained is not None and net_arch(trained) != net_arch(args.net_arch):
         raise ValueError(f"{where} has hidden layers {trained}, this run's --net-arch is {args.net_arch}")

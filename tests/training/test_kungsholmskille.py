@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 from krypenv import agents
 from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--game", "kungsholmskille", "--total-timesteps", "1024", "--num-envs", "16", "--n-steps", "32",
         "--batch-size", "128", "--n-epochs", "2", "--net-arch", "32,32", "--snapshot-every", "256",
         "--eval-every", "512", "--eval-deals", "4", "--final-deals", "4", "--torch-threads", "1"]

@@ -17,7 +17,7 @@ from krypenv.eval.krypkasino import EvalConfig, evaluate
 
 from krypenv import agents
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--total-timesteps", "1024", "--num-envs", "16", "--n-steps", "32", "--batch-size", "128", "--n-epochs", "2",
         "--net-arch", "32,32", "--snapshot-every", "256", "--eval-every", "512", "--eval-deals", "3",
         "--final-deals", "2", "--torch-threads", "1"]

@@ -1,0 +1,135 @@
+"""Krypkasino's pieces of ``train.py``: an episode is one deal, the reward minus the learner's score change.
+
+* defaults: 2 players, league ``expert=8,greedy=1,self=1``, network ``moves`` (or ``mlp``);
+* env: :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` with the rules options ``--teams``,
+  ``--two-player-deal``, ``--set-aside``, ``--last-capture-point`` (K6, K8, K17, K18);
+* network: ``moves`` scores every action from its move features with one shared scorer
+  (:mod:`krypenv.agents.krypkasino.move_policy`), ``mlp`` is an MLP on the observation scaled
+  to [0, 1] (:class:`krypenv.agents.krypkasino.ppo.ScaledInput`);
+* periodic evaluation: duplicate deals against ``expert`` (the evaluation harness), learner −
+  expert score per deal, 95% CI over decks (lower is better);
+* final table: duplicate deals against every baseline, the harness's report.
+
+The interface is :mod:`krypenv.training.common`'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from krypenv.training.common import Curve, Point
+
+DEFAULTS: dict[str, Any] = {"players": 2, "league": "expert=8,greedy=1,self=1", "policy": "moves"}
+POLICIES = ("moves", "mlp")
+BASELINES = ("random", "greedy", "creeper", "expert")
+EPISODE_VALUE = "score"  # the env's infos key of an episode's result: the deal score
+RUN_PREFIX = ""
+CURVE = Curve(label="learner - expert", y_label="score difference per deal vs expert\n(negative: learner better)",
+              unit="deal", points="duplicate decks", higher_better=False)
+
+
+def check_options(args: Any) -> None:
+    """Every option of ``train.py`` is Krypkasino's (``--max-deals`` is unused): nothing to refuse."""
+
+
+def game_config(args: Any) -> dict[str, Any]:
+    """The rule keywords of the env and of the evaluations (checked: ValueError for a bad variant or teams)."""
+    from krypenv.krypkasino.rules import Rules, parse_teams
+
+    g = {"players": args.players, "teams": parse_teams(args.teams, args.players),
+         "two_player_deal": args.two_player_deal, "set_aside": args.set_aside,
+         "last_capture_point": args.last_capture_point}
+    Rules(**g)  # ValueError for a bad variant
+    return g
+
+
+def make_env(args: Any, league: Any) -> Any:
+    """The training VecEnv: the learner in a random seat of ``--num-envs`` games, the league in the others."""
+    from krypenv.krypkasino.vec import KrypkasinoVecEnv
+
+    return KrypkasinoVecEnv(args.num_envs, seat="random", opponents=league, seed=args.seed, **game_config(args))
+
+
+def agent_class() -> Any:
+    """Krypkasino's ``PPOAgent`` (what ``ppo:PATH`` loads)."""
+    from krypenv.agents.krypkasino.ppo import PPOAgent
+
+    return PPOAgent
+
+
+def network(args: Any, env: Any, sizes: list[int]) -> tuple[Any, Any, dict[str, Any], str | None]:
+    """(the VecEnv the model sees, the SB3 policy, its kwargs, the action features it reads) for ``--policy``."""
+    if args.policy == "moves":
+        from krypenv.agents.krypkasino.move_features import VERSION as features
+        from krypenv.agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
+
+        return (MoveFeatureVecEnv(env), MovePolicy, {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes)},
+                features)
+    import torch
+
+    from krypenv.agents.krypkasino.ppo import ScaledInput
+
+    return env, "MlpPolicy", {"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": torch.nn.ReLU,
+                              "features_extractor_class": ScaledInput}, None
+
+
+def metadata(args: Any, features: str | None) -> dict[str, Any]:
+    """The checkpoint's ``krypenv.json``: the rules, the action features and the run's arguments."""
+    from krypenv.agents.krypkasino.ppo import metadata as ppo_metadata
+    from krypenv.krypkasino.rules import Rules
+
+    return ppo_metadata(Rules(**game_config(args)), features=features, args=dataclasses.asdict(args))
+
+
+def check_init(meta: dict[str, Any], args: Any, where: str) -> None:
+    """ValueError when the ``--init-from`` checkpoint reads other action features than this run's ``--policy``."""
+    wanted = None
+    if args.policy == "moves":
+        from krypenv.agents.krypkasino.move_features import VERSION as wanted
+    if meta.get("features") != wanted:
+        raise ValueError(f"{where} reads action features {meta.get('features')}, this run's --policy "
+                         f"{args.policy} reads {wanted}")
+
+
+def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Any, deals: int, seed: int) -> Any:
+    """Duplicate evaluation of ``agent`` (labelled ``learner``) against agent specs; the harness's Results."""
+    from krypenv import agents
+    from krypenv.eval.krypkasino import EvalConfig, evaluate
+
+    g = game_config(args)
+    config = EvalConfig(agents=("learner", *opponents), players=g["players"], teams=g["teams"], deals=deals,
+                        seed=seed, two_player_deal=g["two_player_deal"], set_aside=g["set_aside"],
+                        last_capture_point=g["last_capture_point"], records=False)
+    return evaluate(config, agents=[agent, *(agents.load(s) for s in opponents)])
+
+
+def margin(results: Any, opponent: str = "expert") -> Any:
+    """The head-to-head interval learner − opponent (negative: the learner scores less, i.e. better)."""
+    for p in results.pairs:
+        if (p.a, p.b) == ("learner", opponent):
+            return p.diff
+        if (p.a, p.b) == (opponent, "learner"):
+            return dataclasses.replace(p.diff, mean=-p.diff.mean)
+    raise ValueError(f"no head-to-head row for learner and {opponent}")
+
+
+def evaluate(agent: Any, args: Any) -> Point:
+    """The periodic evaluation: ``--eval-deals`` duplicate decks against ``expert``, learner − expert per deal."""
+    res = evaluate_against(agent, ("expert",), args, args.eval_deals, args.eval_seed)
+    d = margin(res)
+    scores = {"learner_score": next(r.score.mean for r in res.rows if r.agent == "learner"),
+              "expert_score": next(r.score.mean for r in res.rows if r.agent == "expert")}
+    return Point(d.mean, d.low, d.high, scores)
+
+
+def final_table(agent: Any, args: Any) -> tuple[str, dict[str, Any]]:
+    """The final evaluation against every baseline: the harness's report, and learner − expert for summary.json."""
+    from krypenv.eval.krypkasino.report import text
+
+    t0 = time.time()
+    res = evaluate_against(agent, BASELINES, args, args.final_deals, args.final_seed)
+    report = text(res, time.time() - t0)
+    d = margin(res)
+    return report, {"diff": d.mean, "ci_low": d.low, "ci_high": d.high}
