@@ -53,20 +53,31 @@ from pathlib import Path
 from typing import Any
 
 MAX_RETRIES = 3  # Ray retries of a chunk whose worker process or node died
-PACKAGES = ("krypenv", "agents", "eval")  # the code a worker must share with the driver
 
 _STATE: dict[str, Any] = {}  # per worker process: the initializer arguments it last ran
 LAST_NODES: collections.Counter[str] = collections.Counter()  # chunks per Ray node id of the latest pool
 
 
 def source_digest() -> str:
-    """A short hash of every Python file of the packages the workers run (the same code gives the same numbers)."""
-    root = Path(__file__).resolve().parent.parent
+    """A short hash of every Python module the workers run (the same code gives the same numbers).
+
+    Each file is hashed under its module name (``krypenv.agents.base``), so a checkout, an
+    editable install and an installed wheel of the same code give the same digest.
+    """
+    import krypenv.agents
+    import krypenv.eval
+
+    import krypenv
+
+    files: dict[str, Path] = {}
+    for package in (krypenv, krypenv.agents, krypenv.eval):
+        root = Path(package.__file__).resolve().parent
+        for path in root.rglob("*.py"):
+            files[".".join((package.__name__, *path.relative_to(root).with_suffix("").parts))] = path
     digest = hashlib.sha1()
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+    for name in sorted(files):
+        digest.update(name.encode())
+        digest.update(files[name].read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -8,9 +8,9 @@ imports this module or Ray.
 
     config = PPOConfig().environment(KrypenvMultiAgentEnv, env_config={"game": "krypkasino", "players": 2})
 
-``env_config`` is ``{"game": "krypkasino" | "kungsholmskille", **keywords of that game's
-raw_env}`` (``game`` defaults to Krypkasino).  ``examples/rllib_ppo.py`` trains PPO with action
-masking on it in self-play.
+``env_config`` is ``{"game": NAME, **keywords of that game's raw_env}``, NAME a game of
+:data:`krypenv.games.GAMES` (default :data:`krypenv.games.DEFAULT_GAME`).
+``examples/rllib_ppo.py`` trains PPO with action masking on it in self-play.
 
 **Agents and turns.**  The agents are the AEC env's (``player_0`` …); one agent acts at a
 time, so every ``reset``/``step`` returns the observation of the agent to act next only (the
@@ -45,20 +45,14 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-GAMES = ("krypkasino", "kungsholmskille")
+from krypenv.games import DEFAULT_GAME, game
 
-__all__ = ["GAMES", "KrypenvMultiAgentEnv", "MaskedRandomRLModule", "make_aec", "observation_space"]
+__all__ = ["KrypenvMultiAgentEnv", "MaskedRandomRLModule", "make_aec", "observation_space"]
 
 
-def make_aec(game: str = "krypkasino", **keywords: Any) -> Any:
-    """The raw PettingZoo AEC env of ``game`` (ValueError naming the known games)."""
-    if game == "krypkasino":
-        from krypenv import krypkasino_v0 as entry
-    elif game == "kungsholmskille":
-        from krypenv import kungsholmskille_v0 as entry
-    else:
-        raise ValueError(f"unknown game {game!r}; known games: {', '.join(GAMES)}")
-    return entry.raw_env(**keywords)
+def make_aec(name: str = DEFAULT_GAME, **keywords: Any) -> Any:
+    """The raw PettingZoo AEC env of the game called ``name`` (ValueError naming the known games)."""
+    return game(name).part("entry").raw_env(**keywords)
 
 
 def observation_space(aec: Any, agent: str) -> gym.spaces.Dict:
@@ -77,7 +71,7 @@ class KrypenvMultiAgentEnv(MultiAgentEnv):
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
         keywords = dict(config or {})
-        self.game = keywords.pop("game", "krypkasino")
+        self.game = keywords.pop("game", DEFAULT_GAME)
         self.aec = make_aec(self.game, **keywords)
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
