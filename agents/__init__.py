@@ -5,17 +5,19 @@ forms); ``agents.known()`` names every registered agent with its idea in a line.
 registered per game: ``agents.load(spec, game="krypkasino")`` (the default) and
 ``agents.known(game)``; ``random`` plays every game.  Every agent follows
 :class:`krypenv.agent_api.Agent`: ``act(batch)`` turns a batch of decisions into actions.
-Importing this package registers each game's agents: Krypkasino's baselines are documented in
+Importing this package registers each game's agents (the ``agents`` part of every game in
+:data:`krypenv.games.GAMES`): Krypkasino's baselines are documented in
 :mod:`krypenv.agents.krypkasino.heuristics` (greedy, creeper, expert) and :mod:`krypenv.agents.krypkasino.pimc`
 (determinized search), the learned ``ppo:PATH`` in :mod:`krypenv.agents.krypkasino.ppo`; Kungsholmskille's
 ``timid``, ``expert`` and ``pimc`` in :mod:`krypenv.agents.kungsholmskille`.
 """
 
-from krypenv.agents import (
-    krypkasino,  # noqa: F401  (registers greedy, creeper, expert, pimc, ppo:PATH)
-    kungsholmskille,  # noqa: F401  (registers timid, expert, pimc for Kungsholmskille)
-    rllib_agent,  # noqa: F401  (registers rllib:PATH; Ray is imported only to load one)
-)
+from krypenv.agents import rllib_agent  # noqa: F401  (registers rllib:PATH; Ray is imported only to load one)
 from krypenv.agents.base import MoveAgent, RandomAgent, known, load, register
+
+from krypenv.games import GAMES
+
+for _game in GAMES.values():
+    _game.part("agents")  # each game's agents package registers its agents when imported
 
 __all__ = ["MoveAgent", "RandomAgent", "known", "load", "register"]

@@ -43,12 +43,12 @@ from typing import Any
 import numpy as np
 
 from krypenv.agent_api import NATIVE_RANDOM, Agent, DecisionBatch, MoveView
+from krypenv.games import DEFAULT_GAME  # the game of load() and register() when none is named
 from krypenv.rng import k_pick_legal
 
 __all__ = ["BOOL", "DEFAULT_GAME", "Entry", "Limit", "MoveAgent", "RandomAgent", "check_game", "find_entry", "known",
            "load", "parse_options", "register"]
 
-DEFAULT_GAME = "krypkasino"  # the game of load() and register() when none is named
 
 
 class MoveAgent:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.agent_api import Agent, DecisionBatch
+from krypenv.games import DEFAULT_GAME
 
 SELF = "self"
 
@@ -182,7 +183,7 @@ def parse_weights(text: str) -> dict[str, float]:
     return out
 
 
-def build_league(weights: dict[str, float], seed: int, max_snapshots: int = 5, game: str = "krypkasino",
+def build_league(weights: dict[str, float], seed: int, max_snapshots: int = 5, game: str = DEFAULT_GAME,
                  **_: Any) -> League:
     """A league for ``game`` whose fixed members are the agent specs named in ``weights`` (``self`` for snapshots)."""
     from krypenv import agents

@@ -31,10 +31,10 @@ import numpy as np
 from krypenv.agents.base import register
 
 from krypenv.agent_api import DecisionBatch
+from krypenv.games import names
 
 FORMAT = "krypenv-rllib/1"
 META_NAME = "krypenv.json"
-GAMES = ("krypkasino", "kungsholmskille")
 
 
 def read_meta(path: Path) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def read_meta(path: Path) -> dict[str, Any]:
         raise ValueError(f"rllib:{path}: no {META_NAME} in the folder (not saved by examples/rllib_ppo.py)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"rllib:{path}: unreadable {META_NAME} ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("game") not in GAMES:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("game") not in names():
         raise ValueError(f"rllib:{path}: {META_NAME} is not of format {FORMAT} for a known game")
     return meta
 
@@ -98,4 +98,4 @@ class RLlibAgent:
 
 
 register("rllib", RLlibAgent.load, "a policy trained with RLlib (examples/rllib_ppo.py; needs krypenv[ray])",
-         takes_path=True, games=GAMES)
+         takes_path=True, games=None)

@@ -31,11 +31,13 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from krypenv.games import DEFAULT_GAME, names
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", choices=("krypkasino", "kungsholmskille"), default="krypkasino")
+    p.add_argument("--game", choices=names(), default=DEFAULT_GAME)
     p.add_argument("--players", type=int, default=2, help="players, 2 to 6 (default 2)")
     p.add_argument("--opponents", choices=("self", "random"), default="self",
                    help="self: the learner plays every seat; random: one seat, the others masked random")
