@@ -25,7 +25,7 @@ BATCH = 1024
 
 
 def _rate(spec: str, decks: int, players: int) -> float:
-    """Deals per second of one mirror-match evaluation with ``decks`` duplicate decks."""
+    """DealBatch per second of one mirror-match evaluation with ``decks`` duplicate decks."""
     config = EvalConfig(agents=(spec, spec), players=players, deals=decks, records=False, batch=BATCH)
     agents = load_agents(list(config.agents))
     start = time.perf_counter()
@@ -34,7 +34,7 @@ def _rate(spec: str, decks: int, players: int) -> float:
 
 
 def bench_eval(seconds: float, players: int = 2) -> dict[str, Any]:
-    """Deals/s of duplicate evaluation for each cheap baseline in a mirror match."""
+    """DealBatch/s of duplicate evaluation for each cheap baseline in a mirror match."""
     rates: dict[str, float] = {}
     for spec in CHEAP_AGENTS:
         _rate(spec, 2, players)  # warm-up: loads or compiles the agent's kernels

@@ -1,8 +1,8 @@
-"""Playing the games of a schedule: batches of games on one :class:`~krypenv.krypkasino.core.Core`, over worker
-processes.
+"""Playing the games of a schedule: batches of games on one :class:`~krypenv.krypkasino.batch.KrypkasinoBatch`,
+over worker processes.
 
 Games are cut into chunks of ``batch`` consecutive games; a chunk is played on one core
-(every seat an external agent, ``Core.play_seated``) and returns each game's seat scores,
+(every seat an external agent, ``KrypkasinoBatch.play_seated``) and returns each game's seat scores,
 tabbes and, if asked, its game record as a JSON line.  With ``workers`` > 1 the chunks go to
 a pool of spawned processes (each loads the agents from their specs and the numba kernels
 from the on-disk cache, and uses ``cores // workers`` numba threads so the pool does not
@@ -23,8 +23,8 @@ import numpy as np
 from krypenv.eval.schedule import Schedule
 
 from krypenv.agent_api import Agent
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
-from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.records import record_from_deals
 from krypenv.krypkasino.rules import Rules
 
@@ -65,7 +65,7 @@ def load_agents(specs: list[str]) -> list[Agent]:
 def play_chunk(chunk: Chunk, rules: Rules, agents: list[Agent], records: bool) -> Played:
     """Play one chunk of games to the end of their deal."""
     n, P = len(chunk.games), rules.players
-    core = Core(EnvConfig(players=P, teams=rules.teams, two_player_deal=rules.two_player_deal,
+    core = KrypkasinoBatch(EnvConfig(players=P, teams=rules.teams, two_player_deal=rules.two_player_deal,
                           set_aside=rules.set_aside, last_capture_point=rules.last_capture_point),
                 n, seat=0, kinds=[EXTERNAL] * P)
     core.seed(chunk.deck_seeds)

@@ -51,8 +51,8 @@ BAD_VEC_ACTIONS = [[3.7, 1.7, 0.0, 2.2], np.array([1.0, 1.0, 1.0, 1.0]), np.zero
 
 def rows(env: Any) -> np.ndarray:
     """A copy of an env's engine state rows (the AEC env of Krypkasino keeps its core private)."""
-    core = getattr(env, "core", None) or env._core
-    return core.st.copy()
+    core = getattr(env, "core", None) or env.core
+    return core.state.copy()
 
 
 def first_legal(env: Any) -> int:

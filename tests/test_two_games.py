@@ -12,7 +12,7 @@ import pytest
 import krypenv
 from krypenv import krypkasino_v0, kungsholmskille_v0
 from krypenv.cli import main
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.records import record_from_deals
 from krypenv.kungsholmskille.rules import Rules
 
@@ -22,7 +22,7 @@ DEAL_3P = Path(__file__).parent / "krypkasino" / "data" / "deal_3p.json"
 
 def kille_records(n: int = 3, seed: int = 1) -> list[dict]:
     """``n`` finished 4-player Kungsholmskille deals of random legal play."""
-    deals = Deals(Rules(4), n)
+    deals = DealBatch(Rules(4), n)
     rng = np.random.default_rng(seed)
     deals.reset(rng=rng)
     deals.play_random_to_end(rng)

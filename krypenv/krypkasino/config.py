@@ -3,7 +3,7 @@
 :class:`EnvConfig` validates the keywords every interface takes (the game record's ``rules``
 keys plus ``reward``, ``deals``, ``illegal``, ``render_mode``), naming the bad field in a
 ValueError.  The constants below are shared by the compiled env functions
-(:mod:`krypenv.krypkasino.env_kernels`) and :class:`krypenv.krypkasino.core.Core`, which packs
+(:mod:`krypenv.krypkasino.env_kernels`) and :class:`krypenv.krypkasino.batch.KrypkasinoBatch`, which packs
 a configuration into one int64 ``cfg`` vector at these offsets: who acts for each seat
 (``LEARNER``, ``EXTERNAL`` Python agents, the built-in ``RANDOM`` policy), the extra state
 columns after the engine's, and the per-env integer array of deal numbers, match totals and

@@ -12,8 +12,8 @@
 The engine benchmark:
 
 Measured exactly like Krypkasino's ``krypenv.bench.bench_engine``: B deals are dealt from
-freshly shuffled decks (``Deals.reset(rng=...)``) and played to the end by
-``Deals.play_random`` (one uniformly random legal move in every unfinished deal per call),
+freshly shuffled decks (``DealBatch.reset(rng=...)``) and played to the end by
+``DealBatch.play_random`` (one uniformly random legal move in every unfinished deal per call),
 over and over for about ``seconds``; one untimed batch first loads or compiles the kernels.
 A *decision* is one move of one deal (a call, a fold decision, an exchange, a card played or
 a show call, L17); dealing is part of the timed work.  Batches of at least 64 deals run on
@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 
 from krypenv.bench import aec_steps_per_s, register, register_batched, vec_steps_per_s
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.rules import Rules
 
 
-def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
+def _play_batch(deals: DealBatch, rng: np.random.Generator) -> int:
     """Deal every deal anew and play them all to the end; return the decisions made."""
     deals.reset(rng=rng)
     while deals.play_random(rng):  # returns how many deals are still unfinished
@@ -46,7 +46,7 @@ def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
 
 def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:
     """Random play at one batch size for about ``seconds`` (at least one timed batch)."""
-    deals = Deals(Rules(players), batch)
+    deals = DealBatch(Rules(players), batch)
     rng = np.random.default_rng(seed)
     _play_batch(deals, rng)  # warm-up, not timed: loads or compiles the kernels
     decisions = finished = 0

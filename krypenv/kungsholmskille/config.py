@@ -3,7 +3,7 @@
 :class:`EnvConfig` validates the keywords every interface takes (``players``, ``first_dealer``,
 ``max_deals``, ``skip_forced``, ``illegal``, ``render_mode``), naming the bad field in a
 ValueError.  The constants below are shared by the compiled env functions
-(:mod:`krypenv.kungsholmskille.env_kernels`) and :class:`krypenv.kungsholmskille.core.Core`,
+(:mod:`krypenv.kungsholmskille.env_kernels`) and :class:`krypenv.kungsholmskille.batch.KungsholmskilleBatch`,
 which packs a configuration into one int64 ``cfg`` vector at the ``C_*`` offsets (player
 count, ``max_deals``, first dealer, ``skip_forced``, random learner seat, and who acts for
 each seat: ``LEARNER``, ``EXTERNAL`` Python agents or the built-in ``RANDOM`` policy) and keeps
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import MAX_LEGAL
+from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.rules import Rules
 
 ILLEGAL_MODES = ("raise", "lose")

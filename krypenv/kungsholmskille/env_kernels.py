@@ -1,6 +1,6 @@
 """The compiled per-env functions and batch drivers of the Kungsholmskille environments.
 
-Every function works on the arrays of a :class:`~krypenv.kungsholmskille.core.Core`: the
+Every function works on the arrays of a :class:`~krypenv.kungsholmskille.batch.KungsholmskilleBatch`: the
 engine's ``st``/``cash`` records, the episode records ``ep`` and the per-env random streams
 ``rng`` (:mod:`krypenv.rng`), with the configuration packed in ``cfg``
 (:mod:`krypenv.kungsholmskille.config`).  ``*_one`` functions handle one env: deal (L4, L2),
@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.cards import DECK_SIZE, shuffle_into
 from krypenv.kungsholmskille.config import (
     BUF,
@@ -41,7 +40,8 @@ from krypenv.kungsholmskille.config import (
     RUNNING,
     TRUNCATED,
 )  # fmt: skip
-from krypenv.kungsholmskille.drivers import chunk_bounds
+from krypenv.kungsholmskille.engine import kernels
+from krypenv.kungsholmskille.engine.drivers import chunk_bounds
 from krypenv.kungsholmskille.observation import encode_into, mask_into
 from krypenv.rng import rand_float
 

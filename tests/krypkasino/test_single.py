@@ -141,12 +141,12 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     env = KrypkasinoEnv(players=3)
     _obs, info = env.reset(seed=1)
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
-    before = env.core.st.copy()
+    before = env.core.state.copy()
     with pytest.raises(ValueError, match=rf"illegal action {bad} .*legal actions: "):
         env.step(bad)
     with pytest.raises(ValueError, match="integer"):
         env.step(1.5)
-    assert np.array_equal(env.core.st, before)
+    assert np.array_equal(env.core.state, before)
     env.step(int(np.flatnonzero(info["action_mask"])[0]))  # the env still works
 
 

@@ -66,7 +66,7 @@ def test_aec_and_gym_env_deal_the_same_deck_for_the_same_seed() -> None:
     gym_env.reset(seed=42)
     vec = KrypkasinoVecEnv(2, players=3, seed=42)
     vec.reset()
-    deck = aec._core.deals.deck[0]
+    deck = aec.core.deals.deck[0]
     assert np.array_equal(gym_env.core.deals.deck[0], deck) and np.array_equal(vec.core.deals.deck[0], deck)
 
 
@@ -94,7 +94,7 @@ def test_aec_with_deterministic_players_matches_gym_env() -> None:
         if term:
             break
     assert seq_aec == seq_gym
-    assert np.array_equal(aec._core.deals.scores(), env.core.deals.scores())
+    assert np.array_equal(aec.core.deals.scores(), env.core.deals.scores())
 
 
 def test_rewards_sum_to_minus_final_score_and_auto_reset() -> None:
@@ -143,10 +143,10 @@ def test_illegal_action_raises_before_any_game_moves() -> None:
     vec.reset()
     actions = lowest_legal(vec.action_masks())
     actions[2] = int(np.flatnonzero(vec.action_masks()[2] == 0)[0])
-    before = vec.core.st.copy()
+    before = vec.core.state.copy()
     with pytest.raises(ValueError, match="game 2: illegal action"):
         vec.step(actions)
-    assert np.array_equal(vec.core.st, before)
+    assert np.array_equal(vec.core.state, before)
     with pytest.raises(ValueError, match=r"actions must be 4 integers .*shape \(3,\)"):
         vec.step(np.zeros(3, np.int64))
 

@@ -172,7 +172,7 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     env.reset(seed=3)
     agent = env.agent_selection
     core = env.unwrapped.core
-    before = (core.st.copy(), core.ep.copy())
+    before = (core.state.copy(), core.episode.copy())
     with pytest.raises(ValueError,
                        match=r"illegal move 'play:gok' \(action 277\) for player_0; legal moves: bud, knacka"):
         env.step(277)
@@ -181,7 +181,7 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
             env.step(junk)
     with pytest.raises(ValueError, match="action must be one integer"):
         env.step("bud")
-    assert np.array_equal(core.st, before[0]) and np.array_equal(core.ep, before[1])
+    assert np.array_equal(core.state, before[0]) and np.array_equal(core.episode, before[1])
     assert env.agent_selection == agent
     env.step(BUD)  # still works
 

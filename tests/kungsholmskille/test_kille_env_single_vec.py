@@ -112,12 +112,12 @@ def test_truncation_after_max_deals() -> None:
 def test_illegal_actions() -> None:
     env = KungsholmskilleEnv(players=3)
     _obs, info = env.reset(seed=1)
-    before = env.core.st.copy()
+    before = env.core.state.copy()
     with pytest.raises(ValueError, match=r"illegal move 'play:kille' \(action 278\) .*legal moves: bud, knacka"):
         env.step(278)
     with pytest.raises(ValueError, match="integer"):
         env.step(1.5)
-    assert np.array_equal(env.core.st, before)
+    assert np.array_equal(env.core.state, before)
     env.step(BUD)
     lose = KungsholmskilleEnv(players=3, illegal="lose")
     _obs, info = lose.reset(seed=1)
@@ -254,10 +254,10 @@ def test_vec_illegal_action_raises_before_any_game_moves_and_external_batches() 
     vec.reset()
     actions = lowest_legal(vec.action_masks())
     actions[2] = 278
-    before = vec.core.st.copy()
+    before = vec.core.state.copy()
     with pytest.raises(ValueError, match=r"game 2: illegal move 'play:kille'"):
         vec.step(actions)
-    assert np.array_equal(vec.core.st, before)
+    assert np.array_equal(vec.core.state, before)
     agent = FirstLegal()
     vec = KungsholmskilleVecEnv(32, players=4, seed=1, opponents=agent)
     vec.reset()
@@ -270,7 +270,7 @@ def test_parallel_batch_game_equals_a_single_game() -> None:
     """The parallel drivers (64 games) play game i exactly as a one-game VecEnv seeded seed + i."""
     big = KungsholmskilleVecEnv(64, players=4, seed=50, seat="random", max_deals=4)
     small = KungsholmskilleVecEnv(1, players=4, seed=55, seat="random", max_deals=4)
-    assert big.core.par and not small.core.par
+    assert big.core.parallel and not small.core.parallel
     ob, os_ = big.reset(), small.reset()
     for _ in range(80):
         assert np.array_equal(ob[5], os_[0])
@@ -287,7 +287,7 @@ def test_maskable_ppo_on_the_parallel_vecenv() -> None:
 
     torch.set_num_threads(1)
     vec = KungsholmskilleVecEnv(64, players=3, seed=0)
-    assert vec.core.par
+    assert vec.core.parallel
     model = MaskablePPO("MlpPolicy", vec, n_steps=16, batch_size=512, n_epochs=1, seed=0, verbose=0,
                         policy_kwargs={"net_arch": [32]})
     model.learn(total_timesteps=2048)
