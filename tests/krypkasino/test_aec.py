@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import api_test
 
 import krypenv
 from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
@@ -30,21 +28,8 @@ def play(env, rng: np.random.Generator, on_step=None) -> dict[str, float]:
     return returns
 
 
-@pytest.mark.parametrize("players", [2, 3, 6])
-def test_pettingzoo_api_test(players: int) -> None:
-    api_test(krypenv.env(players=players), num_cycles=400, verbose_progress=False)
-
-
 def test_pettingzoo_api_test_with_teams_and_a_match() -> None:
     api_test(krypenv.env(players=4, teams=[[0, 2], [1, 3]], deals=2), num_cycles=400, verbose_progress=False)
-
-
-def test_pettingzoo_seed_test() -> None:
-    seed_test(lambda: krypenv.env(players=3), num_cycles=200)
-
-
-def test_pettingzoo_render_test() -> None:
-    render_test(lambda render_mode=None: krypenv.env(players=3, render_mode=render_mode))
 
 
 def test_metadata_and_spaces() -> None:
@@ -172,23 +157,6 @@ def test_capture_choice_keeps_the_same_agent() -> None:
                 return
             env.step(int(rng.choice(np.flatnonzero(mask))))
     pytest.fail("no capture choice in 40 random deals")
-
-
-def test_pickle_round_trip_mid_game() -> None:
-    env = raw_env(players=3)
-    env.reset(seed=3)
-    rng = np.random.default_rng(0)
-    for _ in range(10):
-        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
-    twin = pickle.loads(pickle.dumps(env))
-    for _ in range(30):
-        agent = env.agent_selection
-        o1, o2 = env.observe(agent), twin.observe(agent)
-        assert np.array_equal(o1["observation"], o2["observation"])
-        a = int(rng.choice(np.flatnonzero(o1["action_mask"])))
-        env.step(a)
-        twin.step(a)
-        assert env.rewards == twin.rewards
 
 
 def test_render_talks_like_the_rule_texts() -> None:
