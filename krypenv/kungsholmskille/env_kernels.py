@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.kungsholmskille.cards import DECK_SIZE, shuffle_into
+from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS
 from krypenv.kungsholmskille.config import (
     BUF,
     C_FIRST_DEALER,
@@ -43,7 +43,7 @@ from krypenv.kungsholmskille.config import (
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.engine.drivers import chunk_bounds
 from krypenv.kungsholmskille.observation import encode_into, mask_into
-from krypenv.rng import rand_float
+from krypenv.rng import draw_deck, rand_float
 
 
 # --------------------------------------------------------------------------- one env
@@ -51,11 +51,7 @@ from krypenv.rng import rand_float
 def deal_one(st, cash, ep, rng, cfg, i, pot):
     """Deal env ``i``'s deal number ``ep[i, E_DEAL]`` (L4) with a fresh deck from its stream and the given pot."""
     P = cfg[C_P]
-    u = np.empty(DECK_SIZE - 1, np.float64)
-    for k in range(DECK_SIZE - 1):
-        u[k] = rand_float(rng, i)
-    deck = np.empty(DECK_SIZE, np.int8)
-    shuffle_into(u, deck)
+    deck = draw_deck(rng, i, DECK_SIZE, N_RANKS)
     dealer = (cfg[C_FIRST_DEALER] + ep[i, E_DEAL]) % P  # L2: the deal passes to the left after every deal
     kernels.reset_row(st[i], cash[i], P, deck, dealer, pot)
 
