@@ -24,10 +24,21 @@ import numpy as np
 from krypenv.agent_api import Agent, DecisionBatch, check_actions
 from krypenv.rng import k_uniforms, seed_state
 
-__all__ = ["EXTERNAL", "LEARNER", "PARALLEL_FROM", "RANDOM", "EnvBatch", "learner_seat"]
+__all__ = ["EXTERNAL", "ILLEGAL_MODES", "LEARNER", "PARALLEL_FROM", "RANDOM", "RENDER_MODES", "EnvBatch", "check_modes",
+           "learner_seat"]
 
 LEARNER, EXTERNAL, RANDOM = 0, 1, 2  # who acts for a seat: the learner, a Python agent, the built-in random policy
 PARALLEL_FROM = 64  # batches at least this large run the parallel kernels
+ILLEGAL_MODES = ("raise", "lose")  # the ``illegal`` keyword of every game's envs
+RENDER_MODES = ("ansi", "human")  # their ``render_mode`` (or None)
+
+
+def check_modes(illegal: Any, render_mode: Any) -> None:
+    """ValueError naming ``illegal`` or ``render_mode`` unless they are one of the modes every env takes."""
+    if illegal not in ILLEGAL_MODES:
+        raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {illegal!r}")
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
 
 
 def learner_seat(seat: Any, players: int) -> tuple[bool, int]:

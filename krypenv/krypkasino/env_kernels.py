@@ -10,7 +10,7 @@ The per-env functions (``reset_one``, ``act_one``, ``observe_one``, ``advance_on
 deal plus the env's columns), the per-env streams ``rng`` (:mod:`krypenv.rng`), the integer
 array ``ints`` and the packed configuration ``cfg`` (:mod:`krypenv.krypkasino.config`).  The
 ``k_*`` drivers run them over a batch, with ``_par`` variants on numba's thread pool for
-batches of at least ``K_PARALLEL_FROM`` envs; :class:`krypenv.krypkasino.batch.KrypkasinoBatch` and the
+batches of at least ``krypenv.envs.batch.PARALLEL_FROM`` envs; :class:`krypenv.krypkasino.batch.KrypkasinoBatch` and the
 three env shells call only the drivers.
 """
 

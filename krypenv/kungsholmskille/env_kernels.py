@@ -7,7 +7,7 @@ engine's ``st``/``cash`` records, the episode records ``ep`` and the per-env ran
 start an episode (L3), settle a finished deal and deal on after a budrunda (L12) or end the
 episode (L14, L15, L16), act, play built-in random opponents and forced moves, observe,
 reward.  The ``k_*`` drivers run them over a batch, in ``par``/``ser`` twins (parallel
-``prange`` over chunks from ``K_PARALLEL_FROM`` envs on; the serial twin for small batches).
+``prange`` over chunks from ``krypenv.envs.batch.PARALLEL_FROM`` envs on; the serial twin for small batches).
 """
 
 from __future__ import annotations

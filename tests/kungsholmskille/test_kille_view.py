@@ -1,4 +1,4 @@
-"""KilleView (a seat's public information) and the shared agent interface at Kungsholmskille tables."""
+"""SeatView (a seat's public information) and the shared agent interface at Kungsholmskille tables."""
 
 from __future__ import annotations
 
