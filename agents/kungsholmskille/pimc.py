@@ -131,7 +131,7 @@ class PimcAgent:
         """(legal actions (A,), per-world values (A, worlds)) of seat ``seat``'s decision in env ``i`` of ``core``."""
         P = int(core.players)  # type: ignore[attr-defined]
         legal = np.flatnonzero(mask)
-        row, cr = core.state[i], core.cash[i]  # type: ignore[attr-defined]
+        row, cr = core.deals.state[i], core.deals.cash[i]  # type: ignore[attr-defined]
         worlds = np.stack([sample_world(row, P, seat, rng) for _ in range(self.worlds)])
         A, W = legal.size, self.worlds
         deals = DealBatch(core.rules, A * W)  # type: ignore[attr-defined]

@@ -94,11 +94,6 @@ class Adapter:
 
     # ------------------------------------------------------------------ DecisionSource
     @property
-    def st(self) -> np.ndarray:
-        """The deal's state rows, as the environments' core names them (``pimc`` samples worlds from them)."""
-        return self.deals.state
-
-    @property
     def cash(self) -> np.ndarray:
         """The deal's money rows, as the environments' core names them."""
         return self.deals.cash
