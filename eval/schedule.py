@@ -97,7 +97,7 @@ def out_folder(labels: list[str] | tuple[str, ...], tags: list[str], prefix: str
 
 
 def seed_int(*words: int) -> int:
-    """A 128-bit seed for ``Core.seed`` from the entropy words (numpy SeedSequence)."""
+    """A 128-bit seed for :meth:`krypenv.envs.batch.EnvBatch.seed` from the entropy words (numpy SeedSequence)."""
     lo, hi = np.random.SeedSequence(list(words)).generate_state(2, np.uint64)
     return int(lo) | int(hi) << 64
 

@@ -19,8 +19,8 @@ import numba
 import numpy as np
 
 from krypenv import agents
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
-from krypenv.krypkasino.core import Core
 
 
 def main() -> None:
@@ -35,7 +35,7 @@ def main() -> None:
     numba.set_num_threads(args.threads)
     P = args.players
     agent, opponent = agents.load(args.agent), agents.load(args.opponent)
-    core = Core(EnvConfig(players=P), args.games, seat=0, kinds=[EXTERNAL] * P)
+    core = KrypkasinoBatch(EnvConfig(players=P), args.games, seat=0, kinds=[EXTERNAL] * P)
     core.seed(list(range(args.games)))
     core.reset()
     seating = np.tile(np.arange(P) % 2, (args.games, 1))

@@ -6,13 +6,13 @@ records): :mod:`krypenv.krypkasino` and :mod:`krypenv.kungsholmskille`.  Beside 
 :mod:`krypenv.replay` (game records of any game), :mod:`krypenv.rng` (seeded per-env
 streams), :mod:`krypenv.bench` and :mod:`krypenv.cli` (the ``krypenv`` command).
 
-Krypkasino's entry module is :mod:`krypenv.krypkasino_v0` (``env``, ``raw_env``, ``GymEnv``,
-``VecEnv``).  ``krypenv.env(**config)`` / ``krypenv.raw_env`` are its PettingZoo AEC
-environment, and importing :mod:`krypenv` registers its Gymnasium id
-``krypenv/Krypkasino-v0`` (:class:`krypenv.krypkasino.single.KrypkasinoEnv`).
-Kungsholmskille's entry module is :mod:`krypenv.kungsholmskille_v0` (the same four names);
-its Gymnasium id is ``krypenv/Kungsholmskille-v0``.  The heavy
-modules (compiled kernels, PettingZoo) load on first use.
+The env shells every game runs on are written once in :mod:`krypenv.envs`.  Each game's entry
+module (:mod:`krypenv.krypkasino_v0`, :mod:`krypenv.kungsholmskille_v0`) exports ``env``,
+``raw_env``, ``GymEnv`` and ``VecEnv``; importing :mod:`krypenv` registers every game's
+Gymnasium id (``gym_id`` in :data:`krypenv.games.GAMES`: ``krypenv/Krypkasino-v0``,
+``krypenv/Kungsholmskille-v0``) with its entry module's ``GymEnv``.  ``krypenv.env(**config)``
+/ ``krypenv.raw_env`` are Krypkasino's PettingZoo AEC environment.  The heavy modules
+(compiled kernels, PettingZoo) load on first use.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
-ENV_ID = "krypenv/Krypkasino-v0"
+from krypenv.games import GAMES
 
 
 def compiled_sources(root: Path | None = None) -> list[Path]:
@@ -62,11 +62,9 @@ def _numba_cache_dir() -> None:
 _numba_cache_dir()
 
 
-KILLE_ENV_ID = "krypenv/Kungsholmskille-v0"  # == krypenv.kungsholmskille_v0.GYM_ID (a test checks)
-if ENV_ID not in registry:
-    register(id=ENV_ID, entry_point="krypenv.krypkasino.single:KrypkasinoEnv")
-if KILLE_ENV_ID not in registry:
-    register(id=KILLE_ENV_ID, entry_point="krypenv.kungsholmskille.single:KungsholmskilleEnv")
+for _game in GAMES.values():
+    if _game.gym_id not in registry:
+        register(id=_game.gym_id, entry_point=_game.gym_entry_point)
 
 
 def __getattr__(name: str) -> Any:
@@ -78,4 +76,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'krypenv' has no attribute {name!r}")
 
 
-__all__ = ["ENV_ID", "KILLE_ENV_ID", "env", "raw_env"]
+__all__ = ["env", "raw_env"]

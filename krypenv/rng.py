@@ -6,6 +6,9 @@ seeded by :func:`seed_state` from ``numpy.random.SeedSequence(seed)`` and advanc
 the uniforms handed to Python agents (``DecisionBatch.uniforms``) all come from these
 streams, so a game is reproducible from its seed however the games are batched.
 
+:func:`shuffle_copies` is the one Fisher–Yates shuffle of every game's deck (ordered copies of
+its card kinds), and :func:`draw_deck` deals a deck from an env's stream with it.
+
 :func:`pick_legal` is the one uniform random policy of every game: the ⌊u·n⌋-th of the n
 legal actions of a mask, for a uniform ``u``.  The compiled built-in opponents and the
 Python ``random`` agent (:class:`krypenv.agents.base.RandomAgent`) both use it, so they make exactly
@@ -23,7 +26,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-__all__ = ["check_seed", "k_pick_legal", "k_uniforms", "pick_legal", "rand_float", "seed_state"]
+__all__ = ["check_seed", "draw_deck", "k_pick_legal", "k_uniforms", "pick_legal", "rand_float", "seed_state",
+           "shuffle_copies"]
 
 
 def check_seed(seed: Any, name: str = "seed") -> int | None:
@@ -80,3 +84,28 @@ def k_uniforms(rng: np.ndarray, idx: np.ndarray, out: np.ndarray) -> None:
     for k in range(idx.shape[0]):
         for j in range(out.shape[1]):
             out[k, j] = rand_float(rng, idx[k])
+
+
+@njit(cache=True)
+def shuffle_copies(u: np.ndarray, out: np.ndarray, kinds: int) -> None:
+    """Fisher–Yates shuffle of the ordered deck ``out[k] = k % kinds`` into ``out`` (n,) by n − 1 uniforms ``u``.
+
+    For j = n − 1 … 1, swap positions j and ⌊u[j−1]·(j+1)⌋.
+    """
+    n = out.shape[0]
+    for k in range(n):
+        out[k] = k % kinds
+    for j in range(n - 1, 0, -1):
+        k = min(int(u[j - 1] * (j + 1)), j)
+        out[j], out[k] = out[k], out[j]
+
+
+@njit(cache=True)
+def draw_deck(rng: np.ndarray, i: int, size: int, kinds: int) -> np.ndarray:
+    """A (size,) int8 deck, ``size // kinds`` copies of each kind, shuffled by size − 1 uniforms of stream ``i``."""
+    u = np.empty(size - 1, np.float64)
+    for k in range(size - 1):
+        u[k] = rand_float(rng, i)
+    deck = np.empty(size, np.int8)
+    shuffle_copies(u, deck, kinds)
+    return deck

@@ -19,7 +19,7 @@ from krypenv import bench
 from krypenv.cli import main
 from krypenv.krypkasino.cards import card_name
 from krypenv.krypkasino.demo import run_demo
-from krypenv.krypkasino.engine import Deals, shuffled_deck
+from krypenv.krypkasino.engine import DealBatch, shuffled_deck
 from krypenv.krypkasino.records import check_record
 from krypenv.krypkasino.rules import Rules
 
@@ -151,7 +151,7 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
     for row in result["engine"]:
         assert list(row) == ["batch", "decisions_per_s", "deals_per_s", "bytes_per_deal"]
         assert row["decisions_per_s"] > row["deals_per_s"] > 0
-        assert row["bytes_per_deal"] == Deals(Rules(), 1).nbytes_per_deal > 0
+        assert row["bytes_per_deal"] == DealBatch(Rules(), 1).nbytes_per_deal > 0
     machine = result["machine"]
     assert machine["cpus"] >= 1 and machine["numba_threads"] >= 1
 

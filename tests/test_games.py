@@ -89,11 +89,11 @@ def test_replay_mixes_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     """One file with records of both games: each is checked by its own game (L19), a bad one reported, exit 1."""
     import numpy as np
 
-    from krypenv.kungsholmskille.engine import Deals
+    from krypenv.kungsholmskille.engine import DealBatch
     from krypenv.kungsholmskille.records import record_from_deals
     from krypenv.kungsholmskille.rules import Rules
 
-    deals = Deals(Rules(4), 3)
+    deals = DealBatch(Rules(4), 3)
     rng = np.random.default_rng(1)
     deals.reset(rng=rng)
     deals.play_random_to_end(rng)

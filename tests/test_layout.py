@@ -31,7 +31,9 @@ MAX_LINES = 520
 UI = "krypenv.ui"  # the play-and-watch layer: beside the CLI at the top, not a game
 SHARED = ("krypenv.agent_api", "krypenv.records", "krypenv.replay", "krypenv.bench", "krypenv.rng",
           "krypenv.agents.base", "krypenv.eval", "krypenv.eval.schedule", "krypenv.eval.stats", "krypenv.eval.play",
-          "krypenv.eval.ray_pool", "krypenv.eval.report", "krypenv.eval.command", "krypenv.eval.bench")
+          "krypenv.eval.ray_pool", "krypenv.eval.report", "krypenv.eval.command", "krypenv.eval.bench", "krypenv.envs",
+          "krypenv.envs.batch", "krypenv.envs.aec", "krypenv.envs.gym", "krypenv.envs.vec", "krypenv.envs.spaces")
+SHARED_PACKAGES = ("krypenv.envs",)  # sub-packages of krypenv written once for every game (not games)
 
 # The only dynamic loads allowed, each by a registry of names (they are not import statements,
 # so the graph below does not hold them; records, bench, the CLI, the UI and train.py load a
@@ -113,9 +115,9 @@ def where(mod: Module, line: int) -> str:
 
 
 def game_packages() -> list[str]:
-    """The game packages: krypenv's sub-packages."""
+    """The game packages: krypenv's sub-packages but the shared ones."""
     return sorted(name for name, mod in HOUSE.items() if mod.is_package and name.count(".") == 1
-                  and name.startswith("krypenv.") and layer(name) == 0)
+                  and name.startswith("krypenv.") and layer(name) == 0 and name not in SHARED_PACKAGES)
 
 
 def test_every_internal_import_names_an_existing_module() -> None:

@@ -300,8 +300,8 @@ class GuidedPIMC:
         u = batch.uniforms(1)[:, 0]
         core = batch.core
         envs = np.asarray(batch.envs, np.int64)
-        seats = core.st[envs, kernels.TURN].astype(np.int64)
-        root, _ = self._policy_logits(core.st, core.ints, core.cfg, batch.rules, envs, seats)
+        seats = core.state[envs, kernels.TURN].astype(np.int64)
+        root, _ = self._policy_logits(core.state, core.ints, core.packed, batch.rules, envs, seats)
         out = root.argmax(axis=1).astype(np.int64)
         self.stats["decisions"] += n
         cands = [np.flatnonzero(batch.mask[k]) for k in range(n)]
@@ -334,21 +334,21 @@ class GuidedPIMC:
     def _search(self, core: Any, rules: Any, envs: np.ndarray, u: np.ndarray, cands: list[np.ndarray],
                 base: np.ndarray) -> np.ndarray:
         """The searched actions of one lockstep group of decisions (each with ≥ 2 candidates)."""
-        S, P, cfg = self.samples, rules.players, core.cfg
+        S, P, cfg = self.samples, rules.players, core.packed
         lo = np.zeros(len(cands) + 1, np.int64)
         lo[1:] = np.cumsum([c.shape[0] for c in cands])
         acts = np.concatenate(cands).astype(np.int64)
         R = S * int(lo[-1])
-        rs = np.empty((R, core.st.shape[1]), np.int8)
+        rs = np.empty((R, core.state.shape[1]), np.int8)
         ri = np.empty((R, core.ints.shape[1]), np.int64)
         rng = np.empty(R, np.uint64)
         plies, stop_round, mover = (np.empty(R, np.int64) for _ in range(3))
         replay = self.weights > 0
         q_max = len(cands) * S * P * rules.hand_size if replay else 1
-        wrows = np.empty((q_max, core.st.shape[1]), np.int8)
+        wrows = np.empty((q_max, core.state.shape[1]), np.int8)
         wacts = np.empty(q_max, np.int64)
         wlo = np.zeros(len(cands) * S + 1, np.int64)
-        L.setup_rows(core.st, core.ints, cfg, envs, u, S, acts, lo, self.voids, rules.hand_size, self.rounds, replay,
+        L.setup_rows(core.state, core.ints, cfg, envs, u, S, acts, lo, self.voids, rules.hand_size, self.rounds, replay,
                      rs, ri, rng, plies, stop_round, mover, wrows, wacts, wlo, self.scr[0])
         expert_from = {"policy": R, "expert": 0, "both": R}[self.rollout]  # rows from here on roll out with expert
         if self.rollout == "both":  # the same worlds and moves again, for the expert's rollouts

@@ -3,7 +3,7 @@
 The search itself is :mod:`krypenv.agents.krypkasino.guided`.
 
 The search of one batch of decisions lives in one int8 array ``rs`` of *rows*, each a whole
-env record of the game's :class:`krypenv.krypkasino.core.Core` (the engine's columns, then the
+env record of the game's :class:`krypenv.krypkasino.batch.KrypkasinoBatch` (the engine's columns, then the
 capture-choice state and the env's columns), with a row of match integers ``ri`` beside it, so
 that the env's own per-env functions (:func:`krypenv.krypkasino.env_kernels.act_one`,
 ``observe_one``) step and observe every row.  Decision ``k`` owns ``samples × M_k`` rows, one

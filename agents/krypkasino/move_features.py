@@ -56,7 +56,7 @@ from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import maximal_captures_k, new_scratch, nib, subset_sums, table_value_key
 
 if TYPE_CHECKING:
-    from krypenv.krypkasino.core import Core
+    from krypenv.krypkasino.batch import KrypkasinoBatch
 
 VERSION = "moves/2"  # id of this feature layout, stored in checkpoints
 MOVE_FEATURES = ("pts", "high", "stake", "setup", "risk", "creep", "taken", "left", "after", "sweep", "card",
@@ -224,7 +224,7 @@ def input_dim(obs_dim: int) -> int:
     return obs_dim + N_ACTIONS * N_FEATS
 
 
-def action_features(core: Core, envs: np.ndarray) -> np.ndarray:
+def action_features(core: KrypkasinoBatch, envs: np.ndarray) -> np.ndarray:
     """(B, 105, N_FEATS) float32 action features of the seat to act in games ``envs`` of a core."""
     envs = np.ascontiguousarray(envs, dtype=np.int64)
     out = np.empty((envs.shape[0], N_ACTIONS, N_FEATS), np.float32)

@@ -3,9 +3,9 @@
 Everything here works on engine deal records (:mod:`krypenv.krypkasino.engine.kernels`: one int8 row
 per deal) and reads only what the seat to act may know: its own hand, the table, the
 set-aside pile, the capture piles, hand sizes, the deck size and the public move history.
-The same kernels therefore choose moves for agents playing in a :class:`krypenv.krypkasino.core.Core`
+The same kernels therefore choose moves for agents playing in a :class:`krypenv.krypkasino.batch.KrypkasinoBatch`
 (whose rows carry the engine record first) and inside PIMC rollouts on a plain
-:class:`krypenv.krypkasino.engine.Deals`.
+:class:`krypenv.krypkasino.engine.DealBatch`.
 
 * :func:`moves_into` lists the legal (card, capture) moves of the seat to act (K11–K13).
 * :func:`choose` scores them with one of the policies (greedy, creeper, expert, random)

@@ -14,7 +14,7 @@ the talon's remaining cards (L4).  Everything public (calls, folds, tricks, pot,
 act) is kept; every hidden column of the engine record is replaced, so the choice cannot
 depend on cards the seat has not seen (a test deals two positions that differ only in hidden
 cards).  All ``A × worlds`` rollouts of one decision run as one
-:class:`~krypenv.kungsholmskille.engine.Deals` batch in one compiled call.
+:class:`~krypenv.kungsholmskille.engine.DealBatch` batch in one compiled call.
 
 **Value** (``value``).  ``episode`` (the default) counts a rollout as the environments count
 an episode (one pot, L16): when the deal ends with the pot going out (showdown L14, walkover
@@ -38,10 +38,9 @@ from krypenv.agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID,
 from numba import njit
 
 from krypenv.agent_api import DecisionBatch
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import MAX_LEGAL, N_ACTIONS
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch, kernels
 from krypenv.kungsholmskille.observation import encode_into, mask_into, obs_size
 
 __all__ = ["PimcAgent", "rollout_values", "sample_world"]
@@ -132,10 +131,10 @@ class PimcAgent:
         """(legal actions (A,), per-world values (A, worlds)) of seat ``seat``'s decision in env ``i`` of ``core``."""
         P = int(core.players)  # type: ignore[attr-defined]
         legal = np.flatnonzero(mask)
-        row, cr = core.st[i], core.cash[i]  # type: ignore[attr-defined]
+        row, cr = core.deals.state[i], core.deals.cash[i]  # type: ignore[attr-defined]
         worlds = np.stack([sample_world(row, P, seat, rng) for _ in range(self.worlds)])
         A, W = legal.size, self.worlds
-        deals = Deals(core.rules, A * W)  # type: ignore[attr-defined]
+        deals = DealBatch(core.rules, A * W)  # type: ignore[attr-defined]
         deals.state[:] = np.tile(worlds, (A, 1))
         deals.cash[:] = cr
         kind, par = ROLLOUTS[self.rollout]

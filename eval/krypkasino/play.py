@@ -1,7 +1,7 @@
-"""Playing Krypkasino's scheduled games: one chunk of deals on one :class:`~krypenv.krypkasino.core.Core`.
+"""Playing Krypkasino's scheduled games: one chunk of deals on one :class:`~krypenv.krypkasino.batch.KrypkasinoBatch`.
 
 A chunk (:func:`krypenv.eval.play.chunks`) is played on one core, every seat an external
-agent (``Core.play_seated``), and returns each game's seat scores, tabbes and, if asked, its
+agent (``KrypkasinoBatch.play_seated``), and returns each game's seat scores, tabbes and, if asked, its
 game record as a JSON line; :func:`play` spreads the chunks over worker processes or Ray
 (:func:`krypenv.eval.play.play_chunks`) and returns the outcomes in game order.
 """
@@ -17,8 +17,8 @@ from krypenv.eval.krypkasino.config import GAME, EvalConfig
 from krypenv.eval.play import Chunk, chunks, play_chunks
 
 from krypenv.agent_api import Agent
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
-from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.records import record_from_deals
 
 
@@ -42,9 +42,9 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
     """Play one chunk of games to the end of their deal."""
     rules = config.rules
     n, P = len(chunk.games), rules.players
-    core = Core(EnvConfig(players=P, teams=rules.teams, two_player_deal=rules.two_player_deal,
-                          set_aside=rules.set_aside, last_capture_point=rules.last_capture_point),
-                n, seat=0, kinds=[EXTERNAL] * P)
+    config_env = EnvConfig(players=P, teams=rules.teams, two_player_deal=rules.two_player_deal,
+                           set_aside=rules.set_aside, last_capture_point=rules.last_capture_point)
+    core = KrypkasinoBatch(config_env, n, seat=0, kinds=[EXTERNAL] * P)
     core.seed(chunk.deck_seeds)
     core.reset()  # deals the decks; no seat acts before the first external decision
     core.seed(chunk.agent_seeds)

@@ -46,12 +46,12 @@ class Played:
 
 
 def _duplicate_core(cfg: Any, n: int) -> Any:
-    """A :class:`Core` whose ``rng`` only deals (the deck streams) and whose agents draw from ``agent_rng``."""
+    """A batch whose ``rng`` only deals (the deck streams) and whose agents draw from ``agent_rng``."""
+    from krypenv.kungsholmskille.batch import KungsholmskilleBatch
     from krypenv.kungsholmskille.config import EXTERNAL
-    from krypenv.kungsholmskille.core import Core
     from krypenv.rng import k_uniforms, seed_state
 
-    class DuplicateCore(Core):
+    class DuplicateCore(KungsholmskilleBatch):
         """A core whose agents draw their uniforms from streams of their own."""
 
         def seed_agents(self, seeds: list[int]) -> None:
@@ -73,7 +73,7 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
     from krypenv.agent_api import check_actions
     from krypenv.kungsholmskille.cards import deck_names
     from krypenv.kungsholmskille.config import POT_OUT, RUNNING, EnvConfig
-    from krypenv.kungsholmskille.engine import Deals
+    from krypenv.kungsholmskille.engine import DealBatch
     from krypenv.kungsholmskille.env_kernels import k_act_external
     from krypenv.kungsholmskille.records import record_from_deals
 
@@ -84,7 +84,7 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
     core.reset()
     first = [deck_names(core.deals.deck[i]) for i in range(n)]
     recs: list[list[str]] = [[] for _ in range(n)]
-    prev = Deals(core.rules, 1)
+    prev = DealBatch(core.rules, 1)
     status = np.empty(n, np.int64)
     seating = chunk.seating
     while True:
@@ -106,7 +106,7 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
                 name = getattr(agent, "name", agent)
                 raise ValueError(f"agent {name!r} failed: {type(exc).__name__}: {exc}") from None
             before = core.deal_no[sel].copy()
-            k_act_external(*core._args(), sel, actions, status[:sel.size])
+            k_act_external(*core._arrays(), sel, actions, status[:sel.size])
             if config.records:
                 for i in sel[core.deal_no[sel] != before]:  # a budrunda ended: prev_state holds that deal
                     prev.state[0] = core.prev_state[i]

@@ -5,11 +5,11 @@ The layers, bottom to top (each imports only those below it):
 | module | layer |
 |---|---|
 | ``cards``, ``rules`` | cards, values and points (K1–K4); the rules object with its variants |
-| ``engine/`` | the batched engine: ``Deals`` (``state``), compiled capture search and stepping |
+| ``engine/`` | the batched engine: ``DealBatch`` (``state``), compiled capture search and stepping |
 | ``actions``, ``observation`` | the ``Discrete(105)`` action protocol; the observation layout |
-| ``config``, ``env_kernels``, ``core`` | N games with seats, rewards, opponents and auto-reset (``Core``) |
+| ``config``, ``env_kernels``, ``batch`` | N games with seats, rewards, opponents, auto-reset (``KrypkasinoBatch``) |
 | ``view`` | the structured ``SeatView`` agents read, with the legal moves |
-| ``aec``, ``single``, ``vec``, ``render`` | PettingZoo AEC, Gymnasium single-agent, SB3 VecEnv, text rendering |
+| ``aec``, ``single``, ``vec``, ``render`` | PettingZoo AEC, Gymnasium, SB3 VecEnv (thin, over ``krypenv.envs``); text |
 | ``records``, ``demo``, ``bench`` | game records and their replay; ``krypenv demo``; its ``krypenv bench`` keys |
 
 The names below are the main entry points; the environments load on first access (they
@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EnvConfig
-from krypenv.krypkasino.core import Core
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.records import record_from_deals
 from krypenv.krypkasino.rules import Rules
 from krypenv.krypkasino.view import SeatView
 
-__all__ = ["Core", "Deals", "EnvConfig", "KrypkasinoEnv", "KrypkasinoVecEnv", "Rules", "SeatView", "env", "raw_env",
-           "record_from_deals"]
+__all__ = ["DealBatch", "EnvConfig", "KrypkasinoBatch", "KrypkasinoEnv", "KrypkasinoVecEnv", "Rules", "SeatView", "env",
+           "raw_env", "record_from_deals"]
 
 
 def __getattr__(name: str) -> Any:

@@ -33,7 +33,7 @@ determined; no such question ever has a single answer.  Every card play is one d
 even when the hand holds a single legal card.  An action is one integer: a Python `int`, a
 numpy integer, or an integer array of shape `(1,)` or `()`; a float (even `3.0`), a bool, a
 string or any other shape is a ValueError naming the agent and the action
-(`krypenv.spaces.as_action`); an integer outside 0–104 is an illegal action (below).
+(`krypenv.envs.spaces.as_action`); an integer outside 0–104 is an illegal action (below).
 
 ### Observation space
 
@@ -81,40 +81,16 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from krypenv.envs.aec import GameAECEnv, OrderEnforcing
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, N_ACTIONS, action_name
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import ILLEGAL_PENALTY, EnvConfig
-from krypenv.krypkasino.core import Core
-from krypenv.krypkasino.env_kernels import k_aec_step, k_observe, k_values
+from krypenv.krypkasino.env_kernels import k_aec_step, k_values
 from krypenv.krypkasino.render import move_lines, table_text
-from krypenv.rng import check_seed
-from krypenv.spaces import as_action, check_episode_live
 
 __all__ = ["ILLEGAL_PENALTY", "env", "raw_env"]
-
-
-class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with direct ``last()``/``step()`` delegation (same checks, less overhead)."""
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """``last()`` of the wrapped env, after the reset-order check."""
-        if not self._has_reset:
-            wrappers.order_enforcing.EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
-
-    def step(self, action: Any) -> None:
-        """``step()`` of the wrapped env, after the order checks."""
-        if not self._has_reset:
-            wrappers.order_enforcing.EnvLogger.error_step_before_reset()
-        elif not self.env.agents:
-            self._has_updated = True
-            wrappers.order_enforcing.EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self._has_updated = True
-            self.env.step(action)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -125,144 +101,54 @@ def env(**kwargs: Any) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):
+class raw_env(GameAECEnv):
     """Krypkasino as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "krypkasino_v0",
                                           "is_parallelizable": False, "render_fps": 1}
+    batch_class = KrypkasinoBatch
+    core: KrypkasinoBatch
 
     def __init__(self, players: int = 3, teams: Any = None, two_player_deal: str = "6+4", set_aside: str = "court",
                  last_capture_point: bool = False, reward: str = "points", deals: int = 1, illegal: str = "raise",
                  render_mode: str | None = None) -> None:
-        super().__init__()
-        self.config = EnvConfig(players, teams, two_player_deal, set_aside, last_capture_point, reward, deals,
-                                illegal, render_mode)
-        self.render_mode = render_mode
-        self._core = Core(self.config, 1)
-        P = self.config.players
-        self.possible_agents = [f"player_{s}" for s in range(P)]
-        self.agents = self.possible_agents[:]
-        self.agent_selection = self.possible_agents[0]
-        obs_box = spaces.Box(self._core.low, self._core.high, dtype=np.int8)
-        mask_box = spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8)
-        self.observation_spaces = {a: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-                                   for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
-        self._lose = illegal == "lose"
-        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
-        self._vals = np.zeros(self._core.rules.n_teams, np.float64)
-        self._delta = np.zeros(P, np.float64)  # reward per seat of the last step
-        self._info = np.zeros(7, np.int64)
-        self._next_obs = np.zeros(self._core.dim, np.int8)  # the next agent's observation, written by step()
+        """A table of ``players`` seats; the keywords are documented in the module docstring."""
+        super().__init__(EnvConfig(players, teams, two_player_deal, set_aside, last_capture_point, reward, deals,
+                                   illegal, render_mode))
+        self._values = np.zeros(self.core.rules.n_teams, np.float64)  # each side's value after the last step
+        self._step_info = np.zeros(7, np.int64)  # status, seat, pending card, deal, round; seat to act, over
+        self._next_obs = np.zeros(self.core.dim, np.int8)  # the next agent's observation, written by the kernel
         self._next_mask = np.zeros(N_ACTIONS, np.int8)
-        self._seeded = False
-        self._cache: tuple[str, dict[str, np.ndarray]] | None = None
-        self._log: list[str] = []
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        """The Dict observation space (the same for every agent)."""
-        return self.observation_spaces[agent]
+    def _start(self) -> int:
+        """The sides' values at the deal; the seat to act."""
+        core = self.core
+        k_values(core.state, core.ints, core.packed, 0, self._values)
+        return int(core.deals.turn[0])
 
-    def action_space(self, agent: str) -> spaces.Space:
-        """Discrete(105) (the same for every agent)."""
-        return self.action_spaces[agent]
+    def _play(self, action: int) -> tuple[bool, int, bool, bool, tuple[np.ndarray, np.ndarray] | None]:
+        """One compiled AEC step: act, deal on in a match, rewards per seat, the next agent's observation."""
+        core = self.core
+        info = self._step_info
+        k_aec_step(core.state, core.rng, core.ints, core.packed, action, self._lose, self._values, self._delta,
+                   self._next_obs, self._next_mask, info, core.scratch)
+        over = bool(info[6])
+        return bool(info[0] == ILLEGAL), int(info[5]), over, False, (self._next_obs, self._next_mask)
 
-    # ------------------------------------------------------------------ API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new episode; ``seed`` (None or an int >= 0) seeds the deck stream (without it, it continues)."""
-        seed = check_seed(seed)
-        core = self._core
-        if seed is not None or not self._seeded:
-            core.seed([seed])
-            self._seeded = True
-        core.reset()
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        k_values(core.st, core.ints, core.cfg, 0, self._vals)
-        self.agent_selection = self.possible_agents[int(core.deals.turn[0])]
-        self._set_infos()
-        self._cache = None
-        self._log = [f"new deal, dealer {self.possible_agents[int(core.deals.dealer[0])]}"]
-        if self.render_mode == "human":
-            self.render()
+    def _start_log(self) -> list[str]:
+        """The dealer of the new deal."""
+        return [f"new deal, dealer {self.possible_agents[int(self.core.deals.dealer[0])]}"]
 
-    def _set_infos(self) -> None:
-        """``infos[agent]["to_act"]``: whether the agent has a decision to make now."""
-        self.infos = {a: {"to_act": a == self.agent_selection and not self.terminations[a]} for a in self.agents}
+    def _step_log(self, agent: str, action: int, illegal: bool) -> list[str]:
+        """The move just made with the table talk, or the illegal action."""
+        status, _, pending, deal_no, rnd, _, _ = self._step_info.tolist()
+        if illegal:
+            return [(f"{agent}: illegal action {action} ({action_name(action, pending)}), "
+                     f"+{ILLEGAL_PENALTY} and the episode ends")]
+        if status == CHOOSING:
+            return []
+        return move_lines(self.core, 0, self.possible_agents, deal_no, rnd)
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation dict; its mask is all zero unless it is the agent to act."""
-        cache = self._cache
-        if cache is not None and cache[0] == agent:
-            return {k: v.copy() for k, v in cache[1].items()}
-        core = self._core
-        obs = np.empty(core.dim, np.int8)
-        mask = np.empty(N_ACTIONS, np.int8)
-        k_observe(core.st, core.ints, core.cfg, 0, self._seat_of[agent], obs, mask, core.scr)
-        return {"observation": obs, "action_mask": mask}
-
-    def step(self, action: int | None) -> None:
-        """Apply the action of ``agent_selection`` (None once it is terminated; ValueError once no agent is left)."""
-        check_episode_live(self.agents)
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        action = as_action(action, N_ACTIONS, agent)
-        core = self._core
-        obs, mask, info = self._next_obs, self._next_mask, self._info  # observe() hands out copies
-        k_aec_step(core.st, core.rng, core.ints, core.cfg, action, self._lose, self._vals, self._delta, obs,
-                   mask, info, core.scr)
-        status, _, pending, deal_no, rnd, turn, over = info.tolist()
-        if status == ILLEGAL and not self._lose:
-            self._raise_illegal(agent, action, pending)
-        self.rewards = dict(zip(self.agents, self._delta.tolist()))
-        cum = self._cumulative_rewards
-        cum[agent] = 0.0
-        for a, r in self.rewards.items():
-            cum[a] += r
-        nxt = self.possible_agents[turn]
-        self._cache = (nxt, {"observation": obs, "action_mask": mask})
-        if over:
-            self.terminations = {a: True for a in self.agents}
-            for a in self.agents:
-                self.infos[a]["to_act"] = False
-        else:
-            self.infos[agent]["to_act"] = False
-            self.infos[nxt]["to_act"] = True
-        self.agent_selection = nxt
-        if self.render_mode is not None:
-            if status == ILLEGAL:
-                self._log.append(f"{agent}: illegal action {action} ({action_name(action, pending)}), "
-                                 f"+{ILLEGAL_PENALTY} and the episode ends")
-            elif status != CHOOSING:
-                self._log.extend(move_lines(core, 0, self.possible_agents, deal_no, rnd))
-            if self.render_mode == "human":
-                self.render()
-
-    def _raise_illegal(self, agent: str, action: int, pending: int) -> None:
-        mask = self.observe(agent)["action_mask"]
-        legal = ", ".join(f"{a} ({action_name(a, pending)})" for a in np.flatnonzero(mask))
-        raise ValueError(f"illegal action {action} ({action_name(action, pending)}) for {agent}; "
-                         f"legal actions: {legal}")
-
-    def render(self) -> str | None:
-        """A text table of the game; returned for "ansi", printed for "human" (None without a render mode)."""
-        if self.render_mode is None:
-            return None
-        text = table_text(self._core, 0, self.possible_agents, self._log, self.config.deals)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release."""
+    def _table_text(self) -> str:
+        """The text table of :mod:`krypenv.krypkasino.render`."""
+        return table_text(self.core, 0, self.possible_agents, self._log, self.config.deals)

@@ -1,8 +1,8 @@
 """Krypkasino's benchmarks for ``krypenv bench`` (:mod:`krypenv.bench` runs them; importing this registers them).
 
 * ``engine`` (batched: one row per ``--batches`` size B): B three-player deals (``Rules()``)
-  are dealt from freshly shuffled decks (``Deals.reset(rng=...)``) and played to the end by
-  ``Deals.play_random`` (a uniformly random legal card, then a uniformly random legal capture
+  are dealt from freshly shuffled decks (``DealBatch.reset(rng=...)``) and played to the end by
+  ``DealBatch.play_random`` (a uniformly random legal card, then a uniformly random legal capture
   of it), over and over for about S seconds.  Batches of at least 64 deals run on numba's
   thread pool, i.e. on all cores.  A *decision* is one card played; dealing is part of the
   timed work.  One untimed batch per size first loads or compiles the kernels.  Row:
@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 
 from krypenv.bench import aec_row, engine_line, engine_row, register, register_batched, vec_row
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 
 ENGINE_HEADER = "uniformly random legal play, 3 players (Rules()); a decision is one card played"
 
 
-def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
+def _play_batch(deals: DealBatch, rng: np.random.Generator) -> int:
     """Deal every deal anew and play them all to the end; return the decisions played."""
     deals.reset(rng=rng)
     while not deals.done.all():
@@ -39,7 +39,7 @@ def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
 
 def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: int = 0) -> dict[str, Any]:
     """Random play at one batch size for about ``seconds`` (at least one batch); one ``engine`` row."""
-    return engine_row(Deals(rules or Rules(), batch), _play_batch, seconds, seed)
+    return engine_row(DealBatch(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
 def bench_aec(seconds: float, players: int = 3, seed: int = 0) -> dict[str, Any]:

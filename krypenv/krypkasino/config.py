@@ -3,7 +3,7 @@
 :class:`EnvConfig` validates the keywords every interface takes (the game record's ``rules``
 keys plus ``reward``, ``deals``, ``illegal``, ``render_mode``), naming the bad field in a
 ValueError.  The constants below are shared by the compiled env functions
-(:mod:`krypenv.krypkasino.env_kernels`) and :class:`krypenv.krypkasino.core.Core`, which packs
+(:mod:`krypenv.krypkasino.env_kernels`) and :class:`krypenv.krypkasino.batch.KrypkasinoBatch`, which packs
 a configuration into one int64 ``cfg`` vector at these offsets: who acts for each seat
 (``LEARNER``, ``EXTERNAL`` Python agents, the built-in ``RANDOM`` policy), the extra state
 columns after the engine's, and the per-env integer array of deal numbers, match totals and
@@ -17,16 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from krypenv.envs.batch import EXTERNAL, LEARNER, RANDOM, check_modes
 from krypenv.krypkasino.rules import Rules
 
+SEAT_KINDS = (LEARNER, EXTERNAL, RANDOM)  # the codes of who acts for a seat (at C_SEAT_KINDS)
 REWARDS = ("points", "relative")
-ILLEGAL_MODES = ("raise", "lose")
-RENDER_MODES = ("ansi", "human")
 ILLEGAL_PENALTY = 50  # score points added to the offender's side by illegal="lose"
 MAX_DEALS = 10_000
-LEARNER, EXTERNAL, RANDOM = 0, 1, 2  # who acts for a seat: the learner, a Python agent, built-in random
 LAST_MOVE = 56  # last-move record: seat, card, tabbes gained, K15 taker (−1), capture counts (52)
-K_PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
 
 # cfg vector (int64): scalars, then per-seat and packet arrays at fixed offsets
 C_N, C_P, C_SPADES, C_DEALS, C_LCP, C_SIDES, C_RELATIVE, C_FIRST_DEALER, C_RANDOM_SEAT, C_E0 = range(10)
@@ -59,10 +57,7 @@ class EnvConfig:
         if (isinstance(self.deals, bool) or not isinstance(self.deals, (int, np.integer))
                 or not 1 <= self.deals <= MAX_DEALS):
             raise ValueError(f"deals must be an integer from 1 to {MAX_DEALS}, got {self.deals!r}")
-        if self.illegal not in ILLEGAL_MODES:
-            raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {self.illegal!r}")
-        if self.render_mode is not None and self.render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {self.render_mode!r}")
+        check_modes(self.illegal, self.render_mode)
 
     @property
     def rules(self) -> Rules:

@@ -20,7 +20,7 @@ from typing import TextIO
 import numpy as np
 
 from krypenv.krypkasino.cards import DECK_SIZE, card_name, names_from_counts
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 
 
@@ -38,7 +38,7 @@ def run_demo(players: int = 3, seed: int = 0, out: TextIO | None = None) -> np.n
     """Play one deal of random legal moves, printing it turn by turn to ``out``; return the (P,) scores."""
     out = sys.stdout if out is None else out
     rules = Rules(players=players)
-    deals = Deals(rules, 1)
+    deals = DealBatch(rules, 1)
     rng = np.random.default_rng(seed)
     deals.reset(rng=rng)
     dealer = int(deals.dealer[0])

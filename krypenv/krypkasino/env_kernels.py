@@ -10,7 +10,7 @@ The per-env functions (``reset_one``, ``act_one``, ``observe_one``, ``advance_on
 deal plus the env's columns), the per-env streams ``rng`` (:mod:`krypenv.rng`), the integer
 array ``ints`` and the packed configuration ``cfg`` (:mod:`krypenv.krypkasino.config`).  The
 ``k_*`` drivers run them over a batch, with ``_par`` variants on numba's thread pool for
-batches of at least ``K_PARALLEL_FROM`` envs; :class:`krypenv.krypkasino.core.Core` and the
+batches of at least ``krypenv.envs.batch.PARALLEL_FROM`` envs; :class:`krypenv.krypkasino.batch.KrypkasinoBatch` and the
 three env shells call only the drivers.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.krypkasino.actions import CHOICE_SIZE, ILLEGAL, MOVED, N_ACTIONS, apply_action, mask_into
-from krypenv.krypkasino.cards import DECK_SIZE, HAND_VALUE
+from krypenv.krypkasino.cards import DECK_SIZE, HAND_VALUE, N_CODES
 from krypenv.krypkasino.config import (
     C_DEALS,
     C_E0,
@@ -49,7 +49,7 @@ from krypenv.krypkasino.config import (
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import hand_sweep_values_s, sweep_values_s, table_value_key
 from krypenv.krypkasino.observation import POINTS8, encode_into
-from krypenv.rng import pick_legal, rand_float
+from krypenv.rng import draw_deck, pick_legal, rand_float
 
 
 @njit(cache=True)
@@ -142,11 +142,7 @@ def learner_value(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> 
 def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> None:
     """Deal the next deal of env ``i``'s match: a fresh deck from its stream, the dealer rotating left (K19)."""
     P = cfg[C_P]
-    u = np.empty(DECK_SIZE - 1, np.float64)
-    for k in range(DECK_SIZE - 1):
-        u[k] = rand_float(rng, i)
-    deck = np.empty(DECK_SIZE, np.int8)
-    kernels.shuffle_into(u, deck)
+    deck = draw_deck(rng, i, DECK_SIZE, N_CODES)
     dealer = (cfg[C_FIRST_DEALER] + ints[i, I_DEAL_NO]) % P
     n_init = cfg[C_N_INIT]
     kernels.reset_deal(st, i, P, deck, dealer, cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],

@@ -15,7 +15,7 @@ The seat of each move is implied by turn order.  ``result`` is present only once
 is finished (a partial record simply has fewer moves); ``tabbes`` counts a dubbeltabbe as
 two (K14).  Unknown keys are rejected, so a misspelt ``result`` is never silently ignored.
 
-- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.krypkasino.engine.Deals` batch.
+- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.krypkasino.engine.DealBatch` batch.
 - :func:`parse_record` validates a loaded object and raises :class:`RecordError` naming
   exactly what is wrong; :func:`replay` plays a parsed record through the engine and checks
   every move (K9–K13) and the result (K14–K17); :func:`check_record` does both and never raises.
@@ -34,7 +34,7 @@ import numpy as np
 
 from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, card_name, names_from_counts, parse_deck
 from krypenv.krypkasino.engine.kernels import NOT_MAXIMAL
-from krypenv.krypkasino.engine.state import MOVE_ERRORS, Deals
+from krypenv.krypkasino.engine.state import MOVE_ERRORS, DealBatch
 from krypenv.krypkasino.rules import Rules
 from krypenv.records import (
     ParsedRecord,
@@ -58,7 +58,7 @@ RESULT_KEYS = ("scores", "card_points", "tabbes")
 
 
 # --------------------------------------------------------------------------- writing
-def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
+def record_from_deals(deals: DealBatch, i: int = 0) -> dict[str, Any]:
     """The game record of deal ``i`` of a batch, finished or partial (``result`` only when done)."""
     if not 0 <= i < deals.n:
         raise ValueError(f"deal index {i} is outside 0..{deals.n - 1}")
@@ -80,7 +80,7 @@ def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
     return record
 
 
-def _result_of(deals: Deals, i: int) -> dict[str, list[int]]:
+def _result_of(deals: DealBatch, i: int) -> dict[str, list[int]]:
     """The ``result`` object of a finished deal ``i``."""
     return {
         "scores": [int(x) for x in deals.scores()[i]],
@@ -168,7 +168,7 @@ def describe_legal(moves: list[tuple[int, np.ndarray]]) -> str:
     return " | ".join(describe_move(c, cap) for c, cap in moves) or "none"
 
 
-def _context(deals: Deals, legal: list[tuple[int, np.ndarray]]) -> str:
+def _context(deals: DealBatch, legal: list[tuple[int, np.ndarray]]) -> str:
     """Hand, table and legal moves of the seat to play, for an error message."""
     if deals.done[0]:
         return "legal moves: none (the deal is over)"
@@ -179,14 +179,14 @@ def _context(deals: Deals, legal: list[tuple[int, np.ndarray]]) -> str:
     )
 
 
-def _start(parsed: ParsedRecord) -> Deals:
+def _start(parsed: ParsedRecord) -> DealBatch:
     """A one-deal batch dealt from the record's deck and dealer."""
-    deals = Deals(parsed.rules, 1)
+    deals = DealBatch(parsed.rules, 1)
     deals.reset(decks=parsed.deck[None, :], dealers=np.array([parsed.dealer], np.int64))
     return deals
 
 
-def _replay(parsed: ParsedRecord, legal: bool) -> tuple[ReplayOutcome, Deals]:
+def _replay(parsed: ParsedRecord, legal: bool) -> tuple[ReplayOutcome, DealBatch]:
     """Replay the record; also return the engine state where it stopped."""
     deals = _start(parsed)
     out = ReplayOutcome(ok=True, total_moves=parsed.rules.decisions_per_deal)

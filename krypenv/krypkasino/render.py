@@ -16,7 +16,7 @@ from krypenv.krypkasino.cards import card_name, names_from_counts
 from krypenv.krypkasino.engine.captures import new_scratch, sweep_values_s, table_value_key
 
 if TYPE_CHECKING:
-    from krypenv.krypkasino.core import Core
+    from krypenv.krypkasino.batch import KrypkasinoBatch
 
 VALUE_WORDS = {11: "knekt", 12: "dam", 13: "kung", 14: "ess"}  # played values with names in the rule texts
 
@@ -35,7 +35,7 @@ def announcement(table: np.ndarray) -> str | None:
     return "tabbe på " + (values[0] if len(values) == 1 else ", ".join(values[:-1]) + " eller " + values[-1])
 
 
-def move_lines(core: Core, i: int, names: list[str], deal_no_before: int, round_before: int) -> list[str]:
+def move_lines(core: KrypkasinoBatch, i: int, names: list[str], deal_no_before: int, round_before: int) -> list[str]:
     """Commentary on the move env ``i`` just played (its last-move record), and what followed it."""
     last = core.last[i]
     who, card, gained, taker = names[int(last[0])], card_name(int(last[1])), int(last[2]), int(last[3])
@@ -62,7 +62,8 @@ def move_lines(core: Core, i: int, names: list[str], deal_no_before: int, round_
     return lines
 
 
-def history_lines(core: Core, i: int, names: list[str], first_move: int, tabbes_before: np.ndarray) -> list[str]:
+def history_lines(core: KrypkasinoBatch, i: int, names: list[str], first_move: int,
+                  tabbes_before: np.ndarray) -> list[str]:
     """Commentary on the moves from ``first_move`` on in env ``i``'s current deal, from the engine's history.
 
     Every seat holds as many cards as the others in every round, so move m was played by seat
@@ -84,7 +85,7 @@ def history_lines(core: Core, i: int, names: list[str], first_move: int, tabbes_
     return lines
 
 
-def table_text(core: Core, i: int, names: list[str], log: list[str], deals: int) -> str:
+def table_text(core: KrypkasinoBatch, i: int, names: list[str], log: list[str], deals: int) -> str:
     """A readable table of env ``i``: deal, round, table, set-aside pile, the hand to play, scores, recent moves."""
     d, rules = core.deals, core.rules
     sistan = " (sistan)" if d.pos[i] >= 104 else ""

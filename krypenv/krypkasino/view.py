@@ -2,7 +2,8 @@
 
 Rule-based agents read a :class:`SeatView` instead of decoding observation vectors:
 ``batch.views()`` (:class:`krypenv.agent_api.DecisionBatch`) builds one per decision through
-:meth:`krypenv.krypkasino.core.Core.seat_view`, which calls :func:`seat_view` here.  A view
+:meth:`krypenv.krypkasino.batch.KrypkasinoBatch.seat_view`, which calls :func:`seat_view` here with the
+engine's deals and the env's arrays.  A view
 holds the hand, table, set-aside pile and capture piles as (52,) card counts, per-seat hand
 sizes, tabbes and scores, the dealer, turn and round, the capture choice in progress, and
 ``legal_moves``: every legal (card, capture) :data:`Move` still open (K10–K13).
@@ -14,7 +15,7 @@ does for its subclasses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,16 +30,9 @@ from krypenv.krypkasino.engine.captures import (
 )
 from krypenv.krypkasino.rules import Rules
 
+if TYPE_CHECKING:
+    from krypenv.krypkasino.engine import DealBatch
 
-class ViewSource(Protocol):
-    """What :func:`seat_view` reads of a batch of games (a core; core.py imports this module, never the reverse)."""
-
-    deals: Any  # krypenv.krypkasino.engine.state.Deals: the deals' arrays
-    rules: Rules
-    choice: np.ndarray  # (N, CHOICE_SIZE): the pending card, then the table cards fixed so far (-1: none)
-    totals: np.ndarray  # (N, P): scores of the finished deals of the match
-    penalty: np.ndarray  # (N, P): illegal-action penalties
-    over: np.ndarray  # (N,): the match is over
 
 __all__ = ["Move", "SeatView", "seat_view"]
 
@@ -126,22 +120,25 @@ class SeatView:
         return actions[0]
 
 
-def seat_view(core: ViewSource, i: int, seat: int) -> SeatView:
-    """The :class:`SeatView` of ``seat`` in env ``i`` of a core, with its legal moves if it is to act."""
-    d = core.deals
-    choice = core.choice[i]
+def seat_view(deals: DealBatch, i: int, seat: int, choice: np.ndarray, totals: np.ndarray, over: bool) -> SeatView:
+    """The :class:`SeatView` of ``seat`` in deal ``i``, with its legal moves if it is to act.
+
+    ``choice`` is the env's (53,) capture-choice row, ``totals`` its (P,) match totals with
+    penalties, ``over`` whether its episode has ended.
+    """
+    d = deals
     pending = int(choice[0])
     hand = d.hands[i, seat].copy()
     table = d.table[i].copy()
     scores = d.scores_of(i)
     view = SeatView(
-        rules=core.rules, seat=seat, hand=hand, table=table, aside=d.aside[i].copy(), piles=d.piles[i].copy(),
+        rules=d.rules, seat=seat, hand=hand, table=table, aside=d.aside[i].copy(), piles=d.piles[i].copy(),
         hand_sizes=d.hands[i].sum(axis=1).astype(np.int64), tabbes=d.tabbes[i].astype(np.int64), scores=scores,
-        totals=(core.totals[i] + core.penalty[i]).copy(), dealer=int(d.dealer[i]), turn=int(d.turn[i]),
+        totals=np.array(totals, copy=True), dealer=int(d.dealer[i]), turn=int(d.turn[i]),
         round=int(d.round[i]), deck_left=104 - int(d.pos[i]), last_capturer=int(d.last_capturer[i]),
         pending=pending, fixed=choice[1:].copy(),
     )
-    if not d.done[i] and not core.over[i] and int(d.turn[i]) == seat:
+    if not d.done[i] and not over and int(d.turn[i]) == seat:
         view.legal_moves = _legal_moves(hand, table, pending, choice[1:])
     return view
 

@@ -33,7 +33,7 @@ trick — is still asked, as L17 records it; with `skip_forced=True` the env mak
 default keeps one env step per record move, so records, replays and all three interfaces
 see the same decisions.  An action is one integer: a Python `int`, a numpy integer, or an
 integer array of shape `(1,)` or `()`; a float (even `3.0`), a bool, a string or any other
-shape is a ValueError naming the agent and the action (`krypenv.spaces.as_action`); an
+shape is a ValueError naming the agent and the action (`krypenv.envs.spaces.as_action`); an
 integer outside 0–278 is an illegal action (below).
 
 ### Observation space
@@ -88,17 +88,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
+from krypenv.envs.aec import GameAECEnv, OrderEnforcing
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
+from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.config import FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_OUT, RUNNING, TRUNCATED, EnvConfig
-from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.env_kernels import k_aec_step
 from krypenv.kungsholmskille.render import moves_since, table_text
-from krypenv.rng import check_seed
-from krypenv.spaces import as_action, check_episode_live
 
 __all__ = ["ILLEGAL_FINE", "env", "raw_env"]
 
@@ -108,137 +105,58 @@ def env(**kwargs: Any) -> AECEnv:
 
     Out-of-range actions need no extra wrapper: the raw env treats them as illegal actions.
     """
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
-def illegal_message(agent: str, action: int, legal: list[str]) -> str:
-    """The ValueError text of an illegal action: the move as an L17 string and the legal moves."""
-    move = action_name(action) if 0 <= action < N_ACTIONS else f"action {action} (outside 0..{N_ACTIONS - 1})"
-    return f"illegal move {move!r} (action {action}) for {agent}; legal moves: {', '.join(legal) or 'none'}"
-
-
-class raw_env(AECEnv):
+class raw_env(GameAECEnv):
     """Kungsholmskille as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "kungsholmskille_v0",
                                           "is_parallelizable": False, "render_fps": 1}  # fmt: skip
+    batch_class = KungsholmskilleBatch
+    core: KungsholmskilleBatch
 
     def __init__(self, players: int = 4, first_dealer: int | None = None, max_deals: int = 50,
                  skip_forced: bool = False, illegal: str = "raise", render_mode: str | None = None) -> None:
         """A table of ``players`` seats; the keywords are documented in the module docstring."""
-        super().__init__()
-        self.config = EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode)
-        self.render_mode = render_mode
-        self._core = Core(self.config, 1)
-        P = self.config.players
-        self.possible_agents = [f"player_{s}" for s in range(P)]
-        self.agents = self.possible_agents[:]
-        self.agent_selection = self.possible_agents[0]
-        obs_box = spaces.Box(self._core.low, self._core.high, dtype=np.int16)
-        mask_box = spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8)
-        self.observation_spaces = {a: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-                                   for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
-        self._lose = illegal == "lose"
-        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
+        super().__init__(EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode))
+        P = self.core.players
         self._base = np.zeros(P, np.int64)  # each seat's money when it was last rewarded
-        self._delta = np.zeros(P, np.int64)
-        self._seeded = False
-        self._log: list[str] = []
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {"to_act": False} for a in self.agents}
+        self._money_delta = np.zeros(P, np.int64)
+        self._before = (0, 0)  # deal number and moves of the deal before the last step (for the render log)
 
-    @property
-    def core(self) -> Core:
-        """The underlying one-env :class:`~krypenv.kungsholmskille.core.Core` (for inspection)."""
-        return self._core
+    def _start(self) -> int:
+        """Money starts at −2: the ante reaches the seats with the first step; the seat to act."""
+        self._base[:] = 0
+        return int(self.core.deals.to_act[0])
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        """The Dict observation space (the same for every agent)."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        """Discrete(279) (the same for every agent)."""
-        return self.action_spaces[agent]
-
-    # ------------------------------------------------------------------ API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new episode (L3: every seat antes 2); ``seed`` seeds the stream (without it the stream continues)."""
-        seed = check_seed(seed)
-        core = self._core
-        if seed is not None or not self._seeded:
-            core.seed([seed])
-            self._seeded = True
-        core.reset()
-        self._base[:] = 0  # money starts at −2: the ante reaches the seats with the first step
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.agent_selection = self.possible_agents[int(core.deals.to_act[0])]
-        self.infos = {a: {"to_act": a == self.agent_selection} for a in self.agents}
-        d = core.deals
-        self._log = [(f"new pot: every seat antes 2 (L3); deal 0: dealer {self.possible_agents[int(d.dealer[0])]}, "
-                      f"pot {int(d.pot[0])}")]
-        if self.render_mode == "human":
-            self.render()
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation dict; its mask is all zero unless it is the agent to act."""
-        obs, mask = self._core.observe(0, self._seat_of[agent])
-        return {"observation": obs, "action_mask": mask}
-
-    def step(self, action: int | None) -> None:
-        """Apply the action of ``agent_selection`` (None once terminated or truncated; ValueError once none is left)."""
-        check_episode_live(self.agents)
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        action = as_action(action, N_ACTIONS, agent)
-        core = self._core
-        deal_before, moves_before = int(core.deal_no[0]), int(core.deals.n_moves[0])
-        status = k_aec_step(core.st, core.cash, core.ep, core.rng, core.cfg, core.prev_state, core.prev_cash,
-                            action, self._lose, self._base, self._delta)
-        if status == ILLEGAL and not self._lose:
-            raise ValueError(illegal_message(agent, action, core.deals.legal_moves(0)))
-        self.rewards = {a: float(r) for a, r in zip(self.agents, self._delta.tolist())}
-        cum = self._cumulative_rewards
-        cum[agent] = 0.0
-        for a, r in self.rewards.items():
-            cum[a] += r
+    def _play(self, action: int) -> tuple[bool, int, bool, bool, tuple[np.ndarray, np.ndarray] | None]:
+        """One compiled AEC step: act, forced and dealt-on moves, each seat's money change."""
+        core = self.core
+        self._before = (int(core.deal_no[0]), int(core.deals.n_moves[0]))
+        status = k_aec_step(core.state, core.cash, core.episode, core.rng, core.packed, core.prev_state,
+                            core.prev_cash, action, self._lose, self._base, self._money_delta)
+        self._delta[:] = self._money_delta
         over = int(core.over[0])
         if over != RUNNING:
-            for a in self.agents:
-                self.terminations[a] = over in (POT_OUT, FORFEIT)
-                self.truncations[a] = over == TRUNCATED
-                self.infos[a]["to_act"] = False
-        else:
-            nxt = self.possible_agents[int(core.deals.to_act[0])]
-            self.infos[agent]["to_act"] = False
-            self.infos[nxt]["to_act"] = True
-            self.agent_selection = nxt
-        if self.render_mode is not None:
-            if status == ILLEGAL:
-                name = action_name(action) if 0 <= action < N_ACTIONS else f"action {action}"
-                self._log.append(f"{agent}: illegal move {name!r}")
-            self._log.extend(moves_since(core, 0, self.possible_agents, deal_before, moves_before))
-            if self.render_mode == "human":
-                self.render()
+            return bool(status == ILLEGAL), self._seat_of[self.agent_selection], over in (POT_OUT, FORFEIT), \
+                over == TRUNCATED, None
+        return bool(status == ILLEGAL), int(core.deals.to_act[0]), False, False, None
 
-    def render(self) -> str | None:
-        """A spectator's text table; returned for "ansi", printed for "human" (None without a render mode)."""
-        if self.render_mode is None:
-            return None
-        text = table_text(self._core, 0, self.possible_agents, self._log)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+    def _start_log(self) -> list[str]:
+        """The new pot and the first deal's dealer."""
+        d = self.core.deals
+        return [(f"new pot: every seat antes 2 (L3); deal 0: dealer {self.possible_agents[int(d.dealer[0])]}, "
+                 f"pot {int(d.pot[0])}")]
 
-    def close(self) -> None:
-        """Nothing to release."""
+    def _step_log(self, agent: str, action: int, illegal: bool) -> list[str]:
+        """The moves since the step began (forced and dealt-on ones included), after an illegal move's line."""
+        lines = []
+        if illegal:
+            name = action_name(action) if 0 <= action < N_ACTIONS else f"action {action}"
+            lines.append(f"{agent}: illegal move {name!r}")
+        return lines + moves_since(self.core, 0, self.possible_agents, *self._before)
+
+    def _table_text(self) -> str:
+        """The spectator's table of :mod:`krypenv.kungsholmskille.render`."""
+        return table_text(self.core, 0, self.possible_agents, self._log)

@@ -12,8 +12,8 @@
 The engine benchmark:
 
 Measured as every game's engine (:func:`krypenv.bench.engine_row`): B deals are dealt from
-freshly shuffled decks (``Deals.reset(rng=...)``) and played to the end by
-``Deals.play_random`` (one uniformly random legal move in every unfinished deal per call),
+freshly shuffled decks (``DealBatch.reset(rng=...)``) and played to the end by
+``DealBatch.play_random`` (one uniformly random legal move in every unfinished deal per call),
 over and over for about ``seconds``; one untimed batch first loads or compiles the kernels.
 A *decision* is one move of one deal (a call, a fold decision, an exchange, a card played or
 a show call, L17); dealing is part of the timed work.  Batches of at least 64 deals run on
@@ -31,13 +31,13 @@ from typing import Any
 import numpy as np
 
 from krypenv.bench import aec_row, engine_line, engine_row, register, register_batched, vec_row
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.rules import Rules
 
 ENGINE_HEADER = "Kungsholmskille, uniformly random legal play, 4 players; a decision is one move (L17)"
 
 
-def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
+def _play_batch(deals: DealBatch, rng: np.random.Generator) -> int:
     """Deal every deal anew and play them all to the end; return the decisions made."""
     deals.reset(rng=rng)
     while deals.play_random(rng):  # returns how many deals are still unfinished
@@ -47,7 +47,7 @@ def _play_batch(deals: Deals, rng: np.random.Generator) -> int:
 
 def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:
     """Random play at one batch size for about ``seconds`` (at least one timed batch)."""
-    return engine_row(Deals(Rules(players), batch), _play_batch, seconds, seed, players=players)
+    return engine_row(DealBatch(Rules(players), batch), _play_batch, seconds, seed, players=players)
 
 
 def bench_aec(seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:

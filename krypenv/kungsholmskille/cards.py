@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numba import njit
 
+from krypenv.rng import shuffle_copies
+
 RANKS: tuple[str, ...] = ("blaren", "blompotta", "krans", *(str(k) for k in range(1, 13)),
                           "vardshus", "kavall", "svin", "husar", "gok", "kille")
 N_RANKS = 21  # distinct ranks (L1)
@@ -99,15 +101,8 @@ def parse_deck(names: Sequence[str]) -> np.ndarray:
 
 @njit(cache=True)
 def shuffle_into(u: np.ndarray, out: np.ndarray) -> None:
-    """Fisher–Yates shuffle of the ordered deck into ``out`` (42,) driven by 41 uniforms ``u``.
-
-    For j = 41 … 1, swap positions j and ⌊u[j−1]·(j+1)⌋.
-    """
-    for k in range(42):
-        out[k] = k % 21
-    for j in range(41, 0, -1):
-        k = min(int(u[j - 1] * (j + 1)), j)
-        out[j], out[k] = out[k], out[j]
+    """The ordered deck (each rank twice, L1) shuffled into ``out`` (42,) by 41 uniforms (``shuffle_copies``)."""
+    shuffle_copies(u, out, 21)
 
 
 @njit(cache=True)

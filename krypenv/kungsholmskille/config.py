@@ -3,7 +3,7 @@
 :class:`EnvConfig` validates the keywords every interface takes (``players``, ``first_dealer``,
 ``max_deals``, ``skip_forced``, ``illegal``, ``render_mode``), naming the bad field in a
 ValueError.  The constants below are shared by the compiled env functions
-(:mod:`krypenv.kungsholmskille.env_kernels`) and :class:`krypenv.kungsholmskille.core.Core`,
+(:mod:`krypenv.kungsholmskille.env_kernels`) and :class:`krypenv.kungsholmskille.batch.KungsholmskilleBatch`,
 which packs a configuration into one int64 ``cfg`` vector at the ``C_*`` offsets (player
 count, ``max_deals``, first dealer, ``skip_forced``, random learner seat, and who acts for
 each seat: ``LEARNER``, ``EXTERNAL`` Python agents or the built-in ``RANDOM`` policy) and keeps
@@ -18,16 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels
+from krypenv.envs.batch import EXTERNAL, LEARNER, RANDOM, check_modes
 from krypenv.kungsholmskille.actions import MAX_LEGAL
+from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.rules import Rules
 
-ILLEGAL_MODES = ("raise", "lose")
-RENDER_MODES = ("ansi", "human")
 MAX_DEALS = 1000  # keeps every money value inside int16 (see observation.py)
 ILLEGAL_FINE = 20  # kronor the offender pays every other seat with illegal="lose"
-K_PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
-LEARNER, EXTERNAL, RANDOM = 0, 1, 2  # who acts for a seat: the learner, a Python agent, the built-in random policy
 MOVED, ILLEGAL = 0, 1  # act statuses
 RUNNING, POT_OUT, TRUNCATED, FORFEIT = 0, 1, 2, 3  # episode state E_OVER: POT_OUT and FORFEIT are terminations
 BUF = MAX_LEGAL + 5  # scratch length for legal_list
@@ -66,10 +63,7 @@ class EnvConfig:
             raise ValueError(f"max_deals must be an integer from 1 to {MAX_DEALS} (L16), got {md!r}")
         if not isinstance(self.skip_forced, (bool, np.bool_)):
             raise ValueError(f"skip_forced must be True or False, got {self.skip_forced!r}")
-        if self.illegal not in ILLEGAL_MODES:
-            raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {self.illegal!r}")
-        if self.render_mode is not None and self.render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {self.render_mode!r}")
+        check_modes(self.illegal, self.render_mode)
 
     @property
     def rules(self) -> Rules:
@@ -106,14 +100,11 @@ __all__ = [
     "FORFEIT",
     "ILLEGAL",
     "ILLEGAL_FINE",
-    "ILLEGAL_MODES",
-    "K_PARALLEL_FROM",
     "LEARNER",
     "MAX_DEALS",
     "MOVED",
     "POT_OUT",
     "RANDOM",
-    "RENDER_MODES",
     "RUNNING",
     "TRUNCATED",
     "EnvConfig",

@@ -30,7 +30,7 @@ from krypenv.kungsholmskille.engine import (
     SECOND_CALL,
     SHOWING,
     TRICKS,
-    Deals,
+    DealBatch,
 )  # fmt: skip
 from krypenv.kungsholmskille.records import describe_result
 from krypenv.kungsholmskille.rules import Rules
@@ -41,11 +41,11 @@ _HEADINGS = {
 }  # fmt: skip
 
 
-def _hand(d: Deals, s: int) -> str:
+def _hand(d: DealBatch, s: int) -> str:
     return " ".join(names_from_counts(d.hands[0, s])) or "-"
 
 
-def _describe(d: Deals, s: int, a: int, phase: int, hand_before: np.ndarray) -> str:
+def _describe(d: DealBatch, s: int, a: int, phase: int, hand_before: np.ndarray) -> str:
     """One move in words, with the rule on notable events."""
     name = action_name(a)
     if phase in (FIRST_CALL, SECOND_CALL):
@@ -71,7 +71,7 @@ def run_demo(players: int = 4, seed: int | None = None, out: TextIO | None = Non
     out = sys.stdout if out is None else out
     rules = Rules(players)
     rng = np.random.default_rng(seed)
-    d = Deals(rules, 1)
+    d = DealBatch(rules, 1)
     d.reset(rng=rng)
     dealer, fh = int(d.dealer[0]), int(d.forehand[0])
     print(f"Kungsholmskille, {players} players, seed {seed}: seat {dealer} deals, seat {fh} is forehand (L2); "

@@ -1,13 +1,13 @@
 """The compiled per-env functions and batch drivers of the Kungsholmskille environments.
 
-Every function works on the arrays of a :class:`~krypenv.kungsholmskille.core.Core`: the
+Every function works on the arrays of a :class:`~krypenv.kungsholmskille.batch.KungsholmskilleBatch`: the
 engine's ``st``/``cash`` records, the episode records ``ep`` and the per-env random streams
 ``rng`` (:mod:`krypenv.rng`), with the configuration packed in ``cfg``
 (:mod:`krypenv.kungsholmskille.config`).  ``*_one`` functions handle one env: deal (L4, L2),
 start an episode (L3), settle a finished deal and deal on after a budrunda (L12) or end the
 episode (L14, L15, L16), act, play built-in random opponents and forced moves, observe,
 reward.  The ``k_*`` drivers run them over a batch, in ``par``/``ser`` twins (parallel
-``prange`` over chunks from ``K_PARALLEL_FROM`` envs on; the serial twin for small batches).
+``prange`` over chunks from ``krypenv.envs.batch.PARALLEL_FROM`` envs on; the serial twin for small batches).
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.kungsholmskille import kernels
-from krypenv.kungsholmskille.cards import DECK_SIZE, shuffle_into
+from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS
 from krypenv.kungsholmskille.config import (
     BUF,
     C_FIRST_DEALER,
@@ -41,9 +40,10 @@ from krypenv.kungsholmskille.config import (
     RUNNING,
     TRUNCATED,
 )  # fmt: skip
-from krypenv.kungsholmskille.drivers import chunk_bounds
+from krypenv.kungsholmskille.engine import kernels
+from krypenv.kungsholmskille.engine.drivers import chunk_bounds
 from krypenv.kungsholmskille.observation import encode_into, mask_into
-from krypenv.rng import rand_float
+from krypenv.rng import draw_deck, rand_float
 
 
 # --------------------------------------------------------------------------- one env
@@ -51,11 +51,7 @@ from krypenv.rng import rand_float
 def deal_one(st, cash, ep, rng, cfg, i, pot):
     """Deal env ``i``'s deal number ``ep[i, E_DEAL]`` (L4) with a fresh deck from its stream and the given pot."""
     P = cfg[C_P]
-    u = np.empty(DECK_SIZE - 1, np.float64)
-    for k in range(DECK_SIZE - 1):
-        u[k] = rand_float(rng, i)
-    deck = np.empty(DECK_SIZE, np.int8)
-    shuffle_into(u, deck)
+    deck = draw_deck(rng, i, DECK_SIZE, N_RANKS)
     dealer = (cfg[C_FIRST_DEALER] + ep[i, E_DEAL]) % P  # L2: the deal passes to the left after every deal
     kernels.reset_row(st[i], cash[i], P, deck, dealer, pot)
 

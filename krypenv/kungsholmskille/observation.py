@@ -58,8 +58,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.cards import DECK_SIZE, HAND_SIZE, N_RANKS
+from krypenv.kungsholmskille.engine import kernels
 
 RANK_FIELDS = ("hand", "discards", "played")
 TRICK_FIELDS = ("trick_cards", "trick_lead", "trick_winner")
@@ -145,7 +145,7 @@ def encode_into(row: np.ndarray, cr: np.ndarray, money: np.ndarray, deal_no: int
                 players: int, observer: int, out: np.ndarray) -> None:
     """Write ``observer``'s observation of a deal record into ``out`` (D,) int16 (layout in the module docstring).
 
-    ``row``/``cr`` are one deal's engine record and cash row (:mod:`krypenv.kungsholmskille.kernels`),
+    ``row``/``cr`` are one deal's engine record and cash row (:mod:`krypenv.kungsholmskille.engine.kernels`),
     ``money`` (P,) the seats' net money this episode, ``ended`` says the episode is over.
     Only the observer's own hand and discards are read from the private columns.
     """

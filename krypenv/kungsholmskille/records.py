@@ -18,7 +18,7 @@ silently ignored.  The recorded result must keep L18's bookkeeping (``sum(money)
 pot after a walkover or showdown, 0 after a budrunda; ``pot_next`` is the pot if it stayed,
 plus the antes) and must equal the result recomputed by the engine.
 
-- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.kungsholmskille.engine.Deals` batch.
+- :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.kungsholmskille.engine.DealBatch` batch.
 - :func:`parse_record` validates a loaded object, raising :class:`RecordError` naming what is wrong.
 - :func:`check_record` parses and replays through the engine (one deal) and never raises: it
   returns a :class:`krypenv.records.ReplayOutcome` whose ``error`` is one line naming the move
@@ -38,7 +38,7 @@ import numpy as np
 
 from krypenv.kungsholmskille.actions import action_name, parse_move
 from krypenv.kungsholmskille.cards import DECK_SIZE, deck_names, parse_deck, rank_index
-from krypenv.kungsholmskille.engine import MAX_POT, OUTCOME_NAMES, Deals
+from krypenv.kungsholmskille.engine import MAX_POT, OUTCOME_NAMES, DealBatch
 from krypenv.kungsholmskille.rules import Rules
 from krypenv.records import (
     ParsedRecord,
@@ -69,7 +69,7 @@ class ParsedPotRecord(ParsedRecord):
 
 
 # --------------------------------------------------------------------------- writing
-def record_from_deals(deals: Deals, i: int = 0) -> dict[str, Any]:
+def record_from_deals(deals: DealBatch, i: int = 0) -> dict[str, Any]:
     """The record of deal ``i`` of a batch, finished or partial (``result`` only when done)."""
     if not 0 <= i < deals.n:
         raise ValueError(f"deal index {i} is outside 0..{deals.n - 1}")
@@ -156,11 +156,11 @@ def parse_record(obj: Any) -> ParsedPotRecord:
 
 
 # --------------------------------------------------------------------------- replaying
-def _legal_text(deals: Deals) -> str:
+def _legal_text(deals: DealBatch) -> str:
     return ", ".join(deals.legal_moves(0)) or "none"
 
 
-def _move_error(deals: Deals, m: int, move: str, why: str) -> str:
+def _move_error(deals: DealBatch, m: int, move: str, why: str) -> str:
     """One line: the move index, the seat, the move, what was wrong, the legal moves."""
     if deals.done[0]:
         n = int(deals.n_moves[0])
@@ -170,9 +170,9 @@ def _move_error(deals: Deals, m: int, move: str, why: str) -> str:
     return f"move {m} (seat {int(deals.to_act[0])}: {move}): {why}; legal moves: {_legal_text(deals)}"
 
 
-def _replay(parsed: ParsedPotRecord, legal: bool, total: int) -> tuple[ReplayOutcome, Deals]:
+def _replay(parsed: ParsedPotRecord, legal: bool, total: int) -> tuple[ReplayOutcome, DealBatch]:
     """Replay a parsed record through a one-deal engine; also return the engine where it stopped."""
-    deals = Deals(parsed.rules, 1)
+    deals = DealBatch(parsed.rules, 1)
     deals.reset(decks=parsed.deck[None, :], dealers=parsed.dealer, pots=parsed.pot)
     out = ReplayOutcome(ok=True, total_moves=total)
     for m, a in enumerate(parsed.moves):

@@ -1,6 +1,6 @@
 """Text rendering of a Kungsholmskille environment: a spectator's table (all hands) and a move log.
 
-:func:`table_text` draws one env of a :class:`~krypenv.kungsholmskille.core.Core`: the deal,
+:func:`table_text` draws one env of a :class:`~krypenv.kungsholmskille.batch.KungsholmskilleBatch`: the deal,
 dealer, forehand, pot and phase; per seat its money, hand (every hand: a spectator's view,
 folded hands marked), the calls it made (L5, L6, L8, L9, L11) and its cards in the tricks;
 the current trick; the seat to act with its legal moves; then the last lines of the log.
@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import action_name
+from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.cards import RANKS, names_from_counts
 from krypenv.kungsholmskille.config import E_OFFENDER, FORFEIT, ILLEGAL_FINE, POT_OUT, TRUNCATED
-from krypenv.kungsholmskille.core import Core
-from krypenv.kungsholmskille.engine import OUTCOME_NAMES, PHASE_NAMES
+from krypenv.kungsholmskille.engine import OUTCOME_NAMES, PHASE_NAMES, kernels
 
 LOG_LINES = 14  # log lines shown under the table
 _CALL = {-1: "", 0: "bud", 1: "knacka", 2: "fold", 3: "stay", 5: "show"}
@@ -61,9 +60,9 @@ def _moves(row: np.ndarray, names: list[str], start: int) -> list[str]:
             for m in range(start, int(row[kernels.N_MOVES]))]
 
 
-def moves_since(core: Core, i: int, names: list[str], deal_before: int, moves_before: int) -> list[str]:
+def moves_since(core: KungsholmskilleBatch, i: int, names: list[str], deal_before: int, moves_before: int) -> list[str]:
     """Log lines for everything that happened in env ``i`` since deal ``deal_before`` had ``moves_before`` moves."""
-    st, cash = core.st[i], core.cash[i]
+    st, cash = core.state[i], core.cash[i]
     deal_now = int(core.deal_no[i])
     lines: list[str] = []
     if deal_now == deal_before:
@@ -86,14 +85,14 @@ def moves_since(core: Core, i: int, names: list[str], deal_before: int, moves_be
         lines.append(f"truncated after {deal_now + 1} deals (L16): "
                      f"the pot of {int(cash[kernels.POT])} belongs to nobody")
     elif over == FORFEIT:
-        off = names[int(core.ep[i, E_OFFENDER])]
+        off = names[int(core.episode[i, E_OFFENDER])]
         lines.append(f"{off} made an illegal move and pays {ILLEGAL_FINE} to every other seat; the episode ends")
     return lines
 
 
-def table_text(core: Core, i: int, names: list[str], log: list[str]) -> str:
+def table_text(core: KungsholmskilleBatch, i: int, names: list[str], log: list[str]) -> str:
     """A spectator's text table of env ``i`` (see the module docstring)."""
-    st = core.st[i]
+    st = core.state[i]
     P = core.players
     over = int(core.over[i])
     phase = "episode over" if over else PHASE_NAMES[int(st[kernels.PHASE])]

@@ -1,7 +1,8 @@
-"""What one Kungsholmskille seat knows, in plain form: :class:`KilleView` (KILLE.md L1–L16).
+"""What one Kungsholmskille seat knows, in plain form: :class:`SeatView` (KILLE.md L1–L16).
 
-``core.seat_view(i, seat)`` (and ``batch.views()`` of a :class:`krypenv.agent_api.DecisionBatch`)
-builds one view: the same information as the seat's observation vector
+``batch.seat_view(i, seat)`` of a :class:`krypenv.kungsholmskille.batch.KungsholmskilleBatch` (and
+``batch.views()`` of a :class:`krypenv.agent_api.DecisionBatch`) builds one with :func:`seat_view`
+from the engine's deals and the env's episode row: the same information as the seat's observation vector
 (:mod:`krypenv.kungsholmskille.observation`), with absolute seats and named fields, so that
 rule-based agents and interfaces never decode tensors.  It holds the seat's **public
 information only**: its own hand and its own discards (L8), everything said and played at
@@ -37,32 +38,26 @@ lie in the other hands or the talon), ``current_trick`` and ``action_for(move)``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import CALL_WORDS, action_name, parse_move
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_COPIES, N_RANKS
 from krypenv.kungsholmskille.config import E_DEAL, E_MONEY, E_OVER, RUNNING
+from krypenv.kungsholmskille.engine import kernels
+
+if TYPE_CHECKING:
+    from krypenv.kungsholmskille.engine import DealBatch
 
 
-class ViewSource(Protocol):
-    """What :func:`seat_view` reads of a batch of games (a core; core.py imports this module, never the reverse)."""
-
-    players: int
-    deals: Any  # krypenv.kungsholmskille.engine.Deals: legal_actions(i)
-    st: np.ndarray  # (N, state size): the deals' rows (kernels layout)
-    cash: np.ndarray  # (N, cash size): the pots' rows
-    ep: np.ndarray  # (N, episode size): match bookkeeping (config layout: E_OVER, E_MONEY, E_DEAL)
-
-__all__ = ["PHASES", "KilleView", "seat_view"]
+__all__ = ["PHASES", "SeatView", "seat_view"]
 
 PHASES = ("first call", "fold", "exchange", "second call", "tricks", "show", "done")
 
 
 @dataclass(frozen=True)
-class KilleView:
+class SeatView:
     """One seat's public information in one env (see the module docstring)."""
 
     seat: int
@@ -134,13 +129,13 @@ def _word(code: int) -> str | None:
     return None if code < 0 else CALL_WORDS[code]
 
 
-def seat_view(core: ViewSource, i: int, seat: int) -> KilleView:
-    """The :class:`KilleView` of absolute seat ``seat`` in env ``i`` of a Kungsholmskille core."""
-    P = core.players
+def seat_view(deals: DealBatch, i: int, seat: int, episode: np.ndarray) -> SeatView:
+    """The :class:`SeatView` of absolute seat ``seat`` in deal ``i``; ``episode``: the env's episode row (E_ layout)."""
+    P = deals.players
     if not 0 <= seat < P:
         raise ValueError(f"seat must be 0..{P - 1}, got {seat}")
-    row, cr = core.st[i], core.cash[i]
-    running = core.ep[i, E_OVER] == RUNNING and not row[kernels.DONE]
+    row, cr = deals.state[i], deals.cash[i]
+    running = episode[E_OVER] == RUNNING and not row[kernels.DONE]
     hand = row[kernels.HANDS + N_RANKS * seat:kernels.HANDS + N_RANKS * (seat + 1)].astype(np.int64)
     discards = np.zeros(N_RANKS, np.int64)
     for d in row[kernels.DISCARDS + 2 * seat:kernels.DISCARDS + 2 * seat + 2]:
@@ -161,14 +156,14 @@ def seat_view(core: ViewSource, i: int, seat: int) -> KilleView:
         tricks.append(plays)
     legal: list[int] = []
     if running and row[kernels.TO_ACT] == seat:
-        legal = core.deals.legal_actions(i)
+        legal = deals.legal_actions(i)
     winners = np.array([int(row[kernels.TRICK_WON + t]) if t < cur else -1 for t in range(4)], np.int64)
     went_out = row[kernels.DONE] and row[kernels.OUTCOME] != kernels.BUDRUNDA
-    return KilleView(
+    return SeatView(
         seat=seat, players=P, phase=PHASES[min(int(row[kernels.PHASE]), len(PHASES) - 1)],
         to_act=int(row[kernels.TO_ACT]) if running else -1, hand=hand,
         legal_moves=[action_name(a) for a in legal], legal_actions=legal,
-        pot=0 if went_out else int(cr[kernels.POT]), money=core.ep[i, E_MONEY:E_MONEY + P].copy(),
+        pot=0 if went_out else int(cr[kernels.POT]), money=episode[E_MONEY:E_MONEY + P].copy(),
         folded=row[kernels.FOLDED:kernels.FOLDED + P].astype(bool),
         call1=[_word(int(c)) for c in row[kernels.CALL1:kernels.CALL1 + P]],
         fold_call=[_word(int(c)) for c in row[kernels.FOLD_CALL:kernels.FOLD_CALL + P]],
@@ -176,7 +171,7 @@ def seat_view(core: ViewSource, i: int, seat: int) -> KilleView:
         show_call=[_word(int(c)) for c in row[kernels.SHOW_CALL:kernels.SHOW_CALL + P]],
         exchanged=row[kernels.EXCHANGED:kernels.EXCHANGED + P].astype(np.int64), discards=discards, tricks=tricks,
         trick_winners=winners, trick=cur, high=int(row[kernels.HIGH]) if row[kernels.PHASE] == kernels.TRICKS else -1,
-        forehand=int(row[kernels.FOREHAND]), dealer=int(row[kernels.DEALER]), deal=int(core.ep[i, E_DEAL]),
+        forehand=int(row[kernels.FOREHAND]), dealer=int(row[kernels.DEALER]), deal=int(episode[E_DEAL]),
         talon=int(DECK_SIZE - row[kernels.TPOS]),
         _played=played)
 

@@ -1,12 +1,12 @@
 """Krypkasino at the UI's table: moves listed once per (card, capture), table talk, seat states, replay frames.
 
-The adapter runs one deal at a time in a one-env :class:`krypenv.krypkasino.core.Core` whose
-seats are all external, so agents act through :meth:`Core.decisions` exactly as in the
+The adapter runs one deal at a time in a one-env :class:`krypenv.krypkasino.batch.KrypkasinoBatch` whose
+seats are all external, so agents act through :meth:`KrypkasinoBatch.decisions` exactly as in the
 environments and in ``krypenv eval`` (a card with several captures is the same agent's
 capture choice in the ``Discrete(105)`` protocol).  The person never sees that protocol: the
-legal moves are the engine's own (card, capture) pairs (``Deals.legal_moves``), each listed
+legal moves are the engine's own (card, capture) pairs (``DealBatch.legal_moves``), each listed
 once (``8H takes 6C 2D``, ``3D creeps``), and the chosen one is applied with the engine's move
-API (``Deals.step_checked``).  Deal k of a match is dealt by seat ``P − 1 + k`` (K5), from
+API (``DealBatch.step_checked``).  Deal k of a match is dealt by seat ``P − 1 + k`` (K5), from
 decks drawn from the session's seed.
 
 Typed short forms (case-insensitive): the card, then the table cards it takes, e.g. ``8h 6c
@@ -22,10 +22,10 @@ import numpy as np
 
 from krypenv.agent_api import check_actions
 from krypenv.krypkasino.actions import ILLEGAL, MOVED, actions_for_move
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.cards import N_CODES, POINTS, card_code, card_name, names_from_counts
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
-from krypenv.krypkasino.core import Core
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.engine.captures import hand_sweep_values
 from krypenv.krypkasino.records import describe_move, parse_record, record_from_deals
 from krypenv.krypkasino.render import announcement
@@ -152,21 +152,21 @@ class Adapter:
         r = self.rules
         cfg = EnvConfig(players=players, teams=r.teams, two_player_deal=r.two_player_deal, set_aside=r.set_aside,
                         last_capture_point=r.last_capture_point, deals=1)
-        self.core = Core(cfg, 1, seat=0, kinds=[EXTERNAL] * players)
+        self.core = KrypkasinoBatch(cfg, 1, seat=0, kinds=[EXTERNAL] * players)
         decks, streams = np.random.SeedSequence(seed).spawn(2)
         self.deck_rng = np.random.default_rng(decks)
         self.core.seed([int(streams.generate_state(1)[0])])
         self._totals = np.zeros(players, np.int64)
 
     @property
-    def deals(self) -> Deals:
+    def deals(self) -> DealBatch:
         """The engine's view of the one deal."""
         return self.core.deals
 
     # ------------------------------------------------------------------ dealing and turns
     def start_deal(self, k: int) -> list[str]:
         """Deal deal ``k`` of the match, dealt by seat P−1+k (K5)."""
-        d = Deals(self.rules, 1)
+        d = DealBatch(self.rules, 1)
         d.reset(rng=self.deck_rng, dealers=(self.players - 1 + k) % self.players)
         self.core.load(d)
         talk = [f"deal {k + 1}: seat {int(d.dealer[0])} deals; table {' '.join(_names(d.table[0])) or '-'}"]
@@ -235,7 +235,7 @@ class Adapter:
         self.deals.step_checked(np.array([card]), np.asarray(cap, np.int8)[None, :])
         return self._after(seat, before)
 
-    def _agent_move(self, core: Core, agent: Any) -> None:
+    def _agent_move(self, core: KrypkasinoBatch, agent: Any) -> None:
         """Let ``agent`` play one whole move in ``core`` (a card, then its capture choice if it has several)."""
         seat = int(core.deals.turn[0])
         while True:
@@ -359,7 +359,7 @@ class Adapter:
         parsed = parse_record(obj)
         r = parsed.rules
         self = cls(r.players, 0, {k: getattr(r, k) for k in RULE_OPTIONS})
-        d = Deals(r, 1)
+        d = DealBatch(r, 1)
         d.reset(decks=parsed.deck[None, :], dealers=parsed.dealer)
         self.core.load(d)
         self._parsed = parsed

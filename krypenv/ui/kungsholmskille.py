@@ -1,6 +1,6 @@
 """Kungsholmskille at the UI's table: calls, exchanges and tricks with their table talk, money and the pot.
 
-The adapter plays one deal at a time on a one-deal :class:`krypenv.kungsholmskille.engine.Deals`
+The adapter plays one deal at a time on a one-deal :class:`krypenv.kungsholmskille.engine.DealBatch`
 and keeps the match's money itself (KILLE.md L2, L3, L12–L18): everybody puts 2 into the first
 pot; deal k is dealt by seat ``P − 1 + k`` with the pot the previous deal left (``pot_next``),
 each seat paying its ``antes_next`` into it as the deal starts.  Agents receive exactly the
@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from krypenv.agent_api import DecisionBatch, check_actions
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import (
     DISCARD1,
     KNACKA,
@@ -44,7 +43,8 @@ from krypenv.kungsholmskille.engine import (
     SECOND_CALL,
     SHOWDOWN,
     TRICKS,
-    Deals,
+    DealBatch,
+    kernels,
 )
 from krypenv.kungsholmskille.observation import OBS_DTYPE, encode_into, mask_into, obs_size
 from krypenv.kungsholmskille.records import describe_result, parse_record, record_from_deals
@@ -95,7 +95,7 @@ class Adapter:
             raise ValueError(f"Kungsholmskille has no rules options (got {sorted(options)}); only --players")
         self.rules = Rules(players)
         self.players = players
-        self.deals = Deals(self.rules, 1)
+        self.deals = DealBatch(self.rules, 1)
         decks, streams = np.random.SeedSequence(seed).spawn(2)
         self.deck_rng = np.random.default_rng(decks)
         self.rng = np.array([seed_state(int(streams.generate_state(1)[0]))], np.uint64)
@@ -105,11 +105,6 @@ class Adapter:
         self.deal_no = 0
 
     # ------------------------------------------------------------------ DecisionSource
-    @property
-    def st(self) -> np.ndarray:
-        """The deal's state rows, as the environments' core names them (``pimc`` samples worlds from them)."""
-        return self.deals.state
-
     @property
     def cash(self) -> np.ndarray:
         """The deal's money rows, as the environments' core names them."""

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.krypkasino.cards import card_name, names_from_counts
-from krypenv.krypkasino.engine import Deals, shuffled_deck
+from krypenv.krypkasino.engine import DealBatch, shuffled_deck
 from krypenv.krypkasino.rules import Rules
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"
@@ -52,7 +52,7 @@ def play_deal(name: str, rules_kw: dict[str, Any], dealer: int, deck_seed: int, 
     """Play one golden deal and return its record with the legal moves of every decision."""
     rules = Rules(**rules_kw)
     deck = shuffled_deck(np.random.default_rng(deck_seed))
-    d = Deals(rules, 1)
+    d = DealBatch(rules, 1)
     d.reset(decks=deck[None, :], dealers=np.array([dealer]))
     chooser = random.Random(choice_seed)
     moves, legal = [], []

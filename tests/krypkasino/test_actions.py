@@ -6,19 +6,19 @@ import numpy as np
 import pytest
 
 from krypenv.krypkasino.actions import CHOOSING, CONFIRM, ILLEGAL, MOVED, N_ACTIONS, TAKE, action_name, actions_for_move
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.cards import card_code, counts_from_names
 from krypenv.krypkasino.config import EnvConfig
-from krypenv.krypkasino.core import Core
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 
 
-def act(core: Core, a: int) -> int:
+def act(core: KrypkasinoBatch, a: int) -> int:
     """Apply one action in env 0 of a core."""
     return core.act(0, int(a))
 
 
-def explore(core: Core) -> set[tuple[int, bytes]]:
+def explore(core: KrypkasinoBatch) -> set[tuple[int, bytes]]:
     """Every move reachable by action sequences from the current decision; checks every mask on the way.
 
     Choice states are visited once each (choosing cards in another order reaches the same state).
@@ -28,7 +28,7 @@ def explore(core: Core) -> set[tuple[int, bytes]]:
     visited: set[bytes] = set()
 
     def rec() -> None:
-        snap = core.st.copy()
+        snap = core.state.copy()
         if snap.tobytes() in visited:
             return
         visited.add(snap.tobytes())
@@ -42,7 +42,7 @@ def explore(core: Core) -> set[tuple[int, bytes]]:
             st = act(core, a)
             if not mask[a]:
                 assert st == ILLEGAL, f"action {a} is masked out but accepted"
-                assert np.array_equal(core.st, snap), "an illegal action changed the state"
+                assert np.array_equal(core.state, snap), "an illegal action changed the state"
                 continue
             assert st != ILLEGAL, f"action {a} is in the mask but rejected"
             if st == MOVED:
@@ -52,29 +52,29 @@ def explore(core: Core) -> set[tuple[int, bytes]]:
             else:
                 assert st == CHOOSING and core.deals.turn[0] == seat
                 rec()
-            core.st[:] = snap
+            core.state[:] = snap
 
     rec()
     return moves
 
 
-def engine_moves(core: Core) -> set[tuple[int, bytes]]:
+def engine_moves(core: KrypkasinoBatch) -> set[tuple[int, bytes]]:
     """The engine's legal moves of env 0 in the same form."""
     return {(c, cap.astype(np.int8).tobytes()) for c, cap in core.deals.legal_moves(0)}
 
 
-def position_core(hands: list[list[str]], table: list[str], players: int | None = None, **kw) -> Core:
-    """A core holding a hand-made position (Deals.position) in env 0."""
+def position_core(hands: list[list[str]], table: list[str], players: int | None = None, **kw) -> KrypkasinoBatch:
+    """A core holding a hand-made position (DealBatch.position) in env 0."""
     rules = Rules(players=players or len(hands))
-    core = Core(EnvConfig(players=rules.players), 1)
-    core.load(Deals.position(rules, hands=hands, table=table, **kw))
+    core = KrypkasinoBatch(EnvConfig(players=rules.players), 1)
+    core.load(DealBatch.position(rules, hands=hands, table=table, **kw))
     return core
 
 
 @pytest.mark.parametrize("players,variant", [(2, {}), (3, {}), (4, {"set_aside": "spades"}), (5, {}), (6, {}),
                                              (2, {"two_player_deal": "5+6"})])
 def test_every_legal_move_reachable_and_nothing_else(players: int, variant: dict) -> None:
-    core = Core(EnvConfig(players=players, **variant), 1)
+    core = KrypkasinoBatch(EnvConfig(players=players, **variant), 1)
     core.seed([players])
     rng = np.random.default_rng(players)
     multi = 0
@@ -140,7 +140,7 @@ def test_worked_example_c_three_captures() -> None:
     assert names_taken(core) == ["10C", "4D"]  # code order
 
 
-def names_taken(core: Core) -> list[str]:
+def names_taken(core: KrypkasinoBatch) -> list[str]:
     """Names of the cards the last move captured."""
     from krypenv.krypkasino.cards import names_from_counts
 
@@ -177,9 +177,9 @@ def test_forced_sweep_with_a_choice_of_card() -> None:
     core = position_core([["5S", "5D", "9C"], ["2C"]], ["5S"])
     _, mask = core.observe(0, 0)
     assert sorted(np.flatnonzero(mask).tolist()) == sorted([card_code("5S"), card_code("5D")])
-    snap = core.st.copy()
+    snap = core.state.copy()
     assert act(core, card_code("5S")) == MOVED and core.deals.tabbes[0, 0] == 2
-    core.st[:] = snap
+    core.state[:] = snap
     assert act(core, card_code("5D")) == MOVED and core.deals.tabbes[0, 0] == 1
 
 
@@ -187,13 +187,13 @@ def test_actions_for_move_round_trip() -> None:
     for hands, table in [*HARD_POSITIONS, EXAMPLE_B]:
         core = position_core(hands, table)
         for card, cap in core.deals.legal_moves(0):
-            snap = core.st.copy()
+            snap = core.state.copy()
             seq = actions_for_move(core.deals.table[0], card, cap)
             for k, a in enumerate(seq):
                 st = act(core, a)
                 assert st == (MOVED if k == len(seq) - 1 else CHOOSING)
             assert np.array_equal(core.last[0, 4:], cap) and core.last[0, 1] == card
-            core.st[:] = snap
+            core.state[:] = snap
     with pytest.raises(ValueError):
         actions_for_move(counts_from_names(["2D", "3D"]), card_code("5C"), counts_from_names(["2D"]))
 

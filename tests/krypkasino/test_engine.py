@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from krypenv.krypkasino.engine import Deals, IllegalMoveError, kernels
+from krypenv.krypkasino.engine import DealBatch, IllegalMoveError, kernels
 from krypenv.krypkasino.engine.state import FIELDS
 from krypenv.krypkasino.rules import Rules
 from tests.krypkasino import oracle as O
@@ -28,19 +28,19 @@ def mv(card: str, *taken: str) -> Move:
     return (O.code(card), O.counts(taken))
 
 
-def moves(d: Deals, i: int = 0) -> set[Move]:
+def moves(d: DealBatch, i: int = 0) -> set[Move]:
     """The engine's legal moves of deal i as a set, after checking it lists no move twice (K11)."""
     listed = [(int(c), tuple(int(x) for x in cap)) for c, cap in d.legal_moves(i)]
     assert len(listed) == len(set(listed)), "legal_moves lists a move twice"
     return set(listed)
 
 
-def play(d: Deals, card: str, *taken: str) -> None:
+def play(d: DealBatch, card: str, *taken: str) -> None:
     """Play one move in a single deal with step_checked (raises if illegal)."""
     d.step_checked(np.array([O.code(card)]), np.array([O.counts(taken)], dtype=np.int8))
 
 
-def try_move(d: Deals, card: int, cap: Sequence[int]) -> int:
+def try_move(d: DealBatch, card: int, cap: Sequence[int]) -> int:
     """Step a single deal and return its status code."""
     return int(d.step(np.array([card]), np.array([cap], dtype=np.int8))[0])
 
@@ -50,20 +50,20 @@ def names(v: Sequence[int]) -> list[str]:
     return O.names_of(v)
 
 
-def position(players: int, hands: list[list[str]], table: list[str], **kw: object) -> Deals:
+def position(players: int, hands: list[list[str]], table: list[str], **kw: object) -> DealBatch:
     """A hand-made single deal with default rules for the player count (rule kwargs allowed)."""
     rule_keys = {"teams", "two_player_deal", "set_aside", "last_capture_point"}
     rkw = {k: v for k, v in kw.items() if k in rule_keys}
     pkw = {k: v for k, v in kw.items() if k not in rule_keys}
-    return Deals.position(Rules(players=players, **rkw), hands=hands, table=table, **pkw)  # type: ignore[arg-type]
+    return DealBatch.position(Rules(players=players, **rkw), hands=hands, table=table, **pkw)  # type: ignore[arg-type]
 
 
-def snapshot(d: Deals) -> dict[str, np.ndarray]:
+def snapshot(d: DealBatch) -> dict[str, np.ndarray]:
     """Copies of every state array."""
     return {f: getattr(d, f).copy() for f in FIELDS}
 
 
-def assert_unchanged(d: Deals, before: dict[str, np.ndarray]) -> None:
+def assert_unchanged(d: DealBatch, before: dict[str, np.ndarray]) -> None:
     """Every state array equals its snapshot."""
     for f in FIELDS:
         assert np.array_equal(getattr(d, f), before[f]), f"illegal move changed {f}"
@@ -77,14 +77,14 @@ def deck_with_prefix(prefix: list[str]) -> list[str]:
     return list(prefix) + [n for n in ALL_52 for _ in range(left[n])]
 
 
-def dealt(rules: Rules, deck: list[str], dealer: int) -> Deals:
+def dealt(rules: Rules, deck: list[str], dealer: int) -> DealBatch:
     """A deal reset from an explicit deck order and dealer (dealer passed as an array)."""
-    d = Deals(rules, 1)
+    d = DealBatch(rules, 1)
     d.reset(decks=np.array([[O.code(n) for n in deck]]), dealers=np.array([dealer]))
     return d
 
 
-def hand_names(d: Deals, seat: int) -> list[str]:
+def hand_names(d: DealBatch, seat: int) -> list[str]:
     """Sorted names of a seat's hand in deal 0."""
     return names(d.hands[0, seat])
 
@@ -94,7 +94,7 @@ def sorted_names(cards: list[str]) -> list[str]:
     return sorted(cards, key=O.code)
 
 
-def first_move(d: Deals) -> None:
+def first_move(d: DealBatch) -> None:
     """Play the first legal move (engine order) of deal 0."""
     card, cap = d.legal_moves(0)[0]
     assert try_move(d, card, cap) == 0
@@ -198,7 +198,7 @@ def test_k7_six_players_second_round_hands() -> None:
 
 def test_k5_reset_scalar_dealer() -> None:
     """K5/K19: reset(dealers=<int>) makes that seat the dealer for every deal; its left neighbour leads."""
-    d = Deals(Rules(players=4), 2)
+    d = DealBatch(Rules(players=4), 2)
     deck = [O.code(n) for n in ALL_52 + ALL_52]
     d.reset(decks=np.array([deck, deck]), dealers=2)
     assert d.dealer.tolist() == [2, 2]
@@ -208,7 +208,7 @@ def test_k5_reset_scalar_dealer() -> None:
 def test_k5_default_dealer_is_last_seat() -> None:
     """K5: without dealers the dealer is seat n-1, so seat 0 leads."""
     for p in range(2, 7):
-        d = Deals(Rules(players=p), 1)
+        d = DealBatch(Rules(players=p), 1)
         d.reset(rng=np.random.default_rng(p))
         assert (int(d.dealer[0]), int(d.turn[0])) == (p - 1, 0)
 
@@ -233,7 +233,7 @@ def test_k6_k7_k8_whole_deal_matches_reference(kwargs: dict[str, object]) -> Non
     rng = np.random.default_rng(11 * p)
     for dealer in range(p):
         deck = rng.permutation(np.array(list(range(52)) * 2))
-        d = Deals(rules, 1)
+        d = DealBatch(rules, 1)
         d.reset(decks=deck[None, :], dealers=np.array([dealer]))
         ref = O.RefDeal(p, deck.tolist(), dealer, rules.two_player_deal == "5+6", rules.set_aside == "spades")
         rounds_seen = {0}
@@ -302,7 +302,7 @@ def test_k7_last_round_ends_the_deal() -> None:
 def test_k9_turn_order_whole_deal() -> None:
     """K9: play goes clockwise from the dealer's left every round; the dealer always plays last."""
     for p, dealer in [(4, 2), (5, 0), (2, 0)]:
-        d = Deals(Rules(players=p), 1)
+        d = DealBatch(Rules(players=p), 1)
         d.reset(rng=np.random.default_rng(p), dealers=np.array([dealer]))
         k = 0
         while not d.done[0]:
@@ -514,7 +514,7 @@ def test_k17_last_capture_point() -> None:
 def test_k17_whole_deal_sums_to_43() -> None:
     """K16/K17: full deals with the variant sum to 43, without it to 42."""
     for lcp, total in [(True, 43), (False, 42)]:
-        d = Deals(Rules(players=4, last_capture_point=lcp), 5)
+        d = DealBatch(Rules(players=4, last_capture_point=lcp), 5)
         rng = np.random.default_rng(5)
         d.reset(rng=rng)
         while not d.done.all():
@@ -562,7 +562,7 @@ def test_k18_no_teams_team_scores_are_seat_scores() -> None:
 # ============================================================================= K19 match
 def test_k19_match_dealer_rotates_and_totals_sum() -> None:
     """K19: a 3-deal match with the deal passing left (dealers 0, 1, 2); each deal sums to 42, the match to 126."""
-    d = Deals(Rules(players=3), 1)
+    d = DealBatch(Rules(players=3), 1)
     rng = np.random.default_rng(19)
     totals = np.zeros(3, np.int64)
     for k in range(3):
@@ -578,7 +578,7 @@ def test_k19_match_dealer_rotates_and_totals_sum() -> None:
 
 def test_k19_batched_match_with_dealer_array() -> None:
     """K19: deals of one batch may have different dealers; each seat deals once in a 4-deal 4-player match."""
-    d = Deals(Rules(players=4, teams=[[0, 2], [1, 3]]), 4)
+    d = DealBatch(Rules(players=4, teams=[[0, 2], [1, 3]]), 4)
     rng = np.random.default_rng(4)
     d.reset(rng=rng, dealers=np.array([0, 1, 2, 3]))
     assert d.turn.tolist() == [1, 2, 3, 0]
@@ -592,7 +592,7 @@ def test_k19_batched_match_with_dealer_array() -> None:
 
 
 # ============================================================================= illegal moves
-def _illegal(d: Deals, card: str, taken: Sequence[str] | Sequence[int], code: int) -> None:
+def _illegal(d: DealBatch, card: str, taken: Sequence[str] | Sequence[int], code: int) -> None:
     """Check that a move is refused with ``code``, changes nothing, and step_checked raises with a message."""
     cap = O.counts(taken) if not taken or isinstance(taken[0], str) else tuple(taken)  # type: ignore[arg-type]
     c = O.code(card)
@@ -676,7 +676,7 @@ def test_illegal_move_after_deal_is_over() -> None:
 
 def test_illegal_move_in_batch_leaves_other_deals_playing() -> None:
     """A batch step applies the legal move of one deal and refuses the other without touching it."""
-    d = Deals(Rules(players=3), 2)
+    d = DealBatch(Rules(players=3), 2)
     deck = [O.code(n) for n in ALL_52 + ALL_52]
     d.reset(decks=np.array([deck, deck]), dealers=np.array([2, 2]))
     card, cap = d.legal_moves(0)[0]
@@ -690,7 +690,7 @@ def test_illegal_move_in_batch_leaves_other_deals_playing() -> None:
 
 def test_inactive_deals_are_not_stepped() -> None:
     """step(active=...) leaves inactive deals exactly as they were."""
-    d = Deals(Rules(players=2), 2)
+    d = DealBatch(Rules(players=2), 2)
     deck = [O.code(n) for n in ALL_52 + ALL_52]
     d.reset(decks=np.array([deck, deck]), dealers=np.array([1, 1]))
     card, cap = d.legal_moves(1)[0]

@@ -1,4 +1,4 @@
-"""Krypkasino's entry points: krypenv.krypkasino_v0, the package's public names, krypenv.env and the Gymnasium id."""
+"""Krypkasino's entry points: krypenv.krypkasino_v0, the package's public names, krypenv.env."""
 
 from __future__ import annotations
 
@@ -14,13 +14,11 @@ from krypenv.krypkasino import aec, single, vec
 
 
 def test_entry_module_names_the_three_interfaces() -> None:
-    """env/raw_env are the AEC functions, GymEnv and VecEnv the classes, ENV_ID the registered Gymnasium id."""
+    """env/raw_env are the AEC functions (also krypenv.env), GymEnv and VecEnv the classes."""
     assert krypkasino_v0.env is aec.env is krypenv.env and krypkasino_v0.raw_env is aec.raw_env is krypenv.raw_env
     assert krypkasino_v0.GymEnv is single.KrypkasinoEnv is krypkasino.KrypkasinoEnv
     assert krypkasino_v0.VecEnv is vec.KrypkasinoVecEnv is krypkasino.KrypkasinoVecEnv
-    assert krypkasino_v0.ENV_ID == krypenv.ENV_ID == "krypenv/Krypkasino-v0"
-    assert gymnasium.spec(krypkasino_v0.ENV_ID).entry_point == "krypenv.krypkasino.single:KrypkasinoEnv"
-    env = gymnasium.make(krypkasino_v0.ENV_ID, players=2)
+    env = gymnasium.make("krypenv/Krypkasino-v0", players=2)
     assert isinstance(env.unwrapped, krypkasino_v0.GymEnv)
     obs, _info = env.reset(seed=3)
     direct = krypkasino_v0.GymEnv(players=2)

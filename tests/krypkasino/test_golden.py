@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from krypenv.krypkasino.cards import card_code, names_from_counts, parse_deck
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 from tests.krypkasino import oracle as O
 
@@ -53,7 +53,7 @@ def test_golden_file_is_small_and_well_formed() -> None:
 def test_golden_replay(deal: dict[str, Any]) -> None:
     """Replaying the record gives the same legal moves at every decision and the same result."""
     rules = Rules.from_dict(deal["rules"])
-    d = Deals(rules, 1)
+    d = DealBatch(rules, 1)
     d.reset(decks=parse_deck(deal["deck"])[None, :], dealers=np.array([deal["dealer"]]))
     for k, (move, legal) in enumerate(zip(deal["moves"], deal["legal"])):
         assert not d.done[0], f"deal ended early at decision {k}"

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from krypenv.krypkasino.actions import CHOOSING, MOVED
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.cards import card_code, counts_from_names
 from krypenv.krypkasino.config import EnvConfig
-from krypenv.krypkasino.core import Core
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.observation import layout, obs_size, split
 from krypenv.krypkasino.rules import Rules
 
@@ -42,16 +42,16 @@ def test_docstring_table_lists_every_field() -> None:
         assert f"| {name} " in mod.__doc__
 
 
-def core_with(deals: Deals, **cfg) -> Core:
+def core_with(deals: DealBatch, **cfg) -> KrypkasinoBatch:
     """A one-env core holding the given position."""
-    core = Core(EnvConfig(players=deals.rules.players, **cfg), 1)
+    core = KrypkasinoBatch(EnvConfig(players=deals.rules.players, **cfg), 1)
     core.load(deals)
     return core
 
 
 def test_fields_of_a_hand_built_position() -> None:
     rules = Rules(players=3)
-    d = Deals.position(rules, hands=[["5H", "9C"], ["2S", "3S", "KD"], ["AS"]], table=["5C", "9D"],
+    d = DealBatch.position(rules, hands=[["5H", "9C"], ["2S", "3S", "KD"], ["AS"]], table=["5C", "9D"],
                        turn=1, dealer=0, deck_rest=["7H"] * 3, aside=["QC"], last_capturer=2)
     d.piles[0, 2] = counts_from_names(["AD", "10D"])
     d.tabbes[0, 0] = 2
@@ -85,7 +85,7 @@ def test_fields_of_a_hand_built_position() -> None:
 
 
 def test_teams_flags() -> None:
-    core = Core(EnvConfig(players=6, teams=[[0, 3], [1, 4], [2, 5]]), 1)
+    core = KrypkasinoBatch(EnvConfig(players=6, teams=[[0, 3], [1, 4], [2, 5]]), 1)
     core.seed([0])
     core.reset()
     f = split(core.observe(0, 1)[0], 6)
@@ -94,7 +94,7 @@ def test_teams_flags() -> None:
 
 def test_choosing_fields_and_public_pending_card() -> None:
     rules = Rules(players=2)
-    d = Deals.position(rules, hands=[["10C", "4H"], ["2C"]], table=["5H", "5D", "5S"], deck_rest=["7H"])
+    d = DealBatch.position(rules, hands=[["10C", "4H"], ["2C"]], table=["5H", "5D", "5S"], deck_rest=["7H"])
     core = core_with(d)
     assert core.act(0, card_code("10C")) == CHOOSING
     f = split(core.observe(0, 0)[0], 2)
@@ -108,7 +108,7 @@ def test_choosing_fields_and_public_pending_card() -> None:
     assert f["chosen"][card_code("5S")] == 1
 
 
-def unseen_truth(core: Core, observer: int) -> np.ndarray:
+def unseen_truth(core: KrypkasinoBatch, observer: int) -> np.ndarray:
     """Copies of each card the observer cannot have seen: other hands (minus a card being played) and the deck."""
     d = core.deals
     hidden = np.zeros(52, np.int64)
@@ -126,7 +126,7 @@ def unseen_truth(core: Core, observer: int) -> np.ndarray:
 def test_bounds_and_card_counting_along_random_play(players: int) -> None:
     from gymnasium import spaces
 
-    core = Core(EnvConfig(players=players, last_capture_point=True), 1)
+    core = KrypkasinoBatch(EnvConfig(players=players, last_capture_point=True), 1)
     box = spaces.Box(core.low, core.high, dtype=np.int8)
     core.seed([players])
     core.reset()
@@ -150,7 +150,7 @@ def test_bounds_and_card_counting_along_random_play(players: int) -> None:
 def test_no_hidden_information_leaks() -> None:
     """Two deals with different hidden cards but the same public history and own hand look the same."""
     rng = np.random.default_rng(7)
-    core = Core(EnvConfig(players=4), 1)
+    core = KrypkasinoBatch(EnvConfig(players=4), 1)
     core.seed([11])
     core.reset()
     for _ in range(23):  # some public history: captures, creeps, a new round
@@ -165,8 +165,8 @@ def test_no_hidden_information_leaks() -> None:
             pool += [c for c in range(52) for _ in range(d.hands[0, s, c])]
     pool += d.deck[0, d.pos[0]:].tolist()
     pool = rng.permutation(pool)
-    twin = Core(EnvConfig(players=4), 1)
-    twin.st[:] = core.st
+    twin = KrypkasinoBatch(EnvConfig(players=4), 1)
+    twin.state[:] = core.state
     twin.ints[:] = core.ints
     k = 0
     for s in range(4):

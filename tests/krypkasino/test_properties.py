@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.engine.captures import card_captures, hand_sweep_values, legal_captures, legal_card_mask
 from krypenv.krypkasino.rules import Rules
 from tests.krypkasino import oracle as O
@@ -42,19 +42,19 @@ def config_id(cfg: dict[str, Any]) -> str:
     return "-".join(f"{k}={v}" for k, v in cfg.items()).replace(" ", "")
 
 
-def engine_moves(d: Deals, i: int = 0) -> set[O.Move]:
+def engine_moves(d: DealBatch, i: int = 0) -> set[O.Move]:
     """The engine's legal moves of deal i as hashable (card, counts) pairs."""
     return {(int(c), tuple(int(x) for x in cap)) for c, cap in d.legal_moves(i)}
 
 
-def ref_for(d: Deals, i: int) -> O.RefDeal:
+def ref_for(d: DealBatch, i: int) -> O.RefDeal:
     """A reference deal started from deal i's deck and dealer."""
     r = d.rules
     five_six, spades = r.two_player_deal == "5+6", r.set_aside == "spades"
     return O.RefDeal(r.players, d.deck[i].tolist(), int(d.dealer[i]), five_six, spades, r.last_capture_point)
 
 
-def assert_same_state(d: Deals, ref: O.RefDeal) -> None:
+def assert_same_state(d: DealBatch, ref: O.RefDeal) -> None:
     """Deal 0 of the engine equals the reference deal card for card."""
     assert d.table[0].tolist() == ref.table
     assert d.aside[0].tolist() == ref.aside
@@ -75,7 +75,7 @@ def test_random_deal_against_reference(cfg: int, seed: int, dealer: int) -> None
     rules = Rules(**CONFIGS[cfg])
     dealer %= rules.players
     rng = np.random.default_rng(seed)
-    d = Deals(rules, 1)
+    d = DealBatch(rules, 1)
     d.reset(rng=rng, dealers=np.array([dealer]))
     ref = ref_for(d, 0)
     n = 0
@@ -112,7 +112,7 @@ def test_batched_play_random_invariants(cfg: dict[str, Any], seed: int) -> None:
     total = 43 if rules.last_capture_point else 42
     for n in (5, 64):  # 64 takes the parallel kernels
         rng = np.random.default_rng(seed)
-        d = Deals(rules, n)
+        d = DealBatch(rules, n)
         d.reset(rng=rng, dealers=rng.integers(0, rules.players, n))
         steps = 0
         while not d.done.all():
@@ -134,7 +134,7 @@ def test_same_seed_same_deal(n: int) -> None:
     runs = []
     for _ in range(2):
         rng = np.random.default_rng(1234)
-        d = Deals(Rules(players=4), n)
+        d = DealBatch(Rules(players=4), n)
         d.reset(rng=rng)
         while not d.done.all():
             d.play_random(rng)
@@ -149,11 +149,11 @@ def test_same_deck_same_moves_replays_history(cfg: int, seed: int) -> None:
     """Replaying hist_card and the capture log of a finished deal on the same deck reproduces it exactly."""
     rules = Rules(**CONFIGS[cfg])
     rng = np.random.default_rng(seed)
-    d = Deals(rules, 2)
+    d = DealBatch(rules, 2)
     d.reset(rng=rng, dealers=np.array([0, rules.players - 1]))
     while not d.done.all():
         d.play_random(rng)
-    e = Deals(rules, 2)
+    e = DealBatch(rules, 2)
     e.reset(decks=d.deck.copy(), dealers=d.dealer.astype(np.int64))
     for m in range(rules.decisions_per_deal):
         caps = np.stack([d.move_capture(i, m) for i in range(2)])
@@ -223,7 +223,7 @@ def test_step_accepts_exactly_oracle_moves(table: list[int], hand: list[int], pi
     hand = [c for c in hand if hand.count(c) <= 2]
     assume(hand)
     hand_names = [O.name(c) for c in hand]
-    d = Deals.position(Rules(players=2), hands=[hand_names, ["KS"]], table=[O.name(c) for c in table])
+    d = DealBatch.position(Rules(players=2), hands=[hand_names, ["KS"]], table=[O.name(c) for c in table])
     expected = O.legal_moves(O.counts(hand), O.counts(table))
     legal = sorted(expected)
     # half of the time a legal move, otherwise a random card with a random subset of the table

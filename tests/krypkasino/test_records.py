@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from krypenv.krypkasino.cards import N_CODES, card_code, card_name, ordered_deck
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.records import check_record, parse_record, record_from_deals, replay
 from krypenv.krypkasino.rules import Rules
 from krypenv.records import RecordError, iter_records, write_jsonl
@@ -26,9 +26,9 @@ JSON_KEYS = ["ok", "error", "failed_move", "result", "legal_moves"]
 
 
 # --------------------------------------------------------------------------- helpers
-def finished_deals(rules: Rules, n: int, seed: int) -> Deals:
+def finished_deals(rules: Rules, n: int, seed: int) -> DealBatch:
     """n random deals of ``rules`` played to the end."""
-    deals = Deals(rules, n)
+    deals = DealBatch(rules, n)
     rng = np.random.default_rng(seed)
     deals.reset(rng=rng)
     while not deals.done.all():
@@ -140,7 +140,7 @@ def test_capture_log_keeps_multiplicity() -> None:
     """A capture of both copies of a card is logged, written and replayed with multiplicity (K1)."""
     rec = two_player_record(TWINS, [])
     parsed = parse_record(rec)
-    deals = Deals(parsed.rules, 1)
+    deals = DealBatch(parsed.rules, 1)
     deals.reset(decks=parsed.deck[None, :], dealers=np.array([1]))
     cap = np.zeros((1, N_CODES), np.int8)
     cap[0, card_code("5C")] = 2
@@ -153,7 +153,7 @@ def test_capture_log_keeps_multiplicity() -> None:
 
 def test_partial_record_is_ok_without_result() -> None:
     """A deal stopped part way is written without result and replays ok with result null."""
-    deals = Deals(Rules(players=3), 1)
+    deals = DealBatch(Rules(players=3), 1)
     rng = np.random.default_rng(3)
     deals.reset(rng=rng)
     for _ in range(37):
@@ -169,8 +169,8 @@ def test_partial_record_is_ok_without_result() -> None:
 
 
 def test_record_from_hand_built_position_is_refused() -> None:
-    """A Deals.position has no full deck, so it cannot be written as a record."""
-    deals = Deals.position(Rules(players=2), hands=[["8H"], ["2C"]], table=["8C"])
+    """A DealBatch.position has no full deck, so it cannot be written as a record."""
+    deals = DealBatch.position(Rules(players=2), hands=[["8H"], ["2C"]], table=["8C"])
     with pytest.raises(ValueError, match="two full decks"):
         record_from_deals(deals)
     with pytest.raises(ValueError, match="outside"):
@@ -182,7 +182,7 @@ def test_dubbeltabbe_counts_two() -> None:
     rec = two_player_record(DOUBLE, [mv("5S", "5S")])
     assert check_record(rec).ok
     parsed = parse_record(rec)
-    deals = Deals(parsed.rules, 1)
+    deals = DealBatch(parsed.rules, 1)
     deals.reset(decks=parsed.deck[None, :], dealers=np.array([1]))
     assert deals.step(np.array([card_code("5S")]), parsed.moves[0][1][None, :])[0] == 0
     assert deals.tabbes[0].tolist() == [2, 0] and deals.scores()[0].tolist() == [12, -10]

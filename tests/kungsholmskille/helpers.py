@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from krypenv.kungsholmskille.cards import RANKS, parse_deck
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.rules import Rules
 
 
@@ -41,30 +41,30 @@ def deck_for(players: int, hands: dict[int, Sequence[str]], dealer: int | None =
     return deck
 
 
-def start(players: int, deck: Sequence[str], dealer: int | None = None, pot: int | None = None) -> Deals:
+def start(players: int, deck: Sequence[str], dealer: int | None = None, pot: int | None = None) -> DealBatch:
     """A one-deal batch dealt from rank names."""
-    d = Deals(Rules(players), 1)
+    d = DealBatch(Rules(players), 1)
     d.reset(decks=parse_deck(list(deck))[None, :], dealers=dealer, pots=pot)
     return d
 
 
-def play(d: Deals, *moves: str) -> None:
+def play(d: DealBatch, *moves: str) -> None:
     """Make the moves in deal 0 in order (IllegalMoveError if one is illegal)."""
     for mv in moves:
         d.play_move(0, mv)
 
 
-def hand(d: Deals, seat: int, i: int = 0) -> list[str]:
+def hand(d: DealBatch, seat: int, i: int = 0) -> list[str]:
     """A seat's hand as rank names, lowest first."""
     return [RANKS[r] for r in range(21) for _ in range(int(d.hands[i, seat, r]))]
 
 
-def snapshot(d: Deals) -> tuple[np.ndarray, np.ndarray]:
+def snapshot(d: DealBatch) -> tuple[np.ndarray, np.ndarray]:
     """Copies of both state arrays."""
     return d.state.copy(), d.cash.copy()
 
 
-def longest_policy(d: Deals, i: int = 0) -> str:
+def longest_policy(d: DealBatch, i: int = 0) -> str:
     """The move that makes a deal as long as possible (9P − 1 moves): the last seat of each call knocks/shows."""
     p, s, ph = d.players, int(d.to_act[i]), int(d.phase[i])
     legal = d.legal_moves(i)

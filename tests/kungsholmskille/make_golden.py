@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from krypenv.kungsholmskille.cards import shuffled_deck
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.records import record_from_deals
 from krypenv.kungsholmskille.rules import Rules
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"
-Want = Callable[[dict[str, Any], Deals, str], bool]  # (result, deal, phase of the last move)
+Want = Callable[[dict[str, Any], DealBatch, str], bool]  # (result, deal, phase of the last move)
 
 
 def _showdown(n_in: int | None, penalty: bool) -> Want:
@@ -63,9 +63,9 @@ def choose(rng: random.Random, legal: list[str]) -> str:
 
 
 def play_deal(players: int, dealer: int, pot: int, deck_seed: int,
-              choice_seed: int) -> tuple[Deals, list[list[str]], str]:
+              choice_seed: int) -> tuple[DealBatch, list[list[str]], str]:
     """Play one deal; return it, the legal moves of every decision and the phase of the last move."""
-    d = Deals(Rules(players), 1)
+    d = DealBatch(Rules(players), 1)
     d.reset(decks=shuffled_deck(np.random.default_rng(deck_seed))[None, :], dealers=dealer, pots=pot)
     rng = random.Random(choice_seed)
     legal_lists = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import parse_move
 from krypenv.kungsholmskille.cards import RANKS, ordered_deck, parse_deck
 from krypenv.kungsholmskille.engine import (
@@ -20,8 +19,9 @@ from krypenv.kungsholmskille.engine import (
     SECOND_CALL,
     SHOWING,
     TRICKS,
-    Deals,
+    DealBatch,
     IllegalMoveError,
+    kernels,
 )  # fmt: skip
 from krypenv.kungsholmskille.rules import Rules
 from tests.kungsholmskille.helpers import deck_for, hand, longest_policy, play, snapshot, start
@@ -42,7 +42,7 @@ TIE_TRICKS = [  # (seat, card) in playing order
 ]
 
 
-def to_tricks(d: Deals) -> None:
+def to_tricks(d: DealBatch) -> None:
     """From the start: forehand knocks, everyone stays and stands, forehand knocks again."""
     p = d.players
     play(d, "knacka", *["stay"] * (p - 1), *["stand"] * p, "knacka")
@@ -52,7 +52,7 @@ def to_tricks(d: Deals) -> None:
 @pytest.mark.parametrize("players", range(2, 7))
 def test_L2_forehand_is_dealers_left_and_speaks_first(players: int) -> None:
     """L2: forehand is dealer+1; L5: forehand speaks first; the default dealer is seat P−1."""
-    d = Deals(Rules(players), players)
+    d = DealBatch(Rules(players), players)
     d.reset(decks=np.tile(ordered_deck(), (players, 1)), dealers=np.arange(players))
     assert d.forehand.tolist() == [(s + 1) % players for s in range(players)]
     assert d.to_act.tolist() == d.forehand.tolist()
@@ -62,7 +62,7 @@ def test_L2_forehand_is_dealers_left_and_speaks_first(players: int) -> None:
 
 def test_L3_default_pot_and_given_pots() -> None:
     """L3: the pot defaults to 2 per player; reset takes a pot per deal (antes for it already paid)."""
-    d = Deals(Rules(3), 2)
+    d = DealBatch(Rules(3), 2)
     d.reset(decks=np.tile(ordered_deck(), (2, 1)))
     assert d.pot.tolist() == [6, 6]
     d.reset(decks=np.tile(ordered_deck(), (2, 1)), pots=np.array([0, 1000]))
@@ -73,7 +73,7 @@ def test_L3_default_pot_and_given_pots() -> None:
 def test_L4_deal_one_at_a_time_from_forehand(players: int, dealer: int) -> None:
     """L4: card k of the deck goes to seat forehand + k until each holds 5; the rest is the talon in order."""
     deck = parse_deck([RANKS[(5 * k) % 21] for k in range(42)])  # 5 is prime to 21: every rank twice
-    d = Deals(Rules(players), 1)
+    d = DealBatch(Rules(players), 1)
     d.reset(decks=deck[None, :], dealers=dealer)
     fh = (dealer + 1) % players
     for s in range(players):
@@ -86,7 +86,7 @@ def test_L4_deal_one_at_a_time_from_forehand(players: int, dealer: int) -> None:
 
 def test_reset_rejects_bad_input() -> None:
     """reset: clear errors for a bad deck, dealer or pot, or neither decks nor rng."""
-    d = Deals(Rules(3), 2)
+    d = DealBatch(Rules(3), 2)
     good = np.tile(ordered_deck(), (2, 1))
     bad = good.copy()
     bad[1, 0] = 1
@@ -103,7 +103,7 @@ def test_reset_rejects_bad_input() -> None:
     with pytest.raises(ValueError, match="needs either decks or an rng"):
         d.reset()
     with pytest.raises(ValueError, match="batch size"):
-        Deals(Rules(3), 0)
+        DealBatch(Rules(3), 0)
 
 
 # ----------------------------------------------------------------------------- L5
@@ -247,7 +247,7 @@ def test_L12_budrunda_without_folds_after_the_second_call() -> None:
 
 
 # ----------------------------------------------------------------------------- L10
-def overtake_deal(next_hand: list[str]) -> Deals:
+def overtake_deal(next_hand: list[str]) -> DealBatch:
     """Four players at trick 1 after seat 0 led 7 and seat 1 played gok; seat 2 holds ``next_hand``."""
     hands = {0: ["7", "1", "2", "4", "5"], 1: ["gok", "6", "8", "9", "10"], 2: next_hand}
     d = start(4, deck_for(4, hands))
@@ -307,7 +307,7 @@ def test_L10_four_tricks_leave_one_card_each() -> None:
 
 
 # ----------------------------------------------------------------------------- L11, L13, L14
-def tie_deal(pot: int = 8) -> Deals:
+def tie_deal(pot: int = 8) -> DealBatch:
     """The "Showdown tie" position: show calls about to start with seat 2."""
     d = start(4, deck_for(4, TIE_HANDS), pot=pot)
     to_tricks(d)
@@ -406,7 +406,7 @@ def test_history_records_who_did_what() -> None:
 # ----------------------------------------------------------------------------- step API
 def test_step_raises_naming_the_deal_and_changes_nothing() -> None:
     """step: an illegal action in deal i raises naming deal i, the move and the legal moves; no deal changes."""
-    d = Deals(Rules(3), 3)
+    d = DealBatch(Rules(3), 3)
     d.reset(decks=np.tile(parse_deck(deck_for(3, {})), (3, 1)))
     before = snapshot(d)
     with pytest.raises(IllegalMoveError, match=r"deal 1: play:gok \(seat 0\): a move of the wrong kind.*"
@@ -423,7 +423,7 @@ def test_step_raises_naming_the_deal_and_changes_nothing() -> None:
 
 def test_step_ignores_finished_deals_and_step_status_reports() -> None:
     """step skips finished deals (−1 is fine there); step_status applies the legal ones and returns codes."""
-    d = Deals(Rules(2), 2)
+    d = DealBatch(Rules(2), 2)
     d.reset(decks=np.tile(parse_deck(deck_for(2, {})), (2, 1)))
     d.step(np.array([0, 1]))  # bud / knacka
     d.step(np.array([0, 2]))  # deal 0: budrunda; deal 1: seat 0 folds -> walkover for seat 1
@@ -448,7 +448,7 @@ def test_play_move_after_the_end() -> None:
 
 def test_legal_masks_match_legal_moves_and_out_buffer() -> None:
     """legal_masks: one (N, 279) call equals the per-deal legal action lists; an out buffer is filled in place."""
-    d = Deals(Rules(3), 70)  # the parallel path
+    d = DealBatch(Rules(3), 70)  # the parallel path
     rng = np.random.default_rng(3)
     d.reset(rng=rng)
     out = np.ones((70, 279), np.bool_)
@@ -463,7 +463,7 @@ def test_legal_masks_match_legal_moves_and_out_buffer() -> None:
 
 
 def test_pickle_round_trip() -> None:
-    """Deals pickle with their views rebound."""
+    """DealBatch pickle with their views rebound."""
     import pickle
 
     d = tie_deal()

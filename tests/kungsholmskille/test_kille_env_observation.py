@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import krypenv.kungsholmskille.observation as O
+from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.cards import parse_deck, rank_index
 from krypenv.kungsholmskille.config import EXTERNAL, RUNNING, EnvConfig
-from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.observation import bounds, layout, obs_size, split
 from tests.kungsholmskille.helpers import deck_for
 
@@ -65,13 +65,13 @@ def test_docstring_table_matches_the_code(players: int) -> None:
 
 
 def scripted_core(players: int, hands: dict[int, list[str]], talon: list[str], dealer: int | None = None,
-                  pot: int = 8) -> Core:
+                  pot: int = 8) -> KungsholmskilleBatch:
     """A one-env core (every seat external) whose episode is running on a deck dealing the given hands."""
-    core = Core(EnvConfig(players=players), 1)
+    core = KungsholmskilleBatch(EnvConfig(players=players), 1)
     deck = parse_deck(deck_for(players, hands, dealer=dealer, talon=talon))
     core.deals.reset(decks=deck[None, :], dealers=dealer, pots=pot)
-    core.ep[0, :] = 0
-    core.ep[0, 2] = 0  # learner seat 0
+    core.episode[0, :] = 0
+    core.episode[0, 2] = 0  # learner seat 0
     core.money[0] = [-2] * players
     core.over[0] = RUNNING
     return core
@@ -128,10 +128,10 @@ def test_fields_along_a_scripted_deal() -> None:
     assert np.flatnonzero(mask).tolist() == [258 + rank_index("krans")]  # nothing reaches gok: lowest (L10)
 
 
-def random_position(seed: int, players: int, want_fold: bool = True) -> Core:
+def random_position(seed: int, players: int, want_fold: bool = True) -> KungsholmskilleBatch:
     """A running deal in the tricks phase with a fold and an exchange by others (random play from a seed)."""
     rng = np.random.default_rng(seed)
-    core = Core(EnvConfig(players=players), 1, kinds=[0] + [EXTERNAL] * (players - 1))
+    core = KungsholmskilleBatch(EnvConfig(players=players), 1, kinds=[0] + [EXTERNAL] * (players - 1))
     for s in range(500):
         core.seed([seed * 1000 + s])
         core.reset()
@@ -163,8 +163,8 @@ def test_no_hidden_information_leaks(players: int, seed: int) -> None:
         pool += d.talon(0)
         for _ in range(20):  # a redistribution that really differs
             perm = rng.permutation(pool)
-            twin = Core(EnvConfig(players=players), 1)
-            twin.st[:], twin.cash[:], twin.ep[:] = core.st, core.cash, core.ep
+            twin = KungsholmskilleBatch(EnvConfig(players=players), 1)
+            twin.state[:], twin.cash[:], twin.episode[:] = core.state, core.cash, core.episode
             t, k = twin.deals, 0
             for s in range(players):
                 if s != observer:
@@ -192,7 +192,7 @@ def test_no_hidden_information_leaks(players: int, seed: int) -> None:
 def test_observations_stay_in_bounds_and_masks_follow_the_turn(players: int) -> None:
     from gymnasium import spaces
 
-    core = Core(EnvConfig(players=players, max_deals=5), 1)
+    core = KungsholmskilleBatch(EnvConfig(players=players, max_deals=5), 1)
     box = spaces.Box(core.low, core.high, dtype=np.int16)
     rng = np.random.default_rng(players)
     from krypenv.kungsholmskille.env_kernels import k_act_external
@@ -208,7 +208,7 @@ def test_observations_stay_in_bounds_and_masks_follow_the_turn(players: int) -> 
                 assert obs in box
                 assert mask.any() == (s == actor) and split(obs, players)["to_act"][0] == (s == actor)
             mask = core.observe(0, actor)[1]
-            k_act_external(*core._args(), np.array([0]), np.array([int(rng.choice(np.flatnonzero(mask)))]), status)
+            k_act_external(*core._arrays(), np.array([0]), np.array([int(rng.choice(np.flatnonzero(mask)))]), status)
         for s in range(players):
             obs, mask = core.observe(0, s)
             assert obs in box and not mask.any() and not split(obs, players)["phase"].any()

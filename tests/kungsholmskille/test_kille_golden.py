@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from krypenv.kungsholmskille.cards import parse_deck
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.records import RECORD_KEYS, check_record
 from krypenv.kungsholmskille.rules import Rules
 from tests.kungsholmskille.oracle import OracleDeal
@@ -41,7 +41,7 @@ def test_golden_file_covers_every_ending() -> None:
 @pytest.mark.parametrize("deal", DEALS, ids=IDS)
 def test_golden_replay(deal: dict[str, Any]) -> None:
     """The engine lists the same legal moves at every decision and reaches the same result."""
-    d = Deals(Rules.from_dict(deal["rules"]), 1)
+    d = DealBatch(Rules.from_dict(deal["rules"]), 1)
     d.reset(decks=parse_deck(deal["deck"])[None, :], dealers=deal["dealer"], pots=deal["pot"])
     for k, (move, legal) in enumerate(zip(deal["moves"], deal["legal"])):
         assert not d.done[0], f"deal ended early at decision {k}"

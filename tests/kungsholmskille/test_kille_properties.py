@@ -14,10 +14,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import N_ACTIONS, parse_move
 from krypenv.kungsholmskille.cards import RANKS, deck_names, shuffled_decks
-from krypenv.kungsholmskille.engine import Deals
+from krypenv.kungsholmskille.engine import DealBatch, kernels
 from krypenv.kungsholmskille.records import check_record, record_from_deals
 from krypenv.kungsholmskille.rules import Rules
 from tests.kungsholmskille.oracle import OracleDeal
@@ -50,7 +49,7 @@ def counts(ranks: list[int]) -> list[int]:
     return np.bincount(np.asarray(ranks, np.int64), minlength=21).tolist()
 
 
-def assert_same_as_oracle(d: Deals, i: int, o: OracleDeal) -> None:
+def assert_same_as_oracle(d: DealBatch, i: int, o: OracleDeal) -> None:
     """The engine's deal i and the oracle agree on everything observable."""
     assert d.legal_moves(i) == o.legal_moves()
     assert bool(d.done[i]) == o.done
@@ -81,7 +80,7 @@ def test_single_deals_match_the_oracle_at_every_decision(p: dict, dealer_off: in
     dealer = dealer_off % players
     rng = np.random.default_rng(p["seed"])
     deck = shuffled_decks(rng, 1)
-    d = Deals(Rules(players), 1)
+    d = DealBatch(Rules(players), 1)
     d.reset(decks=deck, dealers=dealer, pots=p["pot"])
     o = OracleDeal(players, dealer, p["pot"], deck_names(deck[0]))
     while not o.done:
@@ -106,7 +105,7 @@ def test_a_parallel_batch_matches_the_oracle(players: int, seed: int) -> None:
     decks = shuffled_decks(rng, n)
     dealers = rng.integers(0, players, n)
     pots = rng.integers(0, 100, n)
-    d = Deals(Rules(players), n)
+    d = DealBatch(Rules(players), n)
     d.reset(decks=decks, dealers=dealers, pots=pots)
     oracles = [OracleDeal(players, int(dealers[i]), int(pots[i]), deck_names(decks[i])) for i in range(n)]
     props = {"knock": 0.7, "stay": 0.7, "show": 0.5}
@@ -132,12 +131,12 @@ def test_a_parallel_batch_matches_the_oracle(players: int, seed: int) -> None:
 def test_a_batch_equals_separate_single_deals(players: int, seed: int, n: int) -> None:
     """Batch of N (serial or parallel) = N separate one-deal runs, record for record; same deck → same deal."""
     rng = np.random.default_rng(seed)
-    d = Deals(Rules(players), n)
+    d = DealBatch(Rules(players), n)
     d.reset(rng=rng, dealers=rng.integers(0, players, n), pots=rng.integers(0, 50, n))
     start_state = d.state.copy()
     d.play_random_to_end(rng)
     for i in range(n):
-        one = Deals(Rules(players), 1)
+        one = DealBatch(Rules(players), 1)
         one.reset(decks=start_state[i:i + 1, :42], dealers=int(d.dealer[i]), pots=int(d.pot[i]))
         assert np.array_equal(one.state[0], start_state[i])  # same deck, dealer, pot: the same deal
         for a in d.hist_action[i, :d.n_moves[i]]:
@@ -150,7 +149,7 @@ def test_a_batch_equals_separate_single_deals(players: int, seed: int, n: int) -
 def test_check_codes_agree_with_the_legal_mask(p: dict) -> None:
     """At every decision, the move check accepts exactly the 279 actions of the legal mask (L5–L11)."""
     rng = np.random.default_rng(p["seed"])
-    d = Deals(Rules(p["players"]), 1)
+    d = DealBatch(Rules(p["players"]), 1)
     d.reset(rng=rng)
     everything = np.arange(N_ACTIONS)
     while not d.done[0]:
@@ -171,7 +170,7 @@ def test_records_round_trip_through_check_record(p: dict, cut: float) -> None:
     """L18/L19: record_from_deals, as JSON, replays through check_record with ok=True and the same result;
     a partial record (cut short) replays ok with no result."""
     rng = np.random.default_rng(p["seed"])
-    d = Deals(Rules(p["players"]), 1)
+    d = DealBatch(Rules(p["players"]), 1)
     d.reset(rng=rng, pots=p["pot"])
     records = []
     while not d.done[0]:

@@ -77,12 +77,12 @@ def test_L19_check_record_and_legal_lists() -> None:
 
 def test_record_needs_a_dealt_deal() -> None:
     """record_from_deals refuses a deal that was never dealt, or an index outside the batch."""
-    from krypenv.kungsholmskille import Deals, Rules
+    from krypenv.kungsholmskille import DealBatch, Rules
 
     with pytest.raises(ValueError, match="has not been dealt"):
-        record_from_deals(Deals(Rules(3), 1), 0)
+        record_from_deals(DealBatch(Rules(3), 1), 0)
     with pytest.raises(ValueError, match="outside 0..0"):
-        record_from_deals(Deals(Rules(3), 1), 1)
+        record_from_deals(DealBatch(Rules(3), 1), 1)
 
 
 # ----------------------------------------------------------------------------- illegal moves

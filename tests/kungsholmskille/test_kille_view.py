@@ -1,4 +1,4 @@
-"""KilleView (a seat's public information) and the shared agent interface at Kungsholmskille tables."""
+"""SeatView (a seat's public information) and the shared agent interface at Kungsholmskille tables."""
 
 from __future__ import annotations
 
@@ -7,23 +7,23 @@ import pytest
 from krypenv.agents.base import RandomAgent
 
 from krypenv import agents
+from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.cards import parse_deck, rank_index
 from krypenv.kungsholmskille.config import EXTERNAL, EnvConfig
-from krypenv.kungsholmskille.core import Core
 from krypenv.kungsholmskille.single import KungsholmskilleEnv
 from tests.kungsholmskille.helpers import deck_for
 
 HANDS = {0: ["blaren", "3", "7", "gok", "kille"], 1: ["krans", "5", "9", "husar", "svin"],
          2: ["1", "2", "4", "6", "8"], 3: ["blompotta", "10", "11", "12", "kavall"]}
-def _core(hands: dict[int, list[str]], talon: list[str]) -> Core:
-    core = Core(EnvConfig(players=4), 1, kinds=[EXTERNAL] * 4)
+def _core(hands: dict[int, list[str]], talon: list[str]) -> KungsholmskilleBatch:
+    core = KungsholmskilleBatch(EnvConfig(players=4), 1, kinds=[EXTERNAL] * 4)
     core.seed([0])
     core.reset()
     core.deals.reset(decks=parse_deck(deck_for(4, hands, dealer=3, talon=talon))[None], dealers=[3], pots=[8])
     return core
 
 
-def _play(core: Core, moves: list[str]) -> None:
+def _play(core: KungsholmskilleBatch, moves: list[str]) -> None:
     for m in moves:
         core.deals.play_move(0, m)
 

@@ -52,7 +52,7 @@ def test_krypkasino_returns_are_minus_the_deal_scores() -> None:
     env = KrypenvMultiAgentEnv({"game": "krypkasino", "players": 3})
     for seed in range(3):
         returns, steps = play_episode(env, seed)
-        scores = env.aec._core.deals.scores()[0]
+        scores = env.aec.core.deals.scores()[0]
         assert steps > 20
         assert [returns[f"player_{s}"] for s in range(3)] == pytest.approx([-float(x) for x in scores])
 

@@ -1,11 +1,11 @@
 """The batched Krypkasino engine: state arrays, compiled capture search and stepping."""
 
 from krypenv.krypkasino.engine.captures import card_captures, legal_captures
-from krypenv.krypkasino.engine.state import MOVE_ERRORS, Deals, IllegalMoveError, shuffled_deck, shuffled_decks
+from krypenv.krypkasino.engine.state import MOVE_ERRORS, DealBatch, IllegalMoveError, shuffled_deck, shuffled_decks
 
 __all__ = [
     "MOVE_ERRORS",
-    "Deals",
+    "DealBatch",
     "IllegalMoveError",
     "card_captures",
     "legal_captures",

@@ -48,6 +48,7 @@ from krypenv.krypkasino.engine.captures import (
     subset_sums,
     table_value_key,
 )
+from krypenv.rng import shuffle_copies
 
 # Move check results; krypenv.krypkasino.engine.state.MOVE_ERRORS words them.
 OK, DEAL_OVER, NOT_IN_HAND, SWEEP_FORCED, NOT_ON_TABLE, NOT_MAXIMAL, MUST_TAKE_ALL, BAD_COUNTS = range(8)
@@ -276,15 +277,8 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
 
 @njit(cache=True)
 def shuffle_into(u: np.ndarray, out: np.ndarray) -> None:
-    """Fisher–Yates shuffle of two ordered decks (K1) into ``out`` (104,) driven by 103 uniforms ``u``.
-
-    For j = 103 … 1, swap positions j and ⌊u[j−1]·(j+1)⌋.
-    """
-    for k in range(104):
-        out[k] = k % 52
-    for j in range(103, 0, -1):
-        k = min(int(u[j - 1] * (j + 1)), j)
-        out[j], out[k] = out[k], out[j]
+    """Two ordered decks (K1) shuffled into ``out`` (104,) by 103 uniforms (:func:`krypenv.rng.shuffle_copies`)."""
+    shuffle_copies(u, out, 52)
 
 
 @njit(cache=True)

@@ -1,6 +1,6 @@
 """Batched Krypkasino deals: N deals of one rule set, stepped together by compiled kernels.
 
-``Deals(rules, n)`` holds the whole state of N deals in one int8 array ``state`` (N, W), a
+``DealBatch(rules, n)`` holds the whole state of N deals in one int8 array ``state`` (N, W), a
 contiguous record per deal whose columns are listed in :mod:`krypenv.krypkasino.engine.kernels`; one
 deal is simply ``n = 1``.  Named numpy views of it are attributes (P = players; card
 collections are (…, 52) count vectors, each entry 0–2; every view is int8 except ``done``):
@@ -92,7 +92,7 @@ class IllegalMoveError(ValueError):
     """A move that the rules do not allow; the message names the move and why."""
 
 
-class Deals:
+class DealBatch:
     """N deals of one rule set, stepped together by compiled kernels."""
 
     def __init__(self, rules: Rules, n: int = 1, state: np.ndarray | None = None) -> None:
@@ -320,7 +320,7 @@ class Deals:
         deck_rest: Sequence[str] = (),
         aside: Sequence[str] = (),
         last_capturer: int = -1,
-    ) -> Deals:
+    ) -> DealBatch:
         """A single deal set up by hand (worked examples, tests): hands per seat, table, undealt cards.
 
         Card conservation is not required of such a position; everything else behaves as in play.

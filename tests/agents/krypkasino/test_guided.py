@@ -19,8 +19,8 @@ from krypenv.agents.krypkasino.ppo import add_metadata
 
 from krypenv import agents
 from krypenv.agent_api import check_actions
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
-from krypenv.krypkasino.core import Core
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.env_kernels import k_act_external
 from tests.agents.krypkasino.test_heuristics import decisions_of, play
@@ -111,7 +111,7 @@ def test_network_pieces_match_the_checkpoint() -> None:
 # --------------------------------------------------------------------------- what makes the search
 def last_round_decisions(n: int = 6):
     """(core, env) of 2-player games at card decisions of the last round (deck empty: every world is the real one)."""
-    core = Core(EnvConfig(players=2), n, seat=0, kinds=[EXTERNAL] * 2)
+    core = KrypkasinoBatch(EnvConfig(players=2), n, seat=0, kinds=[EXTERNAL] * 2)
     core.seed(list(range(500, 500 + n)))
     core.reset()
     expert = agents.load("expert")
@@ -123,32 +123,33 @@ def last_round_decisions(n: int = 6):
             return
         batch = core.decisions(envs, waiting[envs])
         for k, i in enumerate(envs):
-            if core.st[i, kernels.POS] == 104 and core.choice[i, 0] < 0 and batch.mask[k].sum() > 1:
+            if core.state[i, kernels.POS] == 104 and core.choice[i, 0] < 0 and batch.mask[k].sum() > 1:
                 yield core, int(i)
-        k_act_external(core.st, core.rng, core.ints, core.cfg, envs, expert.act(batch), status[:envs.size], core.scr)
+        k_act_external(core.state, core.rng, core.ints, core.packed, envs, expert.act(batch), status[:envs.size],
+                       core.scratch)
 
 
-def policy_rollout(src: Core, i: int, action: int) -> int:
+def policy_rollout(src: KrypkasinoBatch, i: int, action: int) -> int:
     """The mover's deal score after ``action`` and the rest of the deal played by the ppo agent, one game at a time."""
     ppo = load_ppo(str(CKPT))
-    core = Core(EnvConfig(players=2), 1, seat=0, kinds=[EXTERNAL] * 2)
-    core.st[0], core.ints[0] = src.st[i], src.ints[i]
-    mover = int(core.st[0, kernels.TURN])
+    core = KrypkasinoBatch(EnvConfig(players=2), 1, seat=0, kinds=[EXTERNAL] * 2)
+    core.state[0], core.ints[0] = src.state[i], src.ints[i]
+    mover = int(core.state[0, kernels.TURN])
     status = np.empty(1, np.int64)
     acts = np.array([action])
     while True:
-        k_act_external(core.st, core.rng, core.ints, core.cfg, np.array([0]), acts, status, core.scr)
+        k_act_external(core.state, core.rng, core.ints, core.packed, np.array([0]), acts, status, core.scratch)
         assert status[0] >= 0
-        if core.st[0, kernels.DONE]:
+        if core.state[0, kernels.DONE]:
             return int(core.deals.scores()[0, mover])
-        acts = ppo.act(core.decisions(np.array([0]), np.array([int(core.st[0, kernels.TURN])])))
+        acts = ppo.act(core.decisions(np.array([0]), np.array([int(core.state[0, kernels.TURN])])))
 
 
 def test_exact_last_round_world_picks_the_move_the_rollouts_say_is_best() -> None:
     agent = guided("samples=1,z=0")
     left = 0
     for core, i in last_round_decisions():
-        batch = core.decisions(np.array([i]), np.array([int(core.st[i, kernels.TURN])]))
+        batch = core.decisions(np.array([i]), np.array([int(core.state[i, kernels.TURN])]))
         legal = np.flatnonzero(batch.mask[0])
         values = np.array([policy_rollout(core, i, int(a)) for a in legal])
         base = int(load_ppo(str(CKPT)).act(batch)[0])
@@ -235,18 +236,18 @@ def test_world_weights_follow_the_likelier_worlds() -> None:
 
 def test_replay_rebuilds_the_rounds_decisions() -> None:
     """Replayed in the true world, the round's opponent decisions are exactly the states they were taken in."""
-    core = Core(EnvConfig(players=2), 1, seat=0, kinds=[EXTERNAL] * 2)
+    core = KrypkasinoBatch(EnvConfig(players=2), 1, seat=0, kinds=[EXTERNAL] * 2)
     core.seed([9])
     core.reset()
     expert = agents.load("expert")
     status = np.empty(1, np.int64)
     seen: list[np.ndarray] = []
     checked = 0
-    cfg = core.cfg
+    cfg = core.packed
     W = kernels.tabbes_at(2) + 2
     cap = np.empty(52, np.int8)
     while (w := core.waiting())[0] >= 0:
-        st = core.st
+        st = core.state
         if core.choice[0, 0] < 0:
             if st[0, kernels.TURN] == 0 and st[0, kernels.N_MOVES] > 0:
                 start = np.zeros((1, st.shape[1]), np.int8)
@@ -262,14 +263,15 @@ def test_replay_rebuilds_the_rounds_decisions() -> None:
                 checked += q
             seen.append(st[0].copy())
         batch = core.decisions(np.array([0]), w[:1])
-        k_act_external(core.st, core.rng, core.ints, core.cfg, np.array([0]), expert.act(batch), status, core.scr)
+        k_act_external(core.state, core.rng, core.ints, core.packed, np.array([0]), expert.act(batch), status,
+                       core.scratch)
     assert checked > 20
 
 
 def test_row_values_own_and_relative() -> None:
     """Own side score; relative: minus the mean of the other sides; and the points nobody has taken yet."""
     from krypenv.krypkasino.cards import POINTS, counts_from_names
-    from krypenv.krypkasino.engine import Deals
+    from krypenv.krypkasino.engine import DealBatch
     from krypenv.krypkasino.rules import Rules
 
     agent = guided()
@@ -277,7 +279,7 @@ def test_row_values_own_and_relative() -> None:
     pts = [int(sum(POINTS[counts_from_names([c]).argmax()] for c in p)) for p in piles]
     for rules in (Rules(2), Rules(4, teams=((0, 2), (1, 3))), Rules(3)):
         P = rules.players
-        d = Deals.position(rules, hands=[["2C"]] * P, table=[])
+        d = DealBatch.position(rules, hands=[["2C"]] * P, table=[])
         for s in range(P):
             d.piles[0, s] = counts_from_names(piles[s])
         side = [sum(pts[t] for t in range(P) if rules.team_of(t) == rules.team_of(s)) for s in range(P)]

@@ -10,34 +10,34 @@ import pytest
 
 from krypenv import agents
 from krypenv.agent_api import check_actions
+from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.cards import card_code
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
-from krypenv.krypkasino.core import Core
-from krypenv.krypkasino.engine import Deals
+from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.rules import Rules
 
 BASELINES = ("greedy", "creeper", "expert")
 
 
-def core_at(deals: Deals, seed: int = 0) -> Core:
+def core_at(deals: DealBatch, seed: int = 0) -> KrypkasinoBatch:
     """A one-game core whose game is the hand-built position ``deals`` (every seat external)."""
     P = deals.rules.players
-    core = Core(EnvConfig(players=P, set_aside=deals.rules.set_aside), 1, seat=0, kinds=[EXTERNAL] * P)
+    core = KrypkasinoBatch(EnvConfig(players=P, set_aside=deals.rules.set_aside), 1, seat=0, kinds=[EXTERNAL] * P)
     core.load(deals)
     core.seed([seed])
     return core
 
 
-def act_on(spec: str, deals: Deals, seed: int = 0) -> int:
+def act_on(spec: str, deals: DealBatch, seed: int = 0) -> int:
     """The action the agent ``spec`` takes for the seat to play in the position."""
     core = core_at(deals, seed)
     batch = core.decisions(np.array([0]), np.array([int(deals.turn[0])]))
     return int(check_actions(spec, batch, agents.load(spec).act(batch))[0])
 
 
-def position(hands: list[list[str]], table: list[str], **kw: object) -> Deals:
-    return Deals.position(Rules(players=len(hands)), hands=hands, table=table, **kw)  # type: ignore[arg-type]
+def position(hands: list[list[str]], table: list[str], **kw: object) -> DealBatch:
+    return DealBatch.position(Rules(players=len(hands)), hands=hands, table=table, **kw)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- hand-built positions
@@ -95,7 +95,7 @@ def test_registered_with_summaries() -> None:
 # --------------------------------------------------------------------------- whole games
 def decisions_of(players: int, seed: int, n: int = 24, set_aside: str = "court"):
     """Every decision (batch) of n games played by random actions, with capture choices, to the end."""
-    core = Core(EnvConfig(players=players, set_aside=set_aside), n, seat=0, kinds=[EXTERNAL] * players)
+    core = KrypkasinoBatch(EnvConfig(players=players, set_aside=set_aside), n, seat=0, kinds=[EXTERNAL] * players)
     core.seed(list(range(seed, seed + n)))
     core.reset()
     rand = agents.load("random")
@@ -107,7 +107,8 @@ def decisions_of(players: int, seed: int, n: int = 24, set_aside: str = "court")
             return
         batch = core.decisions(envs, waiting[envs])
         yield core, batch
-        k_act_external(core.st, core.rng, core.ints, core.cfg, envs, rand.act(batch), status[:envs.size], core.scr)
+        k_act_external(core.state, core.rng, core.ints, core.packed, envs, rand.act(batch), status[:envs.size],
+                       core.scratch)
 
 
 @pytest.mark.parametrize("players, set_aside", [(2, "court"), (3, "spades"), (4, "court"), (6, "court")])
@@ -128,7 +129,7 @@ def play(specs: list[str], players: int, seeds: list[int], batch_size: int | Non
     ``batch_size`` splits every agent's decisions into batches of that size (None: one batch).
     """
     n = len(seeds)
-    core = Core(EnvConfig(players=players), n, seat=0, kinds=[EXTERNAL] * players)
+    core = KrypkasinoBatch(EnvConfig(players=players), n, seat=0, kinds=[EXTERNAL] * players)
     core.seed(seeds)
     core.reset()
     ags = [agents.load(s) for s in specs]
@@ -148,8 +149,8 @@ def play(specs: list[str], players: int, seeds: list[int], batch_size: int | Non
             for lo in range(0, len(e), step):
                 batch = core.decisions(e[lo:lo + step], s[lo:lo + step])
                 acts = check_actions(agent.name, batch, agent.act(batch))
-                k_act_external(core.st, core.rng, core.ints, core.cfg, e[lo:lo + step], acts, status[:len(acts)],
-                               core.scr)
+                k_act_external(core.state, core.rng, core.ints, core.packed, e[lo:lo + step], acts, status[:len(acts)],
+                               core.scratch)
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -12,7 +12,6 @@ from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
-from krypenv.krypkasino.view import seat_view
 from tests.krypkasino import oracle
 
 COUNT = 2 * N_MOVE  # index of the move count
@@ -46,7 +45,7 @@ def test_counts_are_the_moves_each_legal_action_leads_to(players):
         assert feats.shape == (env.num_envs, 105, N_FEATS) and feats.dtype == np.float32
         np.testing.assert_array_equal(feats[:, :, COUNT] > 0, env.action_masks())
         for i in range(env.num_envs):
-            view = seat_view(env.core, i, int(env.core.deals.turn[i]))
+            view = env.core.seat_view(i, int(env.core.deals.turn[i]))
             want = np.zeros(105)
             for move in view.legal_moves:
                 for a in leads_to(view, move):
@@ -92,7 +91,7 @@ def test_single_move_features_are_what_the_move_does():
     checked = ahead = 0
     for env, feats in positions(2, seed=11, steps=30):
         for i in range(env.num_envs):
-            view = seat_view(env.core, i, int(env.core.deals.turn[i]))
+            view = env.core.seat_view(i, int(env.core.deals.turn[i]))
             on_table = int(view.table.sum())
             for card, cap in view.legal_moves:
                 acts = leads_to(view, (card, cap))

@@ -10,7 +10,7 @@ from krypenv.agents.krypkasino.pimc import PIMCAgent
 from krypenv import agents
 from krypenv.agent_api import check_actions
 from krypenv.krypkasino.cards import card_code, names_from_counts
-from krypenv.krypkasino.engine import Deals, kernels
+from krypenv.krypkasino.engine import DealBatch, kernels
 from krypenv.krypkasino.env_kernels import k_act_external
 from krypenv.krypkasino.rules import Rules
 from tests.agents.krypkasino.test_heuristics import act_on, core_at, decisions_of, play
@@ -52,7 +52,7 @@ def test_determinized_worlds_keep_everything_public() -> None:
     P = 3
     for _, (_core, batch) in zip(range(7), decisions_of(P, 40, n=4)):
         pass
-    st, d = batch.core.st, batch.core.deals
+    st, d = batch.core.state, batch.core.deals
     W = kernels.tabbes_at(P) + P
     rng = np.array([99], np.uint64)
     pool, used = np.empty(104, np.int64), np.empty(104, np.bool_)
@@ -63,7 +63,7 @@ def test_determinized_worlds_keep_everything_public() -> None:
         worlds = set()
         for use in (True, False, True):
             PM.determinize(st, i, P, seat, voids, use, out, 0, rng, pool, used)
-            w = Deals(Rules(P), 1)
+            w = DealBatch(Rules(P), 1)
             w.state[0, :W] = out[0]
             assert (w.card_census() == 2).all()
             assert np.array_equal(w.hands[0, seat], d.hands[i, seat])
@@ -77,7 +77,7 @@ def test_determinized_worlds_keep_everything_public() -> None:
 
 def test_voids_are_respected() -> None:
     P = 2
-    d = Deals.position(Rules(P), hands=[["2C", "3C"], ["4D", "5D", "6D"]], table=["9H"], deck_rest=[])
+    d = DealBatch.position(Rules(P), hands=[["2C", "3C"], ["4D", "5D", "6D"]], table=["9H"], deck_rest=[])
     st = d.state
     W = kernels.tabbes_at(P) + P
     rng = np.array([3], np.uint64)
@@ -111,27 +111,27 @@ def test_serial_and_parallel_drivers_agree() -> None:
     outs = []
     for par in (False, True):
         out = np.empty(len(batch), np.int64)
-        args = (batch.core.st, batch.core.choice, envs, game, a.opts, a.z, a.weights, a.later_kinds, a.later_sizes, u,
-                out)
+        args = (batch.core.state, batch.core.choice, envs, game, a.opts, a.z, a.weights, a.later_kinds, a.later_sizes,
+                u, out)
         PM.decide_par(*args, 3) if par else PM.decide_ser(*args)
         outs.append(out)
     assert np.array_equal(outs[0], outs[1])
 
 
 # --------------------------------------------------------------------------- lookahead
-def last_round(hands: list[list[str]], table: list[str], aside: list[str], last_capturer: int) -> Deals:
+def last_round(hands: list[list[str]], table: list[str], aside: list[str], last_capturer: int) -> DealBatch:
     """A 2-player position in the last round, every other card in the capture piles: nothing is hidden."""
     rules = Rules(2)
-    d = Deals.position(rules, hands=hands, table=table, aside=aside, last_capturer=last_capturer, turn=0, dealer=1)
+    d = DealBatch.position(rules, hands=hands, table=table, aside=aside, last_capturer=last_capturer, turn=0, dealer=1)
     d.round[0] = rules.rounds - 1
     rest = 2 - (d.hands[0].sum(0) + d.table[0] + d.aside[0])
     d.piles[0, 1] = rest  # all in one pile: it changes both moves' scores alike
     return d
 
 
-def final_score(d: Deals, card: str, seat: int = 0) -> int:
+def final_score(d: DealBatch, card: str, seat: int = 0) -> int:
     """Seat's score after playing ``card`` (its only capture) and the rest of the deal by expert play."""
-    d2 = Deals(d.rules, 1, state=d.state.copy())
+    d2 = DealBatch(d.rules, 1, state=d.state.copy())
     (cap,) = [c for k, c in d2.legal_moves(0) if k == card_code(card)]
     d2.step(np.array([card_code(card)]), cap[None])
     core = core_at(d2)
@@ -139,7 +139,8 @@ def final_score(d: Deals, card: str, seat: int = 0) -> int:
     status = np.empty(1, np.int64)
     while (w := core.waiting())[0] >= 0:
         batch = core.decisions(np.array([0]), w[:1])
-        k_act_external(core.st, core.rng, core.ints, core.cfg, np.array([0]), expert.act(batch), status, core.scr)
+        k_act_external(core.state, core.rng, core.ints, core.packed, np.array([0]), expert.act(batch), status,
+                       core.scratch)
     return int(core.deals.scores()[0, seat])
 
 

@@ -9,19 +9,19 @@ from krypenv.agents.kungsholmskille.tactics import EXPERT_PARAMS, chance_lowest
 
 from krypenv import agents
 from krypenv.agent_api import DecisionBatch
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import BUD, FOLD, KNACKA, PLAY, SHOW, STAY
+from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.cards import N_RANKS, parse_deck
 from krypenv.kungsholmskille.config import EXTERNAL, EnvConfig
-from krypenv.kungsholmskille.core import Core
+from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.single import KungsholmskilleEnv
 from tests.kungsholmskille.helpers import deck_for
 
 GAME = "kungsholmskille"
 
 
-def _core(hands: dict[int, list[str]], moves: list[str], talon: list[str] = (), pot: int = 8) -> Core:
-    core = Core(EnvConfig(players=4), 1, kinds=[EXTERNAL] * 4)
+def _core(hands: dict[int, list[str]], moves: list[str], talon: list[str] = (), pot: int = 8) -> KungsholmskilleBatch:
+    core = KungsholmskilleBatch(EnvConfig(players=4), 1, kinds=[EXTERNAL] * 4)
     core.seed([0])
     core.reset()
     core.deals.reset(decks=parse_deck(deck_for(4, hands, dealer=3, talon=list(talon)))[None], dealers=[3], pots=[pot])
@@ -30,7 +30,7 @@ def _core(hands: dict[int, list[str]], moves: list[str], talon: list[str] = (), 
     return core
 
 
-def _act(spec: str, core: Core) -> str:
+def _act(spec: str, core: KungsholmskilleBatch) -> str:
     seat = int(core.deals.to_act[0])
     agent = agents.load(spec, game=GAME)
     a = int(agent.act(core.decisions(np.array([0]), np.array([seat])))[0])
@@ -70,7 +70,7 @@ def test_expert_knocks_whenever_it_can_win_the_pot() -> None:
 
 def test_timid_never_knocks_above_its_limit_on_random_deals() -> None:
     """Over many deals: timid's first call is knacka exactly when its lowest card is blaren or blompotta (L5)."""
-    env = Core(EnvConfig(players=4), 256, kinds=[EXTERNAL] * 4)
+    env = KungsholmskilleBatch(EnvConfig(players=4), 256, kinds=[EXTERNAL] * 4)
     env.seed(list(range(256)))
     env.reset()
     seats = env.deals.to_act.astype(np.int64)
@@ -132,9 +132,9 @@ def test_tricks_keep_the_lowest_card_to_the_end(spec: str) -> None:
     assert watch.plays > 100 and watch.kept > 20
 
 
-def _show_core(pot: int) -> Core:
+def _show_core(pot: int) -> KungsholmskilleBatch:
     """Seat 0 to say show/bud holding blaren, the other blaren played by seat 1 (it cannot lose)."""
-    core = Core(EnvConfig(players=2), 1, kinds=[EXTERNAL] * 2)
+    core = KungsholmskilleBatch(EnvConfig(players=2), 1, kinds=[EXTERNAL] * 2)
     core.seed([0])
     core.reset()
     deck = deck_for(2, {0: ["blaren", "kille", "gok", "husar", "svin"],
@@ -192,12 +192,12 @@ def test_pimc_worlds_keep_public_information_and_do_not_leak() -> None:
     b = _core({0: LOW, 1: HIGH, 2: mid2}, ["bud", "knacka", "stay", "fold", "stay"])
     seat = 0
     for core in (a, b):
-        w = sample_world(core.st[0], 4, seat, np.random.default_rng(1))
+        w = sample_world(core.state[0], 4, seat, np.random.default_rng(1))
         assert np.array_equal(w[kernels.HANDS:kernels.HANDS + N_RANKS],
-                              core.st[0, kernels.HANDS:kernels.HANDS + N_RANKS])
+                              core.state[0, kernels.HANDS:kernels.HANDS + N_RANKS])
         assert w[kernels.HANDS:kernels.HANDS + 4 * N_RANKS].reshape(4, N_RANKS).sum(axis=1).tolist() == [5] * 4
-    wa = sample_world(a.st[0], 4, seat, np.random.default_rng(1))
-    wb = sample_world(b.st[0], 4, seat, np.random.default_rng(1))
+    wa = sample_world(a.state[0], 4, seat, np.random.default_rng(1))
+    wb = sample_world(b.state[0], 4, seat, np.random.default_rng(1))
     public = np.r_[kernels.TPOS:kernels.N_MOVES + 1, kernels.FOLDED:kernels.FOLDED + 6,
                    kernels.EXCHANGED:kernels.EXCHANGED + 6, kernels.CALL1:kernels.TRICK_CARDS]
     assert (np.array_equal(wa[kernels.HANDS:kernels.FOLDED], wb[kernels.HANDS:kernels.FOLDED])

@@ -44,7 +44,7 @@ player count (seats ≥ P are unused), so every column is a compile-time constan
 | ANTES + s      | what seat s pays into the next deal's pot (L12, L14, L15)        |
 
 The cash results are written when the deal ends.  The batch drivers that loop these per-deal
-functions over a batch are in :mod:`krypenv.kungsholmskille.drivers`.
+functions over a batch are in :mod:`krypenv.kungsholmskille.engine.drivers`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Batched Kungsholmskille deals: N deals of one player count, stepped together by compiled kernels.
 
-``Deals(rules, n)`` holds N deals in two fixed-shape arrays, ``state`` int16 (N, WIDTH) and
-``cash`` int32 (N, 16), one record per deal (layout in :mod:`krypenv.kungsholmskille.kernels`);
+``DealBatch(rules, n)`` holds N deals in two fixed-shape arrays, ``state`` int16 (N, WIDTH) and
+``cash`` int32 (N, 16), one record per deal (layout in :mod:`krypenv.kungsholmskille.engine.kernels`);
 one deal is simply ``n = 1`` and runs the same code as 4096.  Named numpy views of them are
 attributes (P = players, M = 9·P − 1 = ``rules.max_moves``; −1 = none / not yet; writes go
 to the state):
@@ -44,13 +44,13 @@ to the state):
 | pot_next      | (N,) int32  | the next deal's starting pot (L18), 0 until done               |
 
 Invariant at every step: hands + talon + discards + cards played = the 42 cards of L1
-(:meth:`Deals.card_census`).  Batches of at least ``PARALLEL_FROM`` deals use the
+(:meth:`DealBatch.card_census`).  Batches of at least ``PARALLEL_FROM`` deals use the
 parallel (``prange``) kernels.
 
 The methods:
 
 - ``reset(decks=None, dealers=None, pots=None, rng=None, active=None)`` deals (L4); a deal
-  depends only on (players, dealer, pot, deck order).  One ``Deals`` plays one deal per row:
+  depends only on (players, dealer, pot, deck order).  One ``DealBatch`` plays one deal per row:
   a session of deals passes the deal to the left itself (L2: ``dealers=dealer + 1``,
   ``pots=pot_next``) and truncates endless pots itself (L16).
 - ``legal_masks(out=None) -> (N, 279) bool``; ``legal_actions(i)``, ``legal_moves(i)`` (L17
@@ -71,8 +71,6 @@ from typing import Any
 import numba
 import numpy as np
 
-from krypenv.kungsholmskille import drivers as D
-from krypenv.kungsholmskille import kernels
 from krypenv.kungsholmskille.actions import (
     DISCARD1,
     DISCARD2,
@@ -85,6 +83,8 @@ from krypenv.kungsholmskille.actions import (
 )  # fmt: skip
 from krypenv.kungsholmskille.actions import FOLD as FOLD_ACTION
 from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS, RANKS, check_deck, names_from_counts, shuffled_decks
+from krypenv.kungsholmskille.engine import drivers as D
+from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.rules import Rules
 
 PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
@@ -129,7 +129,7 @@ def _rank(x: int) -> str:
     return RANKS[int(x)]
 
 
-class Deals:
+class DealBatch:
     """N deals of one player count, stepped together by compiled kernels."""
 
     def __init__(self, rules: Rules, n: int = 1) -> None:

@@ -2,7 +2,7 @@
 
 Drivers come in twins: ``*_par`` splits the batch into ``chunks`` over numba's threads
 (``prange``), ``*_ser`` loops in one thread for small batches; both call the same per-deal
-functions of :mod:`krypenv.kungsholmskille.kernels` over a range of deals, so one deal and
+functions of :mod:`krypenv.kungsholmskille.engine.kernels` over a range of deals, so one deal and
 4096 deals run the same rules code.  Every driver takes the same argument types on every
 call (int16 ``st``, int32 ``cash``, int64 vectors), so each compiles once (``cache=True``).
 """
@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.kungsholmskille.actions import MAX_LEGAL
-from krypenv.kungsholmskille.kernels import DONE, OK, apply, check, legal_list, play_random_row, reset_row
+from krypenv.kungsholmskille.engine.kernels import DONE, OK, apply, check, legal_list, play_random_row, reset_row
 
 
 @njit(cache=True)

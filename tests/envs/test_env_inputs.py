@@ -1,8 +1,8 @@
-"""What every game's environments take as an action and a seed, and what they refuse: one suite for both games.
+"""What every game's environments take as an action and a seed, and what they refuse (every registered game).
 
 The AEC and Gymnasium envs take one integer (an int, a numpy integer, or an integer array of
-shape () or (1,): :func:`krypenv.spaces.as_action`); the VecEnvs exactly N integers, shape
-(N,) or (N, 1) (:class:`krypenv.vec_shell.BatchedVecEnv`); a seed is None or a non-negative
+shape () or (1,): :func:`krypenv.envs.spaces.as_action`); the VecEnvs exactly N integers, shape
+(N,) or (N, 1) (:class:`krypenv.envs.vec.GameVecEnv`); a seed is None or a non-negative
 integer (:func:`krypenv.rng.check_seed`).  Anything else is a ValueError naming it, and
 nothing moves.  ``raw_env().step`` after the episode says to call ``reset()``.
 """
@@ -16,12 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from krypenv.krypkasino import aec as kryp_aec
-from krypenv.krypkasino.single import KrypkasinoEnv
-from krypenv.krypkasino.vec import KrypkasinoVecEnv
-from krypenv.kungsholmskille import aec as kille_aec
-from krypenv.kungsholmskille.single import KungsholmskilleEnv
-from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
+from krypenv.games import GAMES as REGISTRY
 
 
 @dataclass(frozen=True)
@@ -36,8 +31,14 @@ class Game:
     actions: int
 
 
-GAMES = [Game("krypkasino", kryp_aec.raw_env, KrypkasinoEnv, KrypkasinoVecEnv, 3, 105),
-         Game("kungsholmskille", kille_aec.raw_env, KungsholmskilleEnv, KungsholmskilleVecEnv, 3, 279)]
+def _game(name: str) -> Game:
+    """A registered game's env classes, at a table of three, from its entry module."""
+    entry = REGISTRY[name].part("entry")
+    actions = int(entry.raw_env(players=3).action_space("player_0").n)
+    return Game(name, entry.raw_env, entry.GymEnv, entry.VecEnv, 3, actions)
+
+
+GAMES = [_game(name) for name in REGISTRY]
 LEGAL_FORMS = [int, np.int64, np.int32, np.uint8, lambda a: np.array(a), lambda a: np.array([a]),
                lambda a: np.array([a], np.int16)]
 BAD_FORMS = [float, np.float64, lambda a: True, lambda a: np.bool_(False), str, lambda a: np.array([a, a]),
@@ -50,9 +51,8 @@ BAD_VEC_ACTIONS = [[3.7, 1.7, 0.0, 2.2], np.array([1.0, 1.0, 1.0, 1.0]), np.zero
 
 
 def rows(env: Any) -> np.ndarray:
-    """A copy of an env's engine state rows (the AEC env of Krypkasino keeps its core private)."""
-    core = getattr(env, "core", None) or env._core
-    return core.st.copy()
+    """A copy of an env's engine state rows."""
+    return env.core.state.copy()
 
 
 def first_legal(env: Any) -> int:

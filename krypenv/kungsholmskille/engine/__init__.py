@@ -1,0 +1,45 @@
+"""The batched Kungsholmskille engine: state arrays (:mod:`.state`), compiled rules (:mod:`.kernels`) and drivers."""
+
+from krypenv.kungsholmskille.engine import kernels
+from krypenv.kungsholmskille.engine.state import (
+    BUDRUNDA,
+    EXCHANGE,
+    FINISHED,
+    FIRST_CALL,
+    FOLDING,
+    MAX_POT,
+    MOVE_ERRORS,
+    OUTCOME_NAMES,
+    PHASE_NAMES,
+    PHASE_TEXT,
+    SECOND_CALL,
+    SHOWDOWN,
+    SHOWING,
+    TRICKS,
+    VIEWS,
+    WALKOVER,
+    DealBatch,
+    IllegalMoveError,
+)
+
+__all__ = [
+    "BUDRUNDA",
+    "EXCHANGE",
+    "FINISHED",
+    "FIRST_CALL",
+    "FOLDING",
+    "MAX_POT",
+    "MOVE_ERRORS",
+    "OUTCOME_NAMES",
+    "PHASE_NAMES",
+    "PHASE_TEXT",
+    "SECOND_CALL",
+    "SHOWDOWN",
+    "SHOWING",
+    "TRICKS",
+    "VIEWS",
+    "WALKOVER",
+    "DealBatch",
+    "IllegalMoveError",
+    "kernels",
+]

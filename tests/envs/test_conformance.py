@@ -1,0 +1,275 @@
+"""The env-conformance suite, run over every game of :data:`krypenv.games.GAMES` (its entry module's classes).
+
+PettingZoo's ``api_test``, ``seed_test`` and ``render_test``; pickling mid-game; Gymnasium's and
+Stable-Baselines3's ``check_env``; the registered Gymnasium id; and the same game in all three
+interfaces: for one seed, the AEC env (every seat playing the lowest legal action), the
+Gymnasium env and game 0 of the VecEnv (the learner in seat 0, opponents playing the lowest
+legal action) return the same observations, masks, rewards, terminations, truncations and
+infos, the VecEnv's ``terminal_observation`` and ``terminal_action_mask`` included.  Game ``i``
+of a VecEnv seeded ``s`` is the Gymnasium env seeded ``s + i`` (serial and parallel batches).
+"""
+
+from __future__ import annotations
+
+import pickle
+from types import ModuleType
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, render_test, seed_test
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+from krypenv.agent_api import DecisionBatch
+from krypenv.games import GAMES, Game
+
+
+class FirstLegal:
+    """A deterministic agent: the lowest legal action; remembers its batch sizes."""
+
+    name = "first-legal"
+
+    def __init__(self) -> None:
+        self.batch_sizes: list[int] = []
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The lowest legal action of every decision."""
+        self.batch_sizes.append(len(batch))
+        return batch.mask.argmax(axis=1)
+
+
+@pytest.fixture(params=list(GAMES.values()), ids=list(GAMES))
+def game(request: pytest.FixtureRequest) -> Game:
+    """Each registered game in turn."""
+    return request.param
+
+
+def entry(game: Game) -> ModuleType:
+    """The game's entry module (``env``, ``raw_env``, ``GymEnv``, ``VecEnv``)."""
+    return game.part("entry")
+
+
+def lowest_legal(masks: np.ndarray) -> np.ndarray:
+    """Each row's lowest legal action."""
+    return masks.argmax(axis=1).astype(np.int64)
+
+
+def play_aec(env: Any, steps: int) -> None:
+    """``steps`` AEC steps of the lowest legal action (None for agents that are done)."""
+    for _ in range(steps):
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+
+
+def test_entry_module_and_registered_gym_id(game: Game) -> None:
+    """The entry module names the interfaces; the registry's gym id makes the entry module's GymEnv."""
+    module = entry(game)
+    assert {"env", "raw_env", "GymEnv", "VecEnv"} <= set(module.__all__)
+    assert gymnasium.spec(game.gym_id).entry_point == game.gym_entry_point == f"{game.entry}:GymEnv"
+    env = gymnasium.make(game.gym_id, players=game.play_players)
+    assert isinstance(env.unwrapped, module.GymEnv)
+    assert env.unwrapped.core.players == game.play_players
+    assert isinstance(module.env().unwrapped, module.raw_env)
+
+
+@pytest.mark.parametrize("table", ["fewest", "default", "most"])
+def test_pettingzoo_api_test(game: Game, table: str) -> None:
+    """PettingZoo's API test at the smallest, default and largest table."""
+    players = {"fewest": min(game.players), "default": game.play_players, "most": max(game.players)}[table]
+    api_test(entry(game).env(players=players), num_cycles=300)
+
+
+def test_pettingzoo_seed_and_render_tests(game: Game) -> None:
+    """PettingZoo's seed test (same seed, same episode) and render test (every render mode)."""
+    module = entry(game)
+    seed_test(lambda: module.env(players=game.play_players), num_cycles=300)
+    render_test(lambda render_mode=None: module.env(players=game.play_players, render_mode=render_mode))
+
+
+def test_pickle_round_trip_mid_game(game: Game) -> None:
+    """A pickled AEC env, Gymnasium env and VecEnv continue exactly as the originals."""
+    module = entry(game)
+    aec = module.raw_env(players=game.play_players)
+    aec.reset(seed=5)
+    play_aec(aec, 7)
+    twin = pickle.loads(pickle.dumps(aec))
+    for env in (aec, twin):
+        play_aec(env, 9)
+    assert aec.agent_selection == twin.agent_selection and aec.rewards == twin.rewards
+    assert np.array_equal(aec.core.state, twin.core.state)
+    seen, seen_twin = aec.observe(aec.agent_selection), twin.observe(twin.agent_selection)
+    assert np.array_equal(seen["observation"], seen_twin["observation"])
+    vec = module.VecEnv(3, players=game.play_players, seed=2)
+    vec.reset()
+    vec.step(lowest_legal(vec.action_masks()))
+    copy = pickle.loads(pickle.dumps(vec))
+    for _ in range(5):
+        a, b = vec.step(lowest_legal(vec.action_masks())), copy.step(lowest_legal(copy.action_masks()))
+        assert all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3]))
+
+
+def test_gymnasium_and_sb3_check_env(game: Game) -> None:
+    """Gymnasium's checker through ``gymnasium.make`` (``illegal="lose"``: it steps a stale sample) and SB3's."""
+    env = gymnasium.make(game.gym_id, players=game.play_players, illegal="lose", render_mode="ansi")
+    check_env(env.unwrapped, skip_render_check=False)
+    sb3_check_env(entry(game).GymEnv(players=min(game.players)), warn=True)
+
+
+def test_aec_gym_and_vec_return_the_same_game(game: Game) -> None:
+    """Every seat plays the lowest legal action: AEC (seat 0), Gymnasium and VecEnv game 0 return the same."""
+    module, players, seed = entry(game), game.play_players, 11
+    aec = module.raw_env(players=players)
+    aec.reset(seed=seed)
+    seen_aec: list[tuple] = []  # at each decision of player_0: obs, mask, reward since its last one, done flags
+    for agent in aec.agent_iter():
+        obs, reward, term, trunc, info = aec.last()
+        if agent == "player_0":
+            seen_aec.append((obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc))
+            assert info["to_act"] == (not (term or trunc))
+        aec.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    env = module.GymEnv(players=players, seat=0, opponents=FirstLegal())
+    vec = module.VecEnv(1, players=players, seat=0, opponents=FirstLegal(), seed=seed)
+    obs, info = env.reset(seed=seed)
+    vec_obs = vec.reset()
+    seen_gym = [(obs.tobytes(), info["action_mask"].tobytes(), 0.0, False, False)]
+    while True:
+        assert np.array_equal(vec_obs[0], obs) and np.array_equal(vec.action_masks()[0], info["action_mask"] != 0)
+        assert info["seat"] == 0 and env.action_masks().tolist() == (info["action_mask"] != 0).tolist()
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        obs, reward, term, trunc, info = env.step(action)
+        vec_obs, vec_rewards, vec_dones, vec_infos = vec.step(np.array([action]))
+        assert vec_rewards.dtype == np.float32 and vec_rewards[0] == np.float32(reward)
+        assert bool(vec_dones[0]) == (term or trunc)
+        seen_gym.append((obs.tobytes(), info["action_mask"].tobytes(), reward, term, trunc))
+        if term or trunc:
+            final = vec_infos[0]
+            assert np.array_equal(final["terminal_observation"], obs)
+            assert np.array_equal(final["terminal_action_mask"], info["action_mask"])
+            assert final["TimeLimit.truncated"] == trunc
+            assert not np.array_equal(vec_obs[0], obs) or not info["action_mask"].any()  # auto-reset
+            break
+        assert vec_infos[0] == {}
+    assert [s[:2] for s in seen_aec] == [s[:2] for s in seen_gym]
+    assert [s[3:] for s in seen_aec] == [s[3:] for s in seen_gym]
+    assert [s[2] for s in seen_aec[1:]] == [s[2] for s in seen_gym[1:]] and seen_aec[0][2] == 0.0
+
+
+@pytest.mark.parametrize("opponents,n,steps", [("random", 4, 150), ("first", 3, 120), ("random", 64, 60)])
+def test_vec_game_i_is_the_gym_env_seeded_seed_plus_i(game: Game, opponents: str, n: int, steps: int) -> None:
+    """Game i of ``VecEnv(seed=s)`` plays as ``GymEnv`` reset with ``s + i`` (serial and parallel batches)."""
+    module, players, seed = entry(game), game.play_players, 40
+    vec = module.VecEnv(n, players=players, seed=seed, seat="random",
+                        opponents=FirstLegal() if opponents == "first" else "random")
+    assert vec.core.parallel == (n >= 64)
+    obs = vec.reset()
+    watched = [0, 1] if n < 64 else [0, 37]
+    trajectories: dict[int, list] = {i: [] for i in watched}
+    for _ in range(steps):
+        actions = lowest_legal(vec.action_masks())
+        next_obs, rewards, dones, _ = vec.step(actions)
+        for i in watched:
+            trajectories[i].append((obs[i].tobytes(), int(actions[i]), float(rewards[i]), bool(dones[i])))
+        obs = next_obs
+    for i in watched:
+        opponent = FirstLegal() if opponents == "first" else "random"
+        env = module.GymEnv(players=players, seat="random", opponents=opponent)
+        o, info = env.reset(seed=seed + i)
+        trajectory = []
+        for _ in range(steps):
+            a = int(np.flatnonzero(info["action_mask"])[0])
+            o2, r, term, trunc, info = env.step(a)
+            trajectory.append((o.tobytes(), a, r, term or trunc))
+            o = o2
+            if term or trunc:
+                o, info = env.reset()
+        assert trajectory == trajectories[i], f"game {i} differs"
+
+
+def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
+    """Masks of all games in one call (and per game through env_method); external agents asked in batches."""
+    module = entry(game)
+    agent = FirstLegal()
+    vec = module.VecEnv(32, players=game.play_players, seed=1, opponents=agent)
+    vec.reset()
+    episodes = vec.core.episodes.copy()
+    done_any = np.zeros(32, bool)
+    for _ in range(40):
+        masks = vec.action_masks()
+        assert masks.dtype == bool and masks.shape == (32, vec.action_space.n) and masks.any(axis=1).all()
+        _, _, dones, infos = vec.step(lowest_legal(masks))
+        done_any |= dones
+        assert all(("terminal_observation" in info) == bool(d) for info, d in zip(infos, dones))
+    assert max(agent.batch_sizes) > 16
+    assert (vec.core.episodes > episodes).tolist() == done_any.tolist()
+    rows = vec.env_method("action_masks", indices=[1, 3])
+    assert np.array_equal(np.stack(rows), vec.action_masks()[[1, 3]])
+    assert vec.get_attr("render_mode", [0, 2]) == [None, None] and vec.env_is_wrapped(object) == [False] * 32
+    with pytest.raises(AttributeError):
+        vec.set_attr("render_mode", "ansi")
+
+
+def test_illegal_action_raises_and_changes_nothing_everywhere(game: Game) -> None:
+    """``illegal="raise"``: a ValueError naming the action and the legal ones, the same text idea in every interface."""
+    module = entry(game)
+    aec = module.raw_env(players=game.play_players)
+    aec.reset(seed=3)
+    illegal = int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"] == 0)[0])
+    before, agent = aec.core.state.copy(), aec.agent_selection
+    with pytest.raises(ValueError, match=rf"illegal .*\(?action {illegal}\)?.* for {agent}; legal"):
+        aec.step(illegal)
+    assert np.array_equal(aec.core.state, before) and aec.agent_selection == agent
+    env = module.GymEnv(players=game.play_players)
+    _, info = env.reset(seed=3)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    before = env.core.state.copy()
+    with pytest.raises(ValueError, match=r"for player_0; legal"):
+        env.step(illegal)
+    assert np.array_equal(env.core.state, before)
+    vec = module.VecEnv(3, players=game.play_players, seed=3)
+    vec.reset()
+    actions = lowest_legal(vec.action_masks())
+    actions[1] = int(np.flatnonzero(~vec.action_masks()[1])[0])
+    before = vec.core.state.copy()
+    with pytest.raises(ValueError, match=r"^game 1: illegal .* legal"):
+        vec.step(actions)
+    assert np.array_equal(vec.core.state, before)
+
+
+def test_illegal_lose_ends_the_episode_in_every_interface(game: Game) -> None:
+    """``illegal="lose"``: the offender's episode ends at once (terminated), in all three interfaces."""
+    module = entry(game)
+    aec = module.raw_env(players=game.play_players, illegal="lose")
+    aec.reset(seed=4)
+    offender = aec.agent_selection
+    aec.step(int(np.flatnonzero(aec.observe(offender)["action_mask"] == 0)[0]))
+    assert all(aec.terminations.values()) and aec.rewards[offender] < 0
+    env = module.GymEnv(players=game.play_players, illegal="lose")
+    _, info = env.reset(seed=4)
+    _, reward, term, trunc, _ = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert term and not trunc and reward < 0
+    with pytest.raises(ValueError, match="episode is over"):
+        env.step(0)
+    vec = module.VecEnv(2, players=game.play_players, seed=4, illegal="lose")
+    vec.reset()
+    actions = lowest_legal(vec.action_masks())
+    actions[0] = int(np.flatnonzero(~vec.action_masks()[0])[0])
+    _, rewards, dones, infos = vec.step(actions)
+    assert dones[0] and rewards[0] < 0 and not infos[0]["TimeLimit.truncated"]
+
+
+def test_maskable_ppo_trains_on_the_vecenv(game: Game) -> None:
+    """sb3-contrib's MaskablePPO runs on 64 games (the parallel kernels), masks fetched in one call."""
+    torch = pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    vec = entry(game).VecEnv(64, players=min(game.players), seed=0)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=16, batch_size=512, n_epochs=1, seed=0, verbose=0,
+                        policy_kwargs={"net_arch": [32]})
+    model.learn(total_timesteps=1024)
+    obs = vec.reset()
+    actions, _ = model.predict(obs, action_masks=vec.action_masks(), deterministic=True)
+    assert vec.action_masks()[np.arange(64), actions].all()
+    vec.step(actions)  # predict's dtype is one the VecEnv takes
