@@ -2,11 +2,14 @@
 
 PettingZoo's ``api_test``, ``seed_test`` and ``render_test``; pickling mid-game; Gymnasium's and
 Stable-Baselines3's ``check_env``; the registered Gymnasium id; and the same game in all three
-interfaces: for one seed, the AEC env (every seat playing the lowest legal action), the
+interfaces: for one seed, the same deck, and the AEC env (every seat playing the lowest legal action), the
 Gymnasium env and game 0 of the VecEnv (the learner in seat 0, opponents playing the lowest
 legal action) return the same observations, masks, rewards, terminations, truncations and
 infos, the VecEnv's ``terminal_observation`` and ``terminal_action_mask`` included.  Game ``i``
-of a VecEnv seeded ``s`` is the Gymnasium env seeded ``s + i`` (serial and parallel batches).
+of a VecEnv seeded ``s`` is the Gymnasium env seeded ``s + i`` (serial and parallel batches), and
+SB3's ``seed(s)`` seeds as the constructor.  The Gymnasium env: sampled actions are legal, the
+same seed plays the same episode, a random seat takes every seat; an external opponent's
+illegal action is named.  Illegal actions raise (or lose) in every interface.
 """
 
 from __future__ import annotations
@@ -22,22 +25,8 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from krypenv.agent_api import DecisionBatch
 from krypenv.games import GAMES, Game
-
-
-class FirstLegal:
-    """A deterministic agent: the lowest legal action; remembers its batch sizes."""
-
-    name = "first-legal"
-
-    def __init__(self) -> None:
-        self.batch_sizes: list[int] = []
-
-    def act(self, batch: DecisionBatch) -> np.ndarray:
-        """The lowest legal action of every decision."""
-        self.batch_sizes.append(len(batch))
-        return batch.mask.argmax(axis=1)
+from tests.envs.helpers import FirstIllegal, FirstLegal, lowest_legal
 
 
 @pytest.fixture(params=list(GAMES.values()), ids=list(GAMES))
@@ -49,11 +38,6 @@ def game(request: pytest.FixtureRequest) -> Game:
 def entry(game: Game) -> ModuleType:
     """The game's entry module (``env``, ``raw_env``, ``GymEnv``, ``VecEnv``)."""
     return game.part("entry")
-
-
-def lowest_legal(masks: np.ndarray) -> np.ndarray:
-    """Each row's lowest legal action."""
-    return masks.argmax(axis=1).astype(np.int64)
 
 
 def play_aec(env: Any, steps: int) -> None:
@@ -122,6 +106,7 @@ def test_aec_gym_and_vec_return_the_same_game(game: Game) -> None:
     module, players, seed = entry(game), game.play_players, 11
     aec = module.raw_env(players=players)
     aec.reset(seed=seed)
+    deck = aec.core.deals.deck[0].copy()  # the first deal's whole deck, the cards not dealt yet included
     seen_aec: list[tuple] = []  # at each decision of player_0: obs, mask, reward since its last one, done flags
     for agent in aec.agent_iter():
         obs, reward, term, trunc, info = aec.last()
@@ -133,6 +118,7 @@ def test_aec_gym_and_vec_return_the_same_game(game: Game) -> None:
     vec = module.VecEnv(1, players=players, seat=0, opponents=FirstLegal(), seed=seed)
     obs, info = env.reset(seed=seed)
     vec_obs = vec.reset()
+    assert np.array_equal(env.core.deals.deck[0], deck) and np.array_equal(vec.core.deals.deck[0], deck)
     seen_gym = [(obs.tobytes(), info["action_mask"].tobytes(), 0.0, False, False)]
     while True:
         assert np.array_equal(vec_obs[0], obs) and np.array_equal(vec.action_masks()[0], info["action_mask"] != 0)
@@ -201,6 +187,9 @@ def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
         _, _, dones, infos = vec.step(lowest_legal(masks))
         done_any |= dones
         assert all(("terminal_observation" in info) == bool(d) for info, d in zip(infos, dones))
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == vec.observation_space.shape
+            assert not infos[i]["terminal_action_mask"].any()
     assert max(agent.batch_sizes) > 16
     assert (vec.core.episodes > episodes).tolist() == done_any.tolist()
     rows = vec.env_method("action_masks", indices=[1, 3])
@@ -208,6 +197,62 @@ def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
     assert vec.get_attr("render_mode", [0, 2]) == [None, None] and vec.env_is_wrapped(object) == [False] * 32
     with pytest.raises(AttributeError):
         vec.set_attr("render_mode", "ansi")
+
+
+def test_vec_seed_method_seeds_as_the_constructor(game: Game) -> None:
+    """SB3's ``seed(s)`` then ``reset()`` deals what ``VecEnv(seed=s)`` deals; the games of one batch differ."""
+    module = entry(game)
+    seeded_later = module.VecEnv(3, players=min(game.players))
+    seeded_later.seed(9)
+    seeded = module.VecEnv(3, players=min(game.players), seed=9)
+    assert np.array_equal(seeded_later.reset(), seeded.reset())
+    assert not np.array_equal(seeded.core.deals.deck[0], seeded.core.deals.deck[1])
+
+
+def test_gym_sampled_actions_are_legal_and_masks_agree(game: Game) -> None:
+    """``action_space.sample()`` draws only legal actions; ``action_masks()`` is the info's mask as bools."""
+    env = entry(game).GymEnv(players=4)
+    env.action_space.seed(0)
+    _, info = env.reset(seed=2)
+    for _ in range(300):
+        action = env.action_space.sample()
+        assert info["action_mask"][action] == 1
+        assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+        _, _, term, trunc, info = env.step(action)
+        if term or trunc:
+            _, info = env.reset()
+
+
+def test_gym_same_seed_same_episode_and_a_random_seat_takes_every_seat(game: Game) -> None:
+    """Reset with the same seed, the same episode (actions and rewards); ``seat="random"`` draws every seat."""
+    env = entry(game).GymEnv(players=3, seat="random")
+
+    def episode() -> list[tuple[int, float]]:
+        """One episode of the lowest legal action from seed 11: (action, reward) per step."""
+        _, info = env.reset(seed=11)
+        played = []
+        while True:
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            _, reward, term, trunc, info = env.step(action)
+            played.append((action, reward))
+            if term or trunc:
+                return played
+
+    episodes = [episode(), episode()]
+    assert episodes[0] == episodes[1]
+    assert {env.reset(seed=s)[1]["seat"] for s in range(30)} == {0, 1, 2}
+
+
+def test_an_opponent_agents_illegal_action_names_the_agent_seat_and_game(game: Game) -> None:
+    """An external opponent that chooses an illegal action: a ValueError naming it, its action, seat and game."""
+    env = entry(game).GymEnv(players=3, seat=0, opponents=FirstIllegal())
+    _, info = env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"^agent 'cheater' chose illegal action \d+ \(.+\) for seat [12] in game 0; "
+                                         r"legal actions: \d"):
+        for _ in range(50):
+            _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            if term or trunc:
+                _, info = env.reset()
 
 
 def test_illegal_action_raises_and_changes_nothing_everywhere(game: Game) -> None:

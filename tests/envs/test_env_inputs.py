@@ -1,9 +1,10 @@
 """What every game's environments take as an action and a seed, and what they refuse (every registered game).
 
 The AEC and Gymnasium envs take one integer (an int, a numpy integer, or an integer array of
-shape () or (1,): :func:`krypenv.envs.spaces.as_action`); the VecEnvs exactly N integers, shape
-(N,) or (N, 1) (:class:`krypenv.envs.vec.GameVecEnv`); a seed is None or a non-negative
-integer (:func:`krypenv.rng.check_seed`).  Anything else is a ValueError naming it, and
+shape () or (1,): :func:`krypenv.envs.spaces.as_action`; one outside the action space is an
+illegal action); the VecEnvs exactly N integers, shape (N,) or (N, 1)
+(:class:`krypenv.envs.vec.GameVecEnv`); a seed is None or a non-negative integer
+(:func:`krypenv.rng.check_seed`).  Anything else is a ValueError naming it, and
 nothing moves.  ``raw_env().step`` after the episode says to call ``reset()``.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from krypenv.games import GAMES as REGISTRY
+from tests.envs.helpers import lowest_legal
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,6 @@ def first_legal(env: Any) -> int:
     return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
 
 
-def lowest_legal(masks: np.ndarray) -> np.ndarray:
-    """Each game's lowest legal action."""
-    return masks.argmax(axis=1).astype(np.int64)
-
-
 @pytest.fixture(params=GAMES, ids=lambda g: g.name)
 def game(request: pytest.FixtureRequest) -> Game:
     """Each game in turn."""
@@ -94,6 +91,21 @@ def test_aec_non_integer_actions_are_refused_naming_the_action(game: Game, form:
                                          rf".*got "):
         env.step(form(action))
     assert np.array_equal(rows(env), before)
+
+
+@pytest.mark.parametrize("out_of_range", ["n", -1, 10**6])
+def test_aec_and_single_out_of_range_integers_are_illegal_actions(game: Game, out_of_range: Any) -> None:
+    """An integer outside 0..n-1 is an illegal action (a ValueError naming it), not an IndexError; nothing moves."""
+    action = game.actions if out_of_range == "n" else out_of_range
+    aec, single = game.aec(players=game.players), game.single(players=game.players)
+    aec.reset(seed=1)
+    single.reset(seed=1)
+    for env in (aec, single):
+        before = rows(env)
+        with pytest.raises(ValueError, match=rf"^illegal .*action {action}\b.* for player_0; legal"):
+            env.step(action)
+        assert np.array_equal(rows(env), before)
+    assert aec.agent_selection == "player_0"
 
 
 @pytest.mark.parametrize("seed", BAD_SEEDS)

@@ -3,7 +3,7 @@
 
 The golden file pins the engine on a few fixed deals: for every decision the legal moves
 (L17 strings, action-index order) and the move chosen, and the L18 result.
-``test_kille_golden.py`` replays it and fails on any difference.  Rerun this script only
+``test_golden.py`` replays it and fails on any difference.  Rerun this script only
 after a deliberate, reviewed change of the rules or the engine, and review the JSON diff.
 
 Each deal is an L18 record plus ``name``, ``deck_seed``, ``choice_seed`` and ``legal`` (one

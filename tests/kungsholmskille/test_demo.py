@@ -1,4 +1,4 @@
-"""The Kungsholmskille text demo and engine benchmark (KILLE.md L2–L18 as printed; bench like Krypkasino's)."""
+"""The Kungsholmskille text demo: one deal printed, its rules named (KILLE.md L2–L18)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from krypenv.kungsholmskille.bench import bench_engine
 from krypenv.kungsholmskille.demo import run_demo
 
 
@@ -44,12 +43,3 @@ def test_demo_names_rules_on_notable_events() -> None:
 def test_demo_without_a_seed() -> None:
     """seed=None plays a fresh random deal."""
     assert "seed None" in demo_text(3, None)
-
-
-@pytest.mark.parametrize("batch", [1, 64])
-def test_bench_engine_reports(batch: int) -> None:
-    """bench_engine returns the Krypkasino-style row for a batch size (serial and parallel paths)."""
-    row = bench_engine(batch, 0.05, players=3, seed=1)
-    assert set(row) == {"batch", "players", "decisions_per_s", "deals_per_s", "bytes_per_deal"}
-    assert row["batch"] == batch and row["players"] == 3 and row["bytes_per_deal"] == 832
-    assert row["decisions_per_s"] >= 3 * row["deals_per_s"] > 0  # a deal has at least P decisions

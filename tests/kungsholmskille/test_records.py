@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from krypenv.kungsholmskille.records import check_record, parse_record, record_from_deals, summary
 from krypenv.records import RecordError, ReplayOutcome
 from tests.kungsholmskille.helpers import deck_for, play, start
-from tests.kungsholmskille.test_kille_engine import TIE_HANDS, TIE_TRICKS
+from tests.kungsholmskille.test_engine import TIE_HANDS, TIE_TRICKS
 
 TIE_MOVES = ["knacka", "stay", "stay", "stay", "stand", "stand", "stand", "stand", "knacka",
              *[f"play:{c}" for trick in TIE_TRICKS for _, c in trick], "bud", "show"]
