@@ -128,13 +128,15 @@ def engine_line(name: str) -> Callable[[dict[str, Any]], str]:
     return line
 
 
-def aec_row(env: Any, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
-    """A game's ``aec`` result: ``{"players", "steps_per_s"}`` of its AEC ``env`` (:func:`aec_steps_per_s`)."""
+def aec_row(game: str, seconds: float, players: int, seed: int = 0) -> dict[str, Any]:
+    """A game's ``aec`` result ``{"players", "steps_per_s"}``: its wrapped AEC env (``entry.env``) at ``players``."""
+    env = GAMES[game].part("entry").env(players=players)
     return {"players": players, "steps_per_s": aec_steps_per_s(env, seconds, seed)}
 
 
-def vec_row(env: Any, players: int, seconds: float, seed: int = 0) -> dict[str, Any]:
-    """A game's ``vec`` result: ``{"batch", "players", "steps_per_s"}`` of its VecEnv (:func:`vec_steps_per_s`)."""
+def vec_row(game: str, seconds: float, players: int, batch: int = 4096, seed: int = 0) -> dict[str, Any]:
+    """A game's ``vec`` result ``{"batch", "players", "steps_per_s"}``: its ``entry.VecEnv`` of ``batch`` games."""
+    env = GAMES[game].part("entry").VecEnv(batch, players=players, seed=seed)
     return {"batch": env.num_envs, "players": players, "steps_per_s": vec_steps_per_s(env, seconds, seed)}
 
 

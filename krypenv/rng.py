@@ -7,7 +7,8 @@ the uniforms handed to Python agents (``DecisionBatch.uniforms``) all come from 
 streams, so a game is reproducible from its seed however the games are batched.
 
 :func:`shuffle_copies` is the one Fisher–Yates shuffle of every game's deck (ordered copies of
-its card kinds), and :func:`draw_deck` deals a deck from an env's stream with it.
+its card kinds); :func:`draw_deck` deals a deck from an env's stream with it, and
+:func:`shuffled_deck_rows` deals decks from a numpy Generator (the engines' ``reset(rng=...)``).
 
 :func:`pick_legal` is the one uniform random policy of every game: the ⌊u·n⌋-th of the n
 legal actions of a mask, for a uniform ``u``.  The compiled built-in opponents and the
@@ -27,7 +28,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["check_seed", "draw_deck", "k_pick_legal", "k_uniforms", "pick_legal", "rand_float", "seed_state",
-           "shuffle_copies"]
+           "shuffle_copies", "shuffled_deck_rows"]
 
 
 def check_seed(seed: Any, name: str = "seed") -> int | None:
@@ -98,6 +99,24 @@ def shuffle_copies(u: np.ndarray, out: np.ndarray, kinds: int) -> None:
     for j in range(n - 1, 0, -1):
         k = min(int(u[j - 1] * (j + 1)), j)
         out[j], out[k] = out[k], out[j]
+
+
+@njit(cache=True)
+def _shuffle_rows(u: np.ndarray, out: np.ndarray, kinds: int) -> None:
+    """:func:`shuffle_copies` of every row of ``u`` (n, size − 1) into the same row of ``out`` (n, size)."""
+    for i in range(u.shape[0]):
+        shuffle_copies(u[i], out[i], kinds)
+
+
+def shuffled_deck_rows(generator: np.random.Generator, n: int, size: int, kinds: int) -> np.ndarray:
+    """``n`` deck orders (n, size) int8 from a numpy Generator, ``size // kinds`` copies of each kind.
+
+    Row i is :func:`shuffle_copies` by row i of ``generator.random((n, size − 1))``, so it never
+    depends on n: the same seed gives the same decks at any batch size.
+    """
+    out = np.empty((n, size), np.int8)
+    _shuffle_rows(generator.random((n, size - 1)), out, kinds)
+    return out
 
 
 @njit(cache=True)

@@ -11,12 +11,14 @@ have, ``step`` is a ValueError saying the episode is over.  An action is one int
 ValueError naming the agent, the action and the legal ones, and changes nothing; with
 ``"lose"`` the game's kernel ends the episode with its penalty.  ``reset(seed=...)`` takes None
 or a non-negative integer (:func:`krypenv.rng.check_seed`).  A game subclasses it with its
-keywords and the hooks below (one step of its kernel, its render log and text).
+keywords and the hooks below (one step of its kernel, its render log and text), takes its
+``metadata`` from :func:`aec_metadata` and its wrapped ``env(**kwargs)`` from :func:`env_factory`.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,11 +26,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from krypenv.envs.batch import EnvBatch
+from krypenv.envs.batch import RENDER_MODES, EnvBatch
 from krypenv.envs.spaces import as_action, check_episode_live
 from krypenv.rng import check_seed
 
-__all__ = ["GameAECEnv", "OrderEnforcing"]
+__all__ = ["GameAECEnv", "OrderEnforcing", "aec_metadata", "env_factory"]
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -50,6 +52,25 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         else:
             self._has_updated = True
             self.env.step(action)
+
+
+def aec_metadata(name: str) -> dict[str, Any]:
+    """PettingZoo's ``metadata`` of a game's AEC env called ``name`` (e.g. ``krypkasino_v0``)."""
+    return {"render_modes": list(RENDER_MODES), "name": name, "is_parallelizable": False, "render_fps": 1}
+
+
+def env_factory(raw_env: type[GameAECEnv]) -> Callable[..., AECEnv]:
+    """A game's ``env(**kwargs)``: its ``raw_env`` wrapped in PettingZoo's call-order checks, named as its own."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        """The wrapped AEC environment (PettingZoo's call-order checks); keywords as ``raw_env``.
+
+        Out-of-range actions need no extra wrapper: the raw env treats them as illegal actions.
+        """
+        return OrderEnforcing(raw_env(**kwargs))
+
+    env.__module__, env.__qualname__ = raw_env.__module__, "env"
+    return env
 
 
 class GameAECEnv(AECEnv):

@@ -7,7 +7,7 @@ episodes started per env, the asking of external agents in batches
 (:meth:`EnvBatch.play_external`, :meth:`EnvBatch.play_seated`, through
 :class:`krypenv.agent_api.DecisionBatch`, for which the batch is the
 :class:`~krypenv.agent_api.DecisionSource`) and pickling.  A game subclasses it with its
-state arrays and compiled kernels (the hooks below, e.g.
+state arrays and compiled kernels (its ``env_kernels`` module and the hooks below, e.g.
 :class:`krypenv.krypkasino.batch.KrypkasinoBatch`,
 :class:`krypenv.kungsholmskille.batch.KungsholmskilleBatch`); the AEC env is a batch of one
 with every seat external, the Gymnasium env and the VecEnv have a learner seat.
@@ -16,6 +16,8 @@ with every seat external, the Gymnasium env and the VecEnv have a learner seat.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numba
@@ -59,6 +61,7 @@ class EnvBatch(ABC):
     (its bounds) and its state arrays, and implements the hooks.
     """
 
+    env_kernels: ClassVar[ModuleType]  # the game's compiled env functions: ``k_*`` drivers, ``*_par``/``*_ser`` twins
     n_actions: ClassVar[int]  # the game's Discrete action count
     obs_dtype: ClassVar[type[np.integer]]  # the dtype of its observation vectors
     _derived: ClassVar[tuple[str, ...]] = ()  # attributes rebuilt by _attach() after unpickling
@@ -124,6 +127,10 @@ class EnvBatch(ABC):
 
     def _attach(self) -> None:
         """Rebuild the ``_derived`` attributes (views of the state) after unpickling."""
+
+    def _driver(self, name: str) -> Callable[..., Any]:
+        """The game's batch driver ``k_<name>``: its parallel twin for a large batch, else its serial one."""
+        return getattr(self.env_kernels, f"k_{name}_par" if self.parallel else f"k_{name}_ser")
 
     # ------------------------------------------------------------------ operations
     def seed(self, seeds: list[int | None]) -> None:

@@ -81,9 +81,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from pettingzoo import AECEnv
 
-from krypenv.envs.aec import GameAECEnv, OrderEnforcing
+from krypenv.envs.aec import GameAECEnv, aec_metadata, env_factory
 from krypenv.krypkasino.actions import CHOOSING, ILLEGAL, N_ACTIONS, action_name
 from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import ILLEGAL_PENALTY, EnvConfig
@@ -93,19 +92,10 @@ from krypenv.krypkasino.render import move_lines, table_text
 __all__ = ["ILLEGAL_PENALTY", "env", "raw_env"]
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The wrapped AEC environment (PettingZoo's call-order checks); keywords as :class:`raw_env`.
-
-    Out-of-range actions need no extra wrapper: the raw env treats them as illegal actions.
-    """
-    return OrderEnforcing(raw_env(**kwargs))
-
-
 class raw_env(GameAECEnv):
     """Krypkasino as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "krypkasino_v0",
-                                          "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = aec_metadata("krypkasino_v0")
     batch_class = KrypkasinoBatch
     core: KrypkasinoBatch
 
@@ -152,3 +142,6 @@ class raw_env(GameAECEnv):
     def _table_text(self) -> str:
         """The text table of :mod:`krypenv.krypkasino.render`."""
         return table_text(self.core, 0, self.possible_agents, self._log, self.config.deals)
+
+
+env = env_factory(raw_env)  # raw_env wrapped in PettingZoo's call-order checks

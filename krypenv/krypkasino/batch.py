@@ -19,11 +19,13 @@ and batch size.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import ClassVar
 
 import numpy as np
 
 from krypenv.envs.batch import EnvBatch
+from krypenv.krypkasino import env_kernels
 from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS, action_name
 from krypenv.krypkasino.config import (
     C_E0,
@@ -41,27 +43,6 @@ from krypenv.krypkasino.config import (
 )
 from krypenv.krypkasino.engine import DealBatch, kernels
 from krypenv.krypkasino.engine.captures import new_scratch
-from krypenv.krypkasino.env_kernels import (
-    _col_over,
-    _col_seat,
-    k_act,
-    k_act_external,
-    k_advance,
-    k_finish_par,
-    k_finish_ser,
-    k_observe,
-    k_observe_par,
-    k_observe_seats,
-    k_observe_ser,
-    k_reset_par,
-    k_reset_ser,
-    k_step_all_par,
-    k_step_all_ser,
-    k_step_par,
-    k_step_ser,
-    k_values,
-    k_waiting,
-)
 from krypenv.krypkasino.observation import bounds, obs_size
 from krypenv.krypkasino.view import SeatView, seat_view
 
@@ -75,6 +56,7 @@ class KrypkasinoBatch(EnvBatch):
     ``deals.legal_moves(i)`` etc. keep working.
     """
 
+    env_kernels: ClassVar[ModuleType] = env_kernels
     n_actions: ClassVar[int] = N_ACTIONS
     obs_dtype: ClassVar[type[np.integer]] = np.int8
     _derived: ClassVar[tuple[str, ...]] = ("deals",)
@@ -93,8 +75,8 @@ class KrypkasinoBatch(EnvBatch):
         self.state = state
         self.packed = self._pack(e0)
         self.state[:, e0] = -1  # no pending card
-        self.state[:, _col_over(self.packed)] = 1
-        self.state[:, _col_seat(self.packed)] = self.first_seat
+        self.state[:, env_kernels._col_over(self.packed)] = 1
+        self.state[:, env_kernels._col_seat(self.packed)] = self.first_seat
         self.ints = np.zeros((self.n, 1 + 2 * P), np.int64)
         self.base = np.zeros(self.n, np.float64)
         self.scratch = np.stack([new_scratch() for _ in range(self.chunks)])
@@ -171,16 +153,16 @@ class KrypkasinoBatch(EnvBatch):
 
     def act(self, i: int, action: int, lose: bool = False) -> int:
         """One action of the seat to act in env ``i`` (MOVED, CHOOSING or ILLEGAL), then the next deal of a match."""
-        return int(k_act(self.state, self.rng, self.ints, self.packed, i, int(action), lose, self.scratch))
+        return int(env_kernels.k_act(self.state, self.rng, self.ints, self.packed, i, int(action), lose, self.scratch))
 
     def advance(self, i: int) -> None:
         """Play env ``i``'s built-in opponents until the learner or an external seat must act."""
-        k_advance(self.state, self.rng, self.ints, self.packed, i, self.scratch)
+        env_kernels.k_advance(self.state, self.rng, self.ints, self.packed, i, self.scratch)
 
     def values(self, i: int = 0) -> np.ndarray:
         """(n_sides,) float64 values of env ``i``."""
         out = np.zeros(self.rules.n_teams, np.float64)
-        k_values(self.state, self.ints, self.packed, i, out)
+        env_kernels.k_values(self.state, self.ints, self.packed, i, out)
         return out
 
     def seat_view(self, i: int, seat: int) -> SeatView:
@@ -201,45 +183,42 @@ class KrypkasinoBatch(EnvBatch):
     # ------------------------------------------------------------------ hooks: the kernels
     def _reset_kernel(self, active: np.ndarray) -> None:
         """New episodes in the active envs, advanced to the first learner or external decision."""
-        (k_reset_par if self.parallel else k_reset_ser)(self.state, self.rng, self.ints, self.base, self.packed,
-                                                        active, self.scratch)
+        self._driver("reset")(self.state, self.rng, self.ints, self.base, self.packed, active, self.scratch)
 
     def _observe_into(self, i: int, observer: int, obs: np.ndarray, mask: np.ndarray) -> None:
         """Write env ``i``'s observation and mask for an absolute seat."""
-        k_observe(self.state, self.ints, self.packed, i, observer, obs, mask, self.scratch)
+        env_kernels.k_observe(self.state, self.ints, self.packed, i, observer, obs, mask, self.scratch)
 
     def _observe_seats_into(self, envs: np.ndarray, seats: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
         """Write the observations and masks of the given envs and absolute seats."""
-        k_observe_seats(self.state, self.ints, self.packed, envs, seats, obs, masks, self.scratch)
+        env_kernels.k_observe_seats(self.state, self.ints, self.packed, envs, seats, obs, masks, self.scratch)
 
     def _waiting_into(self, out: np.ndarray) -> None:
         """Write per env the relative seat whose external agent must act now, or −1."""
-        k_waiting(self.state, self.packed, out)
+        env_kernels.k_waiting(self.state, self.packed, out)
 
     def _act_external(self, envs: np.ndarray, actions: np.ndarray, status: np.ndarray) -> None:
         """Apply legal external actions, then play built-in seats until an external one is due."""
-        k_act_external(self.state, self.rng, self.ints, self.packed, envs, actions, status, self.scratch)
+        env_kernels.k_act_external(self.state, self.rng, self.ints, self.packed, envs, actions, status, self.scratch)
 
     def step_all(self, actions: np.ndarray, lose: bool, status: np.ndarray, rewards: np.ndarray, ends: np.ndarray,
                  final: np.ndarray, obs: np.ndarray, masks: np.ndarray, term_obs: np.ndarray,
                  term_masks: np.ndarray) -> None:
         """The learners' actions, built-in opponents, rewards, auto-resets and observations, in one kernel."""
-        (k_step_all_par if self.parallel else k_step_all_ser)(
+        self._driver("step_all")(
             self.state, self.rng, self.ints, self.base, self.packed, actions, lose, status, rewards, ends, final, obs,
             masks, term_obs, term_masks, self.scratch)
 
     def step_learners(self, actions: np.ndarray, lose: bool, status: np.ndarray) -> None:
         """The learners' actions and built-in opponents, up to the next learner or external decision."""
-        (k_step_par if self.parallel else k_step_ser)(self.state, self.rng, self.ints, self.packed, actions, lose,
-                                                      status, self.scratch)
+        self._driver("step")(self.state, self.rng, self.ints, self.packed, actions, lose, status, self.scratch)
 
     def finish(self, rewards: np.ndarray, ends: np.ndarray, final: np.ndarray, term_obs: np.ndarray,
                term_masks: np.ndarray) -> None:
         """Rewards, terminal observations and auto-resets after the external agents have acted."""
-        (k_finish_par if self.parallel else k_finish_ser)(self.state, self.rng, self.ints, self.base, self.packed,
-                                                          rewards, ends, final, term_obs, term_masks, self.scratch)
+        self._driver("finish")(self.state, self.rng, self.ints, self.base, self.packed, rewards, ends, final, term_obs,
+                               term_masks, self.scratch)
 
     def observe_all(self, obs: np.ndarray, masks: np.ndarray) -> None:
         """Every env's learner observation and mask."""
-        (k_observe_par if self.parallel else k_observe_ser)(self.state, self.ints, self.packed, obs, masks,
-                                                            self.scratch)
+        self._driver("observe")(self.state, self.ints, self.packed, obs, masks, self.scratch)

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -42,21 +43,7 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
     return engine_row(DealBatch(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
-def bench_aec(seconds: float, players: int = 3, seed: int = 0) -> dict[str, Any]:
-    """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up episode)."""
-    from krypenv.krypkasino.aec import env as aec_env
-
-    return aec_row(aec_env(players=players), players, seconds, seed)
-
-
-def bench_vec(seconds: float, batch: int = 4096, players: int = 3, seed: int = 0) -> dict[str, Any]:
-    """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
-    from krypenv.krypkasino.vec import KrypkasinoVecEnv
-
-    return vec_row(KrypkasinoVecEnv(batch, players=players, seed=seed), players, seconds, seed)
-
-
 register_batched("engine", bench_engine, ENGINE_HEADER, engine_line("engine"))
-register("aec", bench_aec)
-register("vec", bench_vec)
-register("vec_2p", lambda seconds: bench_vec(seconds, players=2))
+register("aec", partial(aec_row, "krypkasino", players=3))
+register("vec", partial(vec_row, "krypkasino", players=3))
+register("vec_2p", partial(vec_row, "krypkasino", players=2))

@@ -88,9 +88,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from pettingzoo import AECEnv
 
-from krypenv.envs.aec import GameAECEnv, OrderEnforcing
+from krypenv.envs.aec import GameAECEnv, aec_metadata, env_factory
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.config import FORFEIT, ILLEGAL, ILLEGAL_FINE, POT_OUT, RUNNING, TRUNCATED, EnvConfig
@@ -100,19 +99,10 @@ from krypenv.kungsholmskille.render import moves_since, table_text
 __all__ = ["ILLEGAL_FINE", "env", "raw_env"]
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The AEC environment wrapped in PettingZoo's call-order checks; keywords as :class:`raw_env`.
-
-    Out-of-range actions need no extra wrapper: the raw env treats them as illegal actions.
-    """
-    return OrderEnforcing(raw_env(**kwargs))
-
-
 class raw_env(GameAECEnv):
     """Kungsholmskille as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "kungsholmskille_v0",
-                                          "is_parallelizable": False, "render_fps": 1}  # fmt: skip
+    metadata: ClassVar[dict[str, Any]] = aec_metadata("kungsholmskille_v0")
     batch_class = KungsholmskilleBatch
     core: KungsholmskilleBatch
 
@@ -160,3 +150,6 @@ class raw_env(GameAECEnv):
     def _table_text(self) -> str:
         """The spectator's table of :mod:`krypenv.kungsholmskille.render`."""
         return table_text(self.core, 0, self.possible_agents, self._log)
+
+
+env = env_factory(raw_env)  # raw_env wrapped in PettingZoo's call-order checks

@@ -32,7 +32,7 @@ everybody's antes).
 
 **Randomness.** Each env owns a splitmix64 stream (:mod:`krypenv.rng`) seeded from
 ``numpy.random.SeedSequence(seed)``.
-Decks (the engine's Fisher–Yates over 41 uniforms, :func:`~krypenv.kungsholmskille.cards.shuffle_into`),
+Decks (the engine's Fisher–Yates over 41 uniforms, :func:`krypenv.rng.shuffle_copies`),
 a random learner seat (drawn before the first deck) and the built-in random opponents' choices
 (⌊u·n⌋-th of the n legal actions, one uniform per decision, :func:`krypenv.rng.pick_legal`) and
 the uniforms handed to external agents (``DecisionBatch.uniforms``) all come from it, so the
@@ -51,11 +51,13 @@ pays ``ILLEGAL_FINE`` = 20 to every other seat; the pot stays in the middle and 
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import ClassVar
 
 import numpy as np
 
 from krypenv.envs.batch import EnvBatch
+from krypenv.kungsholmskille import env_kernels
 from krypenv.kungsholmskille.actions import N_ACTIONS, action_name
 from krypenv.kungsholmskille.config import (
     C_FIRST_DEALER,
@@ -77,21 +79,6 @@ from krypenv.kungsholmskille.config import (
     EnvConfig,
 )  # fmt: skip
 from krypenv.kungsholmskille.engine import DealBatch, kernels
-from krypenv.kungsholmskille.env_kernels import (
-    k_act_external,
-    k_finish_par,
-    k_finish_ser,
-    k_observe_par,
-    k_observe_seats,
-    k_observe_ser,
-    k_reset_par,
-    k_reset_ser,
-    k_step_all_par,
-    k_step_all_ser,
-    k_step_par,
-    k_step_ser,
-    k_waiting,
-)  # fmt: skip
 from krypenv.kungsholmskille.observation import OBS_DTYPE, bounds, obs_size
 from krypenv.kungsholmskille.view import SeatView, seat_view
 
@@ -110,6 +97,7 @@ class KungsholmskilleBatch(EnvBatch):
     ``deals`` is the engine's Python view of the live state; ``state`` and ``cash`` are its arrays.
     """
 
+    env_kernels: ClassVar[ModuleType] = env_kernels
     n_actions: ClassVar[int] = N_ACTIONS
     obs_dtype: ClassVar[type[np.integer]] = OBS_DTYPE
     _derived: ClassVar[tuple[str, ...]] = ("state", "cash")
@@ -189,44 +177,42 @@ class KungsholmskilleBatch(EnvBatch):
 
     def _reset_kernel(self, active: np.ndarray) -> None:
         """New episodes in the active envs, advanced to the first learner or external decision."""
-        (k_reset_par if self.parallel else k_reset_ser)(*self._arrays(), active, self.chunks)
+        self._driver("reset")(*self._arrays(), active, self.chunks)
 
     def _observe_into(self, i: int, observer: int, obs: np.ndarray, mask: np.ndarray) -> None:
         """Write env ``i``'s observation and mask for an absolute seat."""
-        k_observe_seats(self.state, self.cash, self.episode, self.packed, np.array([i], np.int64),
+        env_kernels.k_observe_seats(self.state, self.cash, self.episode, self.packed, np.array([i], np.int64),
                         np.array([observer], np.int64), obs[None], mask[None])
 
     def _observe_seats_into(self, envs: np.ndarray, seats: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
         """Write the observations and masks of the given envs and absolute seats."""
-        k_observe_seats(self.state, self.cash, self.episode, self.packed, envs, seats, obs, masks)
+        env_kernels.k_observe_seats(self.state, self.cash, self.episode, self.packed, envs, seats, obs, masks)
 
     def _waiting_into(self, out: np.ndarray) -> None:
         """Write per env the relative seat whose external agent must act now, or −1."""
-        k_waiting(self.state, self.episode, self.packed, out)
+        env_kernels.k_waiting(self.state, self.episode, self.packed, out)
 
     def _act_external(self, envs: np.ndarray, actions: np.ndarray, status: np.ndarray) -> None:
         """Apply legal external actions, then play built-in seats and forced moves until an external one is due."""
-        k_act_external(*self._arrays(), envs, actions, status)
+        env_kernels.k_act_external(*self._arrays(), envs, actions, status)
 
     def step_all(self, actions: np.ndarray, lose: bool, status: np.ndarray, rewards: np.ndarray, ends: np.ndarray,
                  final: np.ndarray, obs: np.ndarray, masks: np.ndarray, term_obs: np.ndarray,
                  term_masks: np.ndarray) -> None:
         """The learners' actions, built-in opponents, rewards, auto-resets and observations, in one kernel."""
-        (k_step_all_par if self.parallel else k_step_all_ser)(
+        self._driver("step_all")(
             *self._arrays(), actions, lose, status, rewards, ends, final, obs, masks, term_obs, term_masks,
             self.chunks)
 
     def step_learners(self, actions: np.ndarray, lose: bool, status: np.ndarray) -> None:
         """The learners' actions, built-in opponents and forced moves, up to the next learner or external decision."""
-        (k_step_par if self.parallel else k_step_ser)(*self._arrays(), actions, lose, status, self.chunks)
+        self._driver("step")(*self._arrays(), actions, lose, status, self.chunks)
 
     def finish(self, rewards: np.ndarray, ends: np.ndarray, final: np.ndarray, term_obs: np.ndarray,
                term_masks: np.ndarray) -> None:
         """Rewards, terminal observations and auto-resets after the external agents have acted."""
-        (k_finish_par if self.parallel else k_finish_ser)(*self._arrays(), rewards, ends, final, term_obs,
-                                                          term_masks, self.chunks)
+        self._driver("finish")(*self._arrays(), rewards, ends, final, term_obs, term_masks, self.chunks)
 
     def observe_all(self, obs: np.ndarray, masks: np.ndarray) -> None:
         """Every env's learner observation and mask."""
-        (k_observe_par if self.parallel else k_observe_ser)(self.state, self.cash, self.episode, self.packed, obs,
-                                                            masks, self.chunks)
+        self._driver("observe")(self.state, self.cash, self.episode, self.packed, obs, masks, self.chunks)

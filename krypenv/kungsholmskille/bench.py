@@ -26,6 +26,7 @@ showdown up to 9P − 1), so decisions/s and deals/s are both reported::
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -50,20 +51,6 @@ def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) ->
     return engine_row(DealBatch(Rules(players), batch), _play_batch, seconds, seed, players=players)
 
 
-def bench_aec(seconds: float, players: int = 4, seed: int = 0) -> dict[str, Any]:
-    """Steps per second of the AEC env under uniform random legal play (after an untimed warm-up episode)."""
-    from krypenv.kungsholmskille.aec import env as aec_env
-
-    return aec_row(aec_env(players=players), players, seconds, seed)
-
-
-def bench_vec(seconds: float, batch: int = 4096, players: int = 4, seed: int = 0) -> dict[str, Any]:
-    """Steps per second of the VecEnv (one step = one learner decision in one game) under random play."""
-    from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
-
-    return vec_row(KungsholmskilleVecEnv(batch, players=players, seed=seed), players, seconds, seed)
-
-
 register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line("kille_engine"))
-register("kille_aec", bench_aec)
-register("kille_vec", bench_vec)
+register("kille_aec", partial(aec_row, "kungsholmskille", players=4))
+register("kille_vec", partial(vec_row, "kungsholmskille", players=4))

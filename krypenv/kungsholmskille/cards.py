@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from numba import njit
 
-from krypenv.rng import shuffle_copies
+from krypenv.rng import shuffled_deck_rows
 
 RANKS: tuple[str, ...] = ("blaren", "blompotta", "krans", *(str(k) for k in range(1, 13)),
                           "vardshus", "kavall", "svin", "husar", "gok", "kille")
@@ -99,24 +98,9 @@ def parse_deck(names: Sequence[str]) -> np.ndarray:
     return deck
 
 
-@njit(cache=True)
-def shuffle_into(u: np.ndarray, out: np.ndarray) -> None:
-    """The ordered deck (each rank twice, L1) shuffled into ``out`` (42,) by 41 uniforms (``shuffle_copies``)."""
-    shuffle_copies(u, out, 21)
-
-
-@njit(cache=True)
-def shuffle_rows(u: np.ndarray, out: np.ndarray) -> None:
-    """:func:`shuffle_into` for every row of ``u`` (n, 41) into ``out`` (n, 42)."""
-    for i in range(u.shape[0]):
-        shuffle_into(u[i], out[i])
-
-
 def shuffled_decks(rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` deck orders (n, 42) int8; row i is driven by row i of ``rng.random((n, 41))`` only."""
-    out = np.empty((n, DECK_SIZE), np.int8)
-    shuffle_rows(rng.random((n, DECK_SIZE - 1)), out)
-    return out
+    return shuffled_deck_rows(rng, n, DECK_SIZE, N_RANKS)
 
 
 def shuffled_deck(rng: np.random.Generator) -> np.ndarray:

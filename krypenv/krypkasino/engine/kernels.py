@@ -48,7 +48,6 @@ from krypenv.krypkasino.engine.captures import (
     subset_sums,
     table_value_key,
 )
-from krypenv.rng import shuffle_copies
 
 # Move check results; krypenv.krypkasino.engine.state.MOVE_ERRORS words them.
 OK, DEAL_OVER, NOT_IN_HAND, SWEEP_FORCED, NOT_ON_TABLE, NOT_MAXIMAL, MUST_TAKE_ALL, BAD_COUNTS = range(8)
@@ -273,19 +272,6 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
         k += 1
     card_capture(table, keys[k], idx, cap_out)
     return card
-
-
-@njit(cache=True)
-def shuffle_into(u: np.ndarray, out: np.ndarray) -> None:
-    """Two ordered decks (K1) shuffled into ``out`` (104,) by 103 uniforms (:func:`krypenv.rng.shuffle_copies`)."""
-    shuffle_copies(u, out, 52)
-
-
-@njit(cache=True)
-def shuffle_rows(u: np.ndarray, out: np.ndarray) -> None:
-    """:func:`shuffle_into` for every row of ``u`` (n, 103) into ``out`` (n, 104)."""
-    for i in range(u.shape[0]):
-        shuffle_into(u[i], out[i])
 
 
 # --------------------------------------------------------------------------- batch drivers

@@ -42,6 +42,7 @@ from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, POINTS, card_name
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import legal_captures, new_scratch
 from krypenv.krypkasino.rules import LATER_PATTERN, Rules
+from krypenv.rng import shuffled_deck_rows
 
 FIELDS = (
     "deck", "pos", "hands", "table", "aside", "piles", "tabbes", "turn", "dealer", "round",
@@ -74,13 +75,11 @@ def _packets(pattern: Sequence[tuple[str, int]]) -> tuple[np.ndarray, np.ndarray
 def shuffled_decks(rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` deck orders (n, 104) int8 from a numpy Generator.
 
-    Row i is the Fisher–Yates shuffle (:func:`kernels.shuffle_into`) of two ordered decks
-    driven by row i of ``rng.random((n, 103))``, so row i never depends on n: the same seed
-    gives the same decks at any batch size.
+    Row i is the Fisher–Yates shuffle (:func:`krypenv.rng.shuffled_deck_rows`) of two ordered
+    decks (K1) driven by row i of ``rng.random((n, 103))``, so row i never depends on n: the
+    same seed gives the same decks at any batch size.
     """
-    out = np.empty((n, DECK_SIZE), np.int8)
-    kernels.shuffle_rows(rng.random((n, DECK_SIZE - 1)), out)
-    return out
+    return shuffled_deck_rows(rng, n, DECK_SIZE, N_CODES)
 
 
 def shuffled_deck(rng: np.random.Generator) -> np.ndarray:
