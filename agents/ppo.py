@@ -61,6 +61,26 @@ def mlp_widths(state: dict[str, Any], prefix: str) -> list[int]:
     return [int(layers[k].shape[0]) for k in sorted(layers)]
 
 
+def scaled_input_class(name: str, module: str, doc: str, buffer: str, scale: Callable[[Any], np.ndarray]) -> type:
+    """An SB3 features extractor ``module.name`` (the name checkpoints' pickles give it): the flattened observation
+    times ``1 / scale(observation_space)`` per entry, the factors held in the buffer ``buffer`` of the state dict."""
+    import torch as th
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class ScaledObservation(BaseFeaturesExtractor):
+        def __init__(self, observation_space: Any) -> None:
+            super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)))
+            self.register_buffer(buffer, th.as_tensor(1.0 / scale(observation_space)))
+
+        def forward(self, observations: th.Tensor) -> th.Tensor:
+            return observations.reshape(observations.shape[0], -1).float() * getattr(self, buffer)
+
+    ScaledObservation.__name__ = ScaledObservation.__qualname__ = name
+    ScaledObservation.__module__ = module
+    ScaledObservation.__doc__ = doc
+    return ScaledObservation
+
+
 class PPOAgent:
     """A MaskablePPO policy acting greedily (argmax over the legal actions) on whole batches; a game subclasses it."""
 

@@ -1,5 +1,9 @@
 """What every game's evaluation report shares: the results folder, its CSV and JSON files, ``run.json``.
 
+A game's ``Results`` is an :class:`EvalResults` (its configuration, agent rows, head-to-head pairs
+and games played; :meth:`EvalResults.to_dict` is ``results.json``); its report prints the pairs with
+:func:`pair_lines` and draws the agents' intervals with :func:`plot_intervals`.
+
 A game's ``run_eval`` (``krypenv.eval.<game>.command``) clears its output files from the
 folder (:func:`prepare_out`), plays with a progress bar while each chunk's game records are
 written as they come (:func:`play_into`), writes its tables (:func:`write_csv`,
@@ -15,11 +19,74 @@ import json
 import math
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, Generic, TextIO, TypeVar
+
+import numpy as np
+from krypenv.eval.stats import Interval
 
 ResultsT = TypeVar("ResultsT")
+ConfigT = TypeVar("ConfigT")
+RowT = TypeVar("RowT")
+PairT = TypeVar("PairT")
+PlayedT = TypeVar("PlayedT")
+
+
+@dataclass
+class EvalResults(ABC, Generic[ConfigT, RowT, PairT, PlayedT]):
+    """Everything a game's evaluation found: its configuration, the agents' rows, the head-to-head pairs, the games."""
+
+    config: ConfigT
+    rows: list[RowT]
+    pairs: list[PairT]
+    played: PlayedT
+
+    @abstractmethod
+    def schedule_dict(self) -> dict[str, Any]:
+        """The ``schedule`` entry of ``results.json``: what was played."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results as one JSON-able object (independent of workers and batching)."""
+        return {"config": self.config.games_dict(), "schedule": self.schedule_dict(),
+                "agents": [r.to_dict() for r in self.rows], "head_to_head": [p.to_dict() for p in self.pairs]}
+
+
+def pair_lines(pairs: list[Any], width: int, num: Callable[[float], str], units: str) -> list[str]:
+    """One report line per head-to-head pair: ``a - b``, the mean difference, its 95% interval, over how many
+    ``units``, and `` *`` where the interval leaves out zero."""
+    lines = []
+    for p in pairs:
+        sig = " *" if p.diff.low > 0 or p.diff.high < 0 else ""
+        lines.append(f"  {p.a:>{width}} - {p.b:<{width}} {num(p.diff.mean):>7}  "
+                     f"[{num(p.diff.low)}, {num(p.diff.high)}]  {p.diff.n} {units}{sig}")
+    return lines
+
+
+def plot_intervals(path: Path, agents: list[str], intervals: list[Interval], xlabel: str, title: str,
+                   zero_line: bool = False) -> None:
+    """A PNG of each agent's mean (top to bottom in the order given) with its 95% interval (matplotlib, Agg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    y = np.arange(len(agents))
+    halves = [i.half if math.isfinite(i.half) else 0.0 for i in intervals]
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(agents)), dpi=100)
+    ax.errorbar([i.mean for i in intervals], y, xerr=halves, fmt="o", capsize=4)
+    if zero_line:
+        ax.axvline(0.0, color="grey", lw=0.8)
+    ax.set_yticks(y, agents)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def clean_json(x: Any) -> Any:

@@ -29,7 +29,6 @@ import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -68,22 +67,41 @@ def agent_labels(specs: tuple[str, ...] | list[str]) -> list[str]:
     return out
 
 
-def check_common_fields(config: Any) -> tuple[str, ...]:
-    """The agent specs of an evaluation configuration, stripped; ValueError naming the field when the specs (at
+@dataclass(frozen=True)
+class EvalSettings:
+    """The fields every game's evaluation configuration has; ValueError naming the field when the agent specs (at
     least two), ``deals`` (at least 2), ``workers``, ``batch`` (at least 1), ``seed`` (non-negative) or
-    ``seatings`` (one of :data:`SEATINGS`) are bad."""
-    agents = tuple(s.strip() for s in config.agents)
-    if len(agents) < 2 or not all(agents):
-        raise ValueError(f"give at least two agent specs (the same one twice for a mirror match), got {agents}")
-    for name in ("deals", "workers", "batch"):
-        value, least = getattr(config, name), 2 if name == "deals" else 1
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
-    if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {config.seed!r}")
-    if config.seatings not in SEATINGS:
-        raise ValueError(f"seatings must be one of {SEATINGS}, got {config.seatings!r}")
-    return agents
+    ``seatings`` (one of :data:`SEATINGS`) are bad.  Each game's ``EvalConfig`` gives ``players`` and ``batch``
+    their defaults and adds its own fields."""
+
+    agents: tuple[str, ...]  # the agent specs, stripped
+    players: int
+    batch: int  # games per chunk
+    deals: int = 100  # duplicate decks (deck sets); each is played at every table
+    seed: int = 0
+    seatings: str = "rotations"
+    workers: int = 1
+    records: bool = True
+    ray: str | None = None  # Ray cluster address ('' for RAY_ADDRESS or a local Ray); None: local processes
+
+    def __post_init__(self) -> None:
+        agents = tuple(s.strip() for s in self.agents)
+        if len(agents) < 2 or not all(agents):
+            raise ValueError(f"give at least two agent specs (the same one twice for a mirror match), got {agents}")
+        for name in ("deals", "workers", "batch"):
+            value, least = getattr(self, name), 2 if name == "deals" else 1
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.seatings not in SEATINGS:
+            raise ValueError(f"seatings must be one of {SEATINGS}, got {self.seatings!r}")
+        object.__setattr__(self, "agents", agents)
+
+    @property
+    def labels(self) -> list[str]:
+        """One name per agent: its spec, with ``#2``, ``#3`` … on repeated specs."""
+        return agent_labels(self.agents)
 
 
 def out_folder(labels: list[str] | tuple[str, ...], tags: list[str], prefix: str = "") -> Path:

@@ -104,32 +104,17 @@ def network_input_dim(meta: dict[str, Any]) -> int:
 
 
 # --------------------------------------------------------------------------- network pieces (torch, lazily)
-def _scaled_input_class() -> type:
-    """:class:`ScaledInput`, built on first use so that importing this module does not import torch."""
-    import torch as th
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    class ScaledInput(BaseFeaturesExtractor):
-        """Flattened observation divided by its upper bounds (the Box's ``high``), so every entry is in [0, 1]."""
-
-        def __init__(self, observation_space: Any) -> None:
-            dim = int(np.prod(observation_space.shape))
-            super().__init__(observation_space, features_dim=dim)
-            high = np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
-            self.register_buffer("inv_high", th.as_tensor(1.0 / high))
-
-        def forward(self, observations: th.Tensor) -> th.Tensor:
-            return observations.reshape(observations.shape[0], -1).float() * self.inv_high
-
-    ScaledInput.__module__ = __name__
-    ScaledInput.__qualname__ = "ScaledInput"
-    return ScaledInput
+def _upper_bounds(observation_space: Any) -> np.ndarray:
+    """Each observation entry's upper bound (the Box's ``high``), at least 1."""
+    return np.maximum(np.asarray(observation_space.high, np.float32).reshape(-1), 1.0)
 
 
 def _scaled_input() -> type:
     """:class:`ScaledInput`, created once."""
     if "ScaledInput" not in globals():
-        globals()["ScaledInput"] = _scaled_input_class()
+        globals()["ScaledInput"] = shared.scaled_input_class(
+            "ScaledInput", __name__, "Flattened observation divided by its upper bounds (the Box's ``high``), so every "
+            "entry is in [0, 1].", "inv_high", _upper_bounds)
     return globals()["ScaledInput"]
 
 

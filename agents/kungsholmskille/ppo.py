@@ -55,35 +55,20 @@ def metadata(players: int, max_deals: int, **extra: Any) -> dict[str, Any]:
             "features": None, **extra}
 
 
-def _input_class() -> type:
-    """:class:`KilleInput`, built on first use so that importing this module does not import torch."""
-    import torch as th
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    class KilleInput(BaseFeaturesExtractor):
-        """The observation divided by min(max |bound|, INPUT_CAP) per entry (cards, calls and flags in [−1, 1])."""
-
-        def __init__(self, observation_space: Any) -> None:
-            dim = int(np.prod(observation_space.shape))
-            super().__init__(observation_space, features_dim=dim)
-            low = np.abs(np.asarray(observation_space.low, np.float32).reshape(-1))
-            high = np.abs(np.asarray(observation_space.high, np.float32).reshape(-1))
-            scale = np.clip(np.maximum(low, high), 1.0, INPUT_CAP)
-            self.register_buffer("inv_scale", th.as_tensor(1.0 / scale))
-
-        def forward(self, observations: th.Tensor) -> th.Tensor:
-            return observations.reshape(observations.shape[0], -1).float() * self.inv_scale
-
-    KilleInput.__module__ = __name__
-    KilleInput.__qualname__ = "KilleInput"
-    return KilleInput
+def _input_scale(observation_space: Any) -> np.ndarray:
+    """Each observation entry's divisor: its largest |bound|, clipped to [1, INPUT_CAP]."""
+    low = np.abs(np.asarray(observation_space.low, np.float32).reshape(-1))
+    high = np.abs(np.asarray(observation_space.high, np.float32).reshape(-1))
+    return np.clip(np.maximum(low, high), 1.0, INPUT_CAP)
 
 
 def __getattr__(name: str) -> Any:
     """``krypenv.agents.kungsholmskille.ppo.KilleInput`` is created on first access (checkpoints name it)."""
     if name == "KilleInput":
         if "KilleInput" not in globals():
-            globals()["KilleInput"] = _input_class()
+            globals()["KilleInput"] = shared.scaled_input_class(
+                "KilleInput", __name__, "The observation divided by min(max |bound|, INPUT_CAP) per entry (cards, "
+                "calls and flags in [−1, 1]).", "inv_scale", _input_scale)
         return globals()["KilleInput"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from krypenv.eval.schedule import Schedule, agent_labels, check_common_fields
+from krypenv.eval.schedule import EvalSettings, Schedule
 
 from krypenv.krypkasino.rules import Rules
 
@@ -13,37 +13,25 @@ GAME = "krypkasino"
 
 
 @dataclass(frozen=True)
-class EvalConfig:
-    """What to evaluate and how; ValueError naming the field on bad values."""
+class EvalConfig(EvalSettings):
+    """What to evaluate and how: the common fields, the rules and the variance comparison."""
 
-    agents: tuple[str, ...]
     players: int = 2
-    deals: int = 100  # duplicate decks; each is played at every table
-    seed: int = 0
+    batch: int = 256
     teams: tuple[tuple[int, ...], ...] | None = None
     two_player_deal: str = "6+4"
     set_aside: str = "court"
     last_capture_point: bool = False
-    seatings: str = "rotations"
     independent: bool = False  # also play independent deals and compare the variance
-    workers: int = 1
-    batch: int = 256
-    records: bool = True
-    ray: str | None = None  # Ray cluster address ('' for RAY_ADDRESS or a local Ray); None: local processes
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "agents", check_common_fields(self))
+        super().__post_init__()
         object.__setattr__(self, "teams", self.rules.teams)
 
     @property
     def rules(self) -> Rules:
         """The rule set of every game."""
         return Rules(self.players, self.teams, self.two_player_deal, self.set_aside, self.last_capture_point)
-
-    @property
-    def labels(self) -> list[str]:
-        """One name per agent: its spec, with ``#2``, ``#3`` … on repeated specs."""
-        return agent_labels(self.agents)
 
     @property
     def schedule(self) -> Schedule:

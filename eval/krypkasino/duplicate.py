@@ -28,6 +28,7 @@ import numpy as np
 from krypenv.eval.krypkasino.config import GAME, EvalConfig
 from krypenv.eval.krypkasino.play import Played, play
 from krypenv.eval.play import load_agents
+from krypenv.eval.report import EvalResults
 from krypenv.eval.stats import Interval, agent_interval, mean_ci, met_pairs, ratings, side_means, unit_means
 
 from krypenv.agent_api import Agent
@@ -108,26 +109,17 @@ class PairRow:
 
 
 @dataclass
-class Results:
+class Results(EvalResults[EvalConfig, AgentRow, PairRow, Played]):
     """Everything an evaluation found: the table, the pairs, and the games themselves."""
 
-    config: EvalConfig
-    rows: list[AgentRow]
-    pairs: list[PairRow]
-    played: Played
     independent: Played | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The results as one JSON-able object (independent of workers and batching)."""
+    def schedule_dict(self) -> dict[str, Any]:
+        """The lineups, tables, decks and games of the schedule."""
         s = self.config.schedule
         labels = self.config.labels
-        return {
-            "config": self.config.games_dict(),
-            "schedule": {"lineups": [[labels[a] for a in lineup] for lineup in s.lineups], "tables": s.n_tables,
-                         "decks": s.decks, "games": s.n_games},
-            "agents": [r.to_dict() for r in self.rows],
-            "head_to_head": [p.to_dict() for p in self.pairs],
-        }
+        return {"lineups": [[labels[a] for a in lineup] for lineup in s.lineups], "tables": s.n_tables,
+                "decks": s.decks, "games": s.n_games}
 
 
 def summarise(config: EvalConfig, played: Played, independent: Played | None = None) -> Results:

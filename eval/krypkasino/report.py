@@ -12,10 +12,9 @@ import csv
 import math
 from pathlib import Path
 
-import numpy as np
 from krypenv.eval.krypkasino.duplicate import Results
 from krypenv.eval.krypkasino.play import Played
-from krypenv.eval.report import results_json, write_csv
+from krypenv.eval.report import pair_lines, plot_intervals, results_json, write_csv
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -70,10 +69,7 @@ def text(results: Results, elapsed: float | None = None) -> str:
                  f"score, ties shared; tabbes taken and set up per {side} per deal; openskill Plackett-Luce)")
     if results.pairs:
         lines.append("head to head, a - b over the deals where they met (negative: a better):")
-        for p in results.pairs:
-            sig = " *" if p.diff.low > 0 or p.diff.high < 0 else ""
-            lines.append(f"  {p.a:>{width}} - {p.b:<{width}} {_num(p.diff.mean):>7}  "
-                         f"[{_num(p.diff.low)}, {_num(p.diff.high)}]  {p.diff.n} decks{sig}")
+        lines += pair_lines(results.pairs, width, _num, "decks")
     if results.independent is not None:
         lines.append("duplicate vs independent deals (same tables, same number of deals), s.e. of a - b:")
         for p in results.pairs:
@@ -87,24 +83,8 @@ def text(results: Results, elapsed: float | None = None) -> str:
 
 def plot(results: Results, path: Path) -> None:
     """``scores.png``: each agent's mean score per deal with its 95% interval."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = sorted(results.rows, key=lambda r: r.score.mean)
-    y = np.arange(len(rows))
-    means = np.array([r.score.mean for r in rows])
-    halves = np.array([r.score.half if math.isfinite(r.score.half) else 0.0 for r in rows])
     s = results.config.schedule
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(rows)), dpi=100)
-    ax.errorbar(means, y, xerr=halves, fmt="o", capsize=4)
-    ax.set_yticks(y, [r.agent for r in rows])
-    ax.invert_yaxis()
-    ax.set_xlabel(f"mean score per {'team' if s.teams else 'seat'} and deal (lower is better), 95% CI")
-    ax.set_title(f"{s.players} players, {s.decks} duplicate decks, {s.n_games} deals, seed {results.config.seed}",
-                 fontsize=10)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    plot_intervals(path, [r.agent for r in rows], [r.score for r in rows],
+                   f"mean score per {'team' if s.teams else 'seat'} and deal (lower is better), 95% CI",
+                   f"{s.players} players, {s.decks} duplicate decks, {s.n_games} deals, seed {results.config.seed}")

@@ -6,36 +6,24 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from krypenv.eval.schedule import Schedule, agent_labels, check_common_fields
+from krypenv.eval.schedule import EvalSettings, Schedule
 
 GAME = "kungsholmskille"
 
 
 @dataclass(frozen=True)
-class EvalConfig:
-    """What to evaluate; ValueError naming the field on bad values."""
+class EvalConfig(EvalSettings):
+    """What to evaluate: the common fields and the most deals an episode may last."""
 
-    agents: tuple[str, ...]
     players: int = 4
-    deals: int = 100  # deck sets; each is played at every table
-    seed: int = 0
-    max_deals: int = 50
-    seatings: str = "rotations"
-    workers: int = 1
     batch: int = 64
-    records: bool = True
-    ray: str | None = None
+    max_deals: int = 50
 
     def __post_init__(self) -> None:
         from krypenv.kungsholmskille.config import EnvConfig
 
-        object.__setattr__(self, "agents", check_common_fields(self))
+        super().__post_init__()
         EnvConfig(players=self.players, max_deals=self.max_deals)  # ValueError naming players or max_deals
-
-    @property
-    def labels(self) -> list[str]:
-        """One name per agent: its spec, with ``#2`` … on repeated specs."""
-        return agent_labels(self.agents)
 
     @property
     def schedule(self) -> Schedule:

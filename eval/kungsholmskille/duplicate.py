@@ -28,6 +28,7 @@ import numpy as np
 from krypenv.eval.kungsholmskille.config import GAME, EvalConfig
 from krypenv.eval.kungsholmskille.play import Played, play
 from krypenv.eval.play import load_agents
+from krypenv.eval.report import EvalResults
 from krypenv.eval.stats import Interval, agent_interval, met_pairs, ratings, side_means, unit_means
 
 from krypenv.agent_api import Agent
@@ -73,23 +74,16 @@ class PairRow:
 
 
 @dataclass
-class Results:
+class Results(EvalResults[EvalConfig, AgentRow, PairRow, Played]):
     """Everything an evaluation found: the table, the pairs, the episodes and the share of pots that went out."""
 
-    config: EvalConfig
-    rows: list[AgentRow]
-    pairs: list[PairRow]
-    played: Played
     finished: float  # share of episodes whose pot went out
 
-    def to_dict(self) -> dict[str, Any]:
-        """The results as one JSON-able object (independent of workers and batching)."""
+    def schedule_dict(self) -> dict[str, Any]:
+        """The tables, deck sets, episodes and deals played, and the share of pots that went out."""
         c = self.config
-        return {"config": c.games_dict(),
-                "schedule": {"tables": [[c.labels[a] for a in t] for t in c.tables.tolist()], "deck_sets": c.deals,
-                             "episodes": c.n_episodes, "deals": int(self.played.deals.sum()),
-                             "finished": self.finished},
-                "agents": [r.to_dict() for r in self.rows], "head_to_head": [p.to_dict() for p in self.pairs]}
+        return {"tables": [[c.labels[a] for a in t] for t in c.tables.tolist()], "deck_sets": c.deals,
+                "episodes": c.n_episodes, "deals": int(self.played.deals.sum()), "finished": self.finished}
 
 
 def summarise(config: EvalConfig, played: Played) -> Results:

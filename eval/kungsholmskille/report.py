@@ -12,9 +12,8 @@ import csv
 import math
 from pathlib import Path
 
-import numpy as np
 from krypenv.eval.kungsholmskille.duplicate import Results
-from krypenv.eval.report import results_json, write_csv
+from krypenv.eval.report import pair_lines, plot_intervals, results_json, write_csv
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -41,10 +40,7 @@ def text(results: Results, elapsed: float | None = None) -> str:
                  "a seat took the pot; openskill Plackett-Luce by money)")
     if results.pairs:
         lines.append("head to head, a - b over the episodes where they met, paired by deck set (positive: a better):")
-        for p in results.pairs:
-            sig = " *" if p.diff.low > 0 or p.diff.high < 0 else ""
-            lines.append(f"  {p.a:>{width}} - {p.b:<{width}} {_num(p.diff.mean):>7}  "
-                         f"[{_num(p.diff.low)}, {_num(p.diff.high)}]  {p.diff.n} deck sets{sig}")
+        lines += pair_lines(results.pairs, width, _num, "deck sets")
     return "\n".join(lines)
 
 
@@ -68,24 +64,9 @@ def write_tables(results: Results, out: Path) -> list[str]:
 
 def plot(results: Results, path: Path) -> None:
     """``money.png``: each agent's money per episode with its 95% interval."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = sorted(results.rows, key=lambda r: -r.money.mean)
-    y = np.arange(len(rows))
-    halves = [r.money.half if math.isfinite(r.money.half) else 0.0 for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(rows)), dpi=100)
-    ax.errorbar([r.money.mean for r in rows], y, xerr=halves, fmt="o", capsize=4)
-    ax.axvline(0.0, color="grey", lw=0.8)
-    ax.set_yticks(y, [r.agent for r in rows])
-    ax.invert_yaxis()
-    ax.set_xlabel("money per seat and episode (kronor, higher is better), 95% CI")
     c = results.config
-    ax.set_title(f"Kungsholmskille, {c.players} players, {c.deals} deck sets, {c.n_episodes} episodes, seed {c.seed}",
-                 fontsize=10)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    plot_intervals(path, [r.agent for r in rows], [r.money for r in rows],
+                   "money per seat and episode (kronor, higher is better), 95% CI",
+                   f"Kungsholmskille, {c.players} players, {c.deals} deck sets, {c.n_episodes} episodes, seed {c.seed}",
+                   zero_line=True)
