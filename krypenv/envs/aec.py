@@ -26,7 +26,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from krypenv.envs.batch import RENDER_MODES, EnvBatch
+from krypenv.envs.batch import RENDER_MODES, EnvBatch, render_text
 from krypenv.envs.spaces import as_action, check_episode_live
 from krypenv.rng import check_seed
 
@@ -202,13 +202,7 @@ class GameAECEnv(AECEnv):
 
     def render(self) -> str | None:
         """The game's text table; returned for "ansi", printed for "human" (None without a render mode)."""
-        if self.render_mode is None:
-            return None
-        text = self._table_text()
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render_text(self.render_mode, self._table_text)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -26,13 +26,34 @@ import numpy as np
 from krypenv.agent_api import Agent, DecisionBatch, check_actions
 from krypenv.rng import k_uniforms, seed_state
 
-__all__ = ["EXTERNAL", "ILLEGAL_MODES", "LEARNER", "PARALLEL_FROM", "RANDOM", "RENDER_MODES", "EnvBatch", "check_modes",
-           "learner_seat"]
+__all__ = [
+    "EXTERNAL",
+    "ILLEGAL_MODES",
+    "LEARNER",
+    "PARALLEL_FROM",
+    "RANDOM",
+    "RENDER_MODES",
+    "EnvBatch",
+    "check_modes",
+    "learner_seat",
+    "render_text",
+]
 
 LEARNER, EXTERNAL, RANDOM = 0, 1, 2  # who acts for a seat: the learner, a Python agent, the built-in random policy
 PARALLEL_FROM = 64  # batches at least this large run the parallel kernels
 ILLEGAL_MODES = ("raise", "lose")  # the ``illegal`` keyword of every game's envs
 RENDER_MODES = ("ansi", "human")  # their ``render_mode`` (or None)
+
+
+def render_text(render_mode: str | None, table_text: Callable[[], str]) -> str | None:
+    """What ``render()`` of every env does: the game's text table, returned for "ansi", printed for "human"."""
+    if render_mode is None:
+        return None
+    text = table_text()
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text
 
 
 def check_modes(illegal: Any, render_mode: Any) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from krypenv.agent_api import NATIVE_RANDOM, Agent
-from krypenv.envs.batch import EXTERNAL, LEARNER, RANDOM, EnvBatch
+from krypenv.envs.batch import EXTERNAL, LEARNER, RANDOM, EnvBatch, render_text
 from krypenv.envs.spaces import LegalDiscrete, as_action
 from krypenv.rng import check_seed
 
@@ -147,10 +147,4 @@ class GameGymEnv(gym.Env):
 
     def render(self) -> str | None:
         """The game's text table; returned for "ansi", printed for "human" (None without a render mode)."""
-        if self.render_mode is None:
-            return None
-        text = self._table_text()
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render_text(self.render_mode, self._table_text)

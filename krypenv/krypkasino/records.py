@@ -32,23 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from krypenv import records as common  # the checks every game's records share
 from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, card_name, names_from_counts, parse_deck
 from krypenv.krypkasino.engine.kernels import NOT_MAXIMAL
 from krypenv.krypkasino.engine.state import MOVE_ERRORS, DealBatch
 from krypenv.krypkasino.rules import Rules
-from krypenv.records import (
-    ParsedRecord,
-    RecordError,
-    ReplayOutcome,
-    check_dealer,
-    check_keys,
-    check_result_keys,
-    check_seat_lists,
-    legal_lines,
-    parse_rules,
-    record_before,
-    seat_row,
-)  # fmt: skip
+from krypenv.records import ParsedRecord, RecordError, ReplayOutcome
 
 GAME = "krypkasino"
 RECORD_KEYS = ("game", "rules", "dealer", "deck", "moves", "result")
@@ -118,16 +107,16 @@ def _parse_move(m: int, mv: Any) -> tuple[int, np.ndarray]:
 
 def _parse_result(res: Any, players: int) -> dict[str, list[int]]:
     """The recorded ``result`` object, checked for keys and per-seat integer lists."""
-    check_result_keys(res, RESULT_KEYS)
-    check_seat_lists(res, RESULT_KEYS, players)
+    common.check_result_keys(res, RESULT_KEYS)
+    common.check_seat_lists(res, RESULT_KEYS, players)
     return {key: list(res[key]) for key in RESULT_KEYS}
 
 
 def parse_record(obj: Any) -> ParsedRecord:
     """Validate a loaded game record; RecordError names exactly what is wrong."""
-    check_keys(obj, GAME, RECORD_KEYS)
-    rules = parse_rules(Rules, obj["rules"])
-    dealer = check_dealer(obj["dealer"], rules.players)
+    common.check_keys(obj, GAME, RECORD_KEYS)
+    rules = common.parse_rules(Rules, obj["rules"])
+    dealer = common.check_dealer(obj["dealer"], rules.players)
     names = obj["deck"]
     if not isinstance(names, list) or len(names) != DECK_SIZE:
         got = f"{len(names)} cards" if isinstance(names, list) else type(names).__name__
@@ -242,7 +231,7 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
         if exc.move is None:
             return ReplayOutcome(ok=False, error=str(exc))
         # A malformed move: replay the moves before it to report where the deal stood.
-        out, deals = _replay(parse_record(record_before(obj, exc.move)), legal)
+        out, deals = _replay(parse_record(common.record_before(obj, exc.move)), legal)
         if not out.ok:
             return out
         moves = deals.legal_moves(0)
@@ -256,7 +245,7 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
 # --------------------------------------------------------------------------- the text of krypenv replay
 def _row(label: str, values: list[int]) -> str:
     """One right-aligned table row of per-seat numbers, five characters a seat."""
-    return seat_row(label, values, 5)
+    return common.seat_row(label, values, 5)
 
 
 def _move_text(mv: dict[str, Any]) -> str:
@@ -288,4 +277,4 @@ def summary(label: str, obj: Any, out: ReplayOutcome) -> list[str]:
             if out.team_scores is not None:
                 lines.append(f"  team scores {out.team_scores} for teams {rules['teams']}")
             lines.append(f"  seat {out.taker} took the table rest and the set-aside pile (K15)")
-    return lines + legal_lines(out, _move_text)
+    return lines + common.legal_lines(out, _move_text)

@@ -36,24 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from krypenv import records as common  # the checks every game's records share
 from krypenv.kungsholmskille.actions import action_name, parse_move
 from krypenv.kungsholmskille.cards import DECK_SIZE, deck_names, parse_deck, rank_index
 from krypenv.kungsholmskille.engine import MAX_POT, OUTCOME_NAMES, DealBatch
 from krypenv.kungsholmskille.rules import Rules
-from krypenv.records import (
-    ParsedRecord,
-    RecordError,
-    ReplayOutcome,
-    check_dealer,
-    check_keys,
-    check_result_keys,
-    check_seat_lists,
-    is_int,
-    legal_lines,
-    parse_rules,
-    record_before,
-    seat_row,
-)  # fmt: skip
+from krypenv.records import ParsedRecord, RecordError, ReplayOutcome
 
 GAME = "kungsholmskille"
 RECORD_KEYS = ("game", "rules", "dealer", "pot", "deck", "moves", "result")
@@ -91,21 +79,21 @@ def record_from_deals(deals: DealBatch, i: int = 0) -> dict[str, Any]:
 # --------------------------------------------------------------------------- parsing
 def _seat_or_null(res: dict[str, Any], key: str, players: int) -> None:
     v = res[key]
-    if v is not None and not (is_int(v) and 0 <= v < players):
+    if v is not None and not (common.is_int(v) and 0 <= v < players):
         raise RecordError(f"result.{key} must be a seat 0..{players - 1} or null, got {v!r}")
 
 
 def _parse_result(res: Any, players: int, pot: int) -> dict[str, Any]:
     """The recorded ``result``: its shape, and L18's bookkeeping against the record's pot."""
-    check_result_keys(res, RESULT_KEYS)
+    common.check_result_keys(res, RESULT_KEYS)
     if res["outcome"] not in OUTCOME_NAMES:
         raise RecordError(f"result.outcome must be one of {', '.join(OUTCOME_NAMES)}, got {res['outcome']!r}")
     _seat_or_null(res, "winner", players)
     _seat_or_null(res, "shower", players)
     for key in ("penalty", "pot_next"):
-        if not is_int(res[key]) or res[key] < 0:
+        if not common.is_int(res[key]) or res[key] < 0:
             raise RecordError(f"result.{key} must be a non-negative integer, got {res[key]!r}")
-    check_seat_lists(res, ("money", "antes_next"), players)
+    common.check_seat_lists(res, ("money", "antes_next"), players)
     if any(v < 0 for v in res["antes_next"]):
         raise RecordError(f"result.antes_next must not be negative, got {res['antes_next']}")
     went_out = res["outcome"] != "budrunda"
@@ -124,10 +112,10 @@ def _parse_result(res: Any, players: int, pot: int) -> dict[str, Any]:
 
 def parse_record(obj: Any) -> ParsedPotRecord:
     """Validate a loaded record; RecordError names exactly what is wrong (``.move`` for a bad move string)."""
-    check_keys(obj, GAME, RECORD_KEYS)
-    rules = parse_rules(Rules, obj["rules"])
-    dealer, pot = check_dealer(obj["dealer"], rules.players), obj["pot"]
-    if not is_int(pot) or not 0 <= pot <= MAX_POT:
+    common.check_keys(obj, GAME, RECORD_KEYS)
+    rules = common.parse_rules(Rules, obj["rules"])
+    dealer, pot = common.check_dealer(obj["dealer"], rules.players), obj["pot"]
+    if not common.is_int(pot) or not 0 <= pot <= MAX_POT:
         raise RecordError(f"pot must be a whole number of kronor from 0 to {MAX_POT} (L3), got {pot!r}")
     names = obj["deck"]
     if not isinstance(names, list) or len(names) != DECK_SIZE:
@@ -216,7 +204,7 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
             if exc.move is None:
                 return ReplayOutcome(ok=False, error=str(exc))
             # a malformed move string: replay the moves before it to say where the deal stood
-            out, deals = _replay(parse_record(record_before(obj, exc.move)), legal, len(obj["moves"]))
+            out, deals = _replay(parse_record(common.record_before(obj, exc.move)), legal, len(obj["moves"]))
             if not out.ok:
                 return out
             if legal:
@@ -233,7 +221,7 @@ def check_record(obj: Any, legal: bool = False) -> ReplayOutcome:
 # --------------------------------------------------------------------------- text
 def _row(label: str, values: list[int]) -> str:
     """One right-aligned table row of per-seat numbers, six characters a seat."""
-    return seat_row(label, values, 6)
+    return common.seat_row(label, values, 6)
 
 
 def describe_result(result: dict[str, Any], pot: int) -> str:
@@ -267,4 +255,4 @@ def summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]:
                 _row("money", res["money"]) + f"   (sum {sum(res['money'])})",
                 _row("antes next", res["antes_next"]) + f"   (pot next {res['pot_next']})",
             ]
-    return lines + legal_lines(outcome)
+    return lines + common.legal_lines(outcome)

@@ -31,7 +31,7 @@ from krypenv.krypkasino.records import describe_move, parse_record, record_from_
 from krypenv.krypkasino.render import announcement
 from krypenv.krypkasino.rules import SET_ASIDE_VARIANTS, TWO_PLAYER_DEALS, Rules, alternating_teams, parse_teams
 from krypenv.rng import seed_state
-from krypenv.ui.moves import Choice, InputError, softmax_masked
+from krypenv.ui.moves import Choice, InputError, OneDealAdapter, softmax_masked
 from krypenv.ui.terminal_text import BOLD, Style, seat_rows
 
 GAME = "krypkasino"
@@ -135,10 +135,11 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
     return opts
 
 
-class Adapter:
+class Adapter(OneDealAdapter):
     """One Krypkasino deal at a time for a :class:`krypenv.ui.session.Session` (see the module docstring)."""
 
     name = GAME
+    record_of = staticmethod(record_from_deals)
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any]) -> None:
         """A match's adapter: rules from ``players`` and ``options`` (record rules keys), streams from ``seed``."""
@@ -172,11 +173,6 @@ class Adapter:
         talk = [f"deal {k + 1}: seat {int(d.dealer[0])} deals; table {' '.join(_names(d.table[0])) or '-'}"]
         call = announcement(d.table[0])
         return talk + ([call] if call else [])
-
-    @property
-    def done(self) -> bool:
-        """The deal is finished."""
-        return bool(self.deals.done[0])
 
     @property
     def to_act(self) -> int:
@@ -328,10 +324,6 @@ class Adapter:
         }
         out["teams"] = out["rules"]["teams"]  # K18 seat lists, or None: the page marks partners and team totals
         return out
-
-    def record(self) -> dict[str, Any]:
-        """The deal's game record (partial while it is unfinished)."""
-        return record_from_deals(self.deals, 0)
 
     def deal_scores(self) -> list[int]:
         """Each seat's deal score (K16, K17)."""

@@ -50,7 +50,7 @@ from krypenv.kungsholmskille.observation import OBS_DTYPE, encode_into, mask_int
 from krypenv.kungsholmskille.records import describe_result, parse_record, record_from_deals
 from krypenv.kungsholmskille.rules import Rules
 from krypenv.rng import k_uniforms, seed_state
-from krypenv.ui.moves import Choice, InputError, softmax_masked
+from krypenv.ui.moves import Choice, InputError, OneDealAdapter, softmax_masked
 from krypenv.ui.terminal_text import BOLD, Style, never_red, seat_rows
 
 GAME = "kungsholmskille"
@@ -83,10 +83,11 @@ def label(a: int) -> str:
     return f"{kind} {' and '.join(arg.split(','))}"
 
 
-class Adapter:
+class Adapter(OneDealAdapter):
     """One Kungsholmskille deal at a time for a :class:`krypenv.ui.session.Session`; also the agents' DecisionSource."""
 
     name = GAME
+    record_of = staticmethod(record_from_deals)
     game = GAME  # what a checkpoint's table check reads (krypenv.agents.checkpoint.game_of)
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any]) -> None:
@@ -144,11 +145,6 @@ class Adapter:
         paid = f", antes {', '.join(str(int(x)) for x in self.antes_next)}" if k else " (everybody put in 2, L3)"
         return [(f"deal {k + 1}: seat {dealer} deals, seat {int(self.deals.forehand[0])} is forehand; "
                  f"pot {int(self.deals.pot[0])}{paid}")]
-
-    @property
-    def done(self) -> bool:
-        """The deal is finished."""
-        return bool(self.deals.done[0])
 
     @property
     def to_act(self) -> int:
@@ -290,10 +286,6 @@ class Adapter:
             "dealer": int(d.dealer[0]), "forehand": int(d.forehand[0]), "turn": self.to_act, "done": self.done,
             "result": d.result(0) if self.done else None, "rules": self.rules.to_dict(), "score_name": "money",
         }
-
-    def record(self) -> dict[str, Any]:
-        """The deal's game record (partial while it is unfinished)."""
-        return record_from_deals(self.deals, 0)
 
     def deal_scores(self) -> list[int]:
         """Each seat's money from the deal's ending (L18)."""

@@ -2,17 +2,35 @@
 
 :class:`Choice` is one legal move with its readable label, its short form and the engine
 move; :class:`InputError` is a typed or sent move that is not legal, its message the reason;
-:func:`softmax_masked` turns a policy's masked logits into probabilities (hints).
+:func:`softmax_masked` turns a policy's masked logits into probabilities (hints);
+:class:`OneDealAdapter` is what every game's adapter reads the same way off its one-deal engine.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Choice", "InputError", "softmax_masked"]
+__all__ = ["Choice", "InputError", "OneDealAdapter", "softmax_masked"]
+
+
+class OneDealAdapter:
+    """The base of a game's UI adapter: ``deals`` is its one-deal engine, ``record_of`` its records' writer."""
+
+    deals: Any  # the game's DealBatch of one deal, the deal being played
+    record_of: Callable[[Any, int], dict[str, Any]]  # the game's record_from_deals(deals, i)
+
+    @property
+    def done(self) -> bool:
+        """The deal is finished."""
+        return bool(self.deals.done[0])
+
+    def record(self) -> dict[str, Any]:
+        """The deal's game record (partial while it is unfinished)."""
+        return type(self).record_of(self.deals, 0)
 
 
 class InputError(ValueError):

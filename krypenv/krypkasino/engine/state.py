@@ -38,6 +38,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from krypenv.deals import active_mask, reset_decks
 from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, POINTS, card_name
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import legal_captures, new_scratch
@@ -89,6 +90,18 @@ def shuffled_deck(rng: np.random.Generator) -> np.ndarray:
 
 class IllegalMoveError(ValueError):
     """A move that the rules do not allow; the message names the move and why."""
+
+
+def _check_decks(decks: np.ndarray, mask: np.ndarray) -> None:
+    """ValueError unless every active deal's deck is two full decks of codes 0..51 (K1)."""
+    n = decks.shape[0]
+    codes = decks.astype(np.int64)
+    in_range = ((codes >= 0) & (codes < N_CODES)).all(axis=1)
+    rows = np.arange(n)[:, None] * N_CODES
+    counts = np.bincount((rows + np.clip(codes, 0, N_CODES - 1)).ravel(), minlength=n * N_CODES)
+    bad = mask & ~(in_range & (counts.reshape(n, N_CODES) == 2).all(axis=1))
+    if bad.any():
+        raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not two full decks of codes 0..51")
 
 
 class DealBatch:
@@ -150,15 +163,7 @@ class DealBatch:
         """State memory per deal in bytes (one record)."""
         return self.width
 
-    def _mask(self, active: np.ndarray | None) -> np.ndarray:
-        if active is None:
-            return np.ones(self.n, np.bool_)
-        active = np.asarray(active, dtype=np.bool_)
-        if active.shape != (self.n,):
-            raise ValueError(f"active mask must have shape ({self.n},), got {active.shape}")
-        return active
-
-    # ----------------------------------------------------------------- dealing
+    # ----------------------------------------------------------------- dealing (K9, K10)
     def reset(
         self,
         decks: np.ndarray | None = None,
@@ -170,23 +175,8 @@ class DealBatch:
 
         ``dealers`` defaults to seat P−1 (K5).  ``active`` restricts the reset to some deals.
         """
-        mask = self._mask(active)
-        if decks is None:
-            if rng is None:
-                raise ValueError("reset needs either decks or an rng")
-            decks = np.zeros((self.n, DECK_SIZE), np.int8)
-            decks[mask] = shuffled_decks(rng, int(mask.sum()))  # in index order of the active deals
-        else:
-            decks = np.asarray(decks)
-            if decks.shape != (self.n, DECK_SIZE):
-                raise ValueError(f"decks must have shape ({self.n}, {DECK_SIZE}), got {decks.shape}")
-            codes = decks.astype(np.int64)
-            in_range = ((codes >= 0) & (codes < N_CODES)).all(axis=1)
-            rows = np.arange(self.n)[:, None] * N_CODES
-            counts = np.bincount((rows + np.clip(codes, 0, N_CODES - 1)).ravel(), minlength=self.n * N_CODES)
-            bad = mask & ~(in_range & (counts.reshape(self.n, N_CODES) == 2).all(axis=1))
-            if bad.any():
-                raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not two full decks of codes 0..51")
+        mask = active_mask(active, self.n)
+        decks = reset_decks(decks, rng, mask, DECK_SIZE, shuffled_decks, _check_decks)
         p = self.rules.players
         dealers = np.asarray(p - 1 if dealers is None else dealers, np.int64)
         if dealers.ndim == 0:  # one dealer seat for every deal
@@ -230,7 +220,7 @@ class DealBatch:
 
         An illegal move changes nothing in its deal; :meth:`step_checked` raises instead.
         """
-        mask = self._mask(active)
+        mask = active_mask(active, self.n)
         cards = np.asarray(cards, np.int64).reshape(self.n)
         captures = np.asarray(captures, np.int8).reshape(self.n, N_CODES)
         status = np.zeros(self.n, np.int64)
@@ -248,7 +238,7 @@ class DealBatch:
 
     def random_moves(self, rng: np.random.Generator, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Uniform random legal moves (a legal card, then one of its legal captures), not applied."""
-        mask = self._mask(active)
+        mask = active_mask(active, self.n)
         u = rng.random((self.n, 2))
         cards = np.full(self.n, -1, np.int64)
         caps = np.zeros((self.n, N_CODES), np.int8)

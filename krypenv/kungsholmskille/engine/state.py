@@ -71,6 +71,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from krypenv.deals import active_mask, reset_decks
 from krypenv.kungsholmskille.actions import (
     DISCARD1,
     DISCARD2,
@@ -127,6 +128,14 @@ class IllegalMoveError(ValueError):
 
 def _rank(x: int) -> str:
     return RANKS[int(x)]
+
+
+def _check_decks(decks: np.ndarray, mask: np.ndarray) -> None:
+    """ValueError unless every active deal's deck is a kille deck (L1)."""
+    for i in np.flatnonzero(mask):
+        why = check_deck(decks[i])
+        if why:
+            raise ValueError(f"deck of deal {i}: {why}")
 
 
 class DealBatch:
@@ -193,12 +202,8 @@ class DealBatch:
         return self.state.itemsize * kernels.WIDTH + self.cash.itemsize * kernels.CASH_WIDTH
 
     def _mask(self, active: np.ndarray | None) -> np.ndarray:
-        if active is None:
-            return self._all
-        active = np.asarray(active, dtype=np.bool_)
-        if active.shape != (self.n,):
-            raise ValueError(f"active mask must have shape ({self.n},), got {active.shape}")
-        return active
+        """The deals an operation touches: every deal (a cached mask) when ``active`` is None."""
+        return self._all if active is None else active_mask(active, self.n)
 
     def _per_deal(self, name: str, value: Any, default: np.ndarray, hi: int) -> np.ndarray:
         """An int or (N,) array of ints in [0, hi) as an (N,) int64 array (``default`` if None); ValueError
@@ -218,7 +223,7 @@ class DealBatch:
             raise ValueError(f"{name} must be in 0..{hi - 1}, got {int(arr[bad][0])}")
         return arr
 
-    # ----------------------------------------------------------------- dealing
+    # ----------------------------------------------------------------- dealing (L4)
     def reset(
         self,
         decks: np.ndarray | None = None,
@@ -233,27 +238,12 @@ class DealBatch:
         each is an int or an (N,) array.  A deal depends only on (players, dealer, pot, deck).
         """
         mask = self._mask(active)
-        if decks is None:
-            if rng is None:
-                raise ValueError("reset needs either decks or an rng")
-            if active is None:
-                decks = shuffled_decks(rng, self.n)
-            else:
-                decks = np.zeros((self.n, DECK_SIZE), np.int8)
-                decks[mask] = shuffled_decks(rng, int(mask.sum()))  # in index order of the active deals
-        else:
-            decks = np.asarray(decks)
-            if decks.shape != (self.n, DECK_SIZE):
-                raise ValueError(f"decks must have shape ({self.n}, {DECK_SIZE}), got {decks.shape}")
-            for i in np.flatnonzero(mask):
-                why = check_deck(decks[i])
-                if why:
-                    raise ValueError(f"deck of deal {i}: {why}")
+        decks = reset_decks(decks, rng, mask, DECK_SIZE, shuffled_decks, _check_decks)
         dealers = self._per_deal("dealers", dealers, self._dealers0, self.players)
         pots = self._per_deal("pots", pots, self._pots0, MAX_POT + 1)
         self._unfinished = self.n
         driver = D.reset_par if self._par else D.reset_ser
-        driver(self.state, self.cash, self.players, mask, np.ascontiguousarray(decks, np.int8), dealers, pots,
+        driver(self.state, self.cash, self.players, mask, decks, dealers, pots,
                self._chunks)
 
     # ----------------------------------------------------------------- legality
