@@ -36,10 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from krypenv.games import DEFAULT_GAME
+
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"  # the shipped checkpoints (see the module docstring)
 FORMAT = "krypenv-ppo/1"
 META_NAME = "krypenv.json"
-LEGACY_GAME = "krypkasino"  # the game of a checkpoint whose krypenv.json names none
+LEGACY_GAME = DEFAULT_GAME  # a checkpoint whose krypenv.json names no game predates the second game: the first's
 NEEDED_DATA = ("policy_class", "observation_space", "action_space", "policy_kwargs")  # what playing reads of ``data``
 
 

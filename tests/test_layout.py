@@ -251,3 +251,25 @@ def test_ui_imports_each_game_only_in_its_adapter() -> None:
         bad += [f"{where(mod, line)} imports {t}" for t, line, _ in mod.imports
                 if any(t == g or t.startswith(g + ".") for g in games if g != f"krypenv.{own}")]
     assert not bad, bad
+
+
+def test_no_game_is_named_outside_the_registry_and_its_own_packages() -> None:
+    """Which games exist is written in krypenv/games.py only: no string equal to a game's name in any other module.
+
+    A game's own modules (a path part named after the game: ``krypenv/<game>/``, ``<game>_v0.py``,
+    ``agents/<game>/``, ``eval/<game>/``, ``training/<game>.py``, ``ui/<game>.py``) may name it.
+    Docstrings and help texts that mention a game inside a longer text are not names.
+    """
+    import ast
+
+    from krypenv.games import GAMES
+
+    def own(path: Path) -> bool:
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        return parts == ("krypenv", "games") or any(p.removesuffix("_v0") in GAMES for p in parts)
+
+    files = [p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))] + [ROOT / "train.py"]
+    named = [f"{p.relative_to(ROOT)}:{node.lineno} {node.value!r}" for p in files if not own(p)
+             for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in GAMES]
+    assert not named, named
