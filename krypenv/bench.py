@@ -45,7 +45,7 @@ import numpy as np
 
 from krypenv.games import GAMES
 
-__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "BatchBenchmark", "aec_row", "aec_steps_per_s", "engine_line",
+__all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_OF", "BatchBenchmark", "aec_row", "aec_steps_per_s", "engine_line",
            "engine_row", "load_games", "machine", "register", "register_batched", "run", "vec_row", "vec_steps_per_s"]
 
 Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
@@ -63,6 +63,7 @@ class BatchBenchmark:
 
 BATCH_BENCHMARKS: dict[str, BatchBenchmark] = {}  # name -> benchmark, run first at every batch size
 BENCHMARKS: dict[str, Benchmark] = {}  # name -> benchmark, run once each after the batched ones
+GAME_OF: dict[str, str | None] = {}  # name -> the game whose benchmark it is (None: not a game's; output order)
 DEFAULT_BATCHES = (1, 256, 4096)
 
 
@@ -72,16 +73,17 @@ def _check_name(name: str) -> None:
         raise ValueError(f"benchmark name {name!r} is already taken")
 
 
-def register(name: str, benchmark: Benchmark) -> None:
-    """Add a benchmark to ``krypenv bench``; its result appears under ``name``."""
+def register(name: str, benchmark: Benchmark, game: str | None = None) -> None:
+    """Add a benchmark to ``krypenv bench``; its result appears under ``name`` (in ``game``'s place, if a game's)."""
     _check_name(name)
-    BENCHMARKS[name] = benchmark
+    BENCHMARKS[name], GAME_OF[name] = benchmark, game
 
 
-def register_batched(name: str, row: BatchRow, header: str, line: Callable[[dict[str, Any]], str]) -> None:
+def register_batched(name: str, row: BatchRow, header: str, line: Callable[[dict[str, Any]], str],
+                     game: str | None = None) -> None:
     """Add a benchmark measured at every ``--batches`` size; its rows appear as a list under ``name``."""
     _check_name(name)
-    BATCH_BENCHMARKS[name] = BatchBenchmark(row, header, line)
+    BATCH_BENCHMARKS[name], GAME_OF[name] = BatchBenchmark(row, header, line), game
 
 
 def load_games() -> None:
@@ -237,18 +239,18 @@ def _text(name: str, result: dict[str, Any]) -> str:
     return f"{name}: " + ", ".join(item(k, v) for k, v in result.items())
 
 
-def _in_game_order(registry: dict[str, Any], fn: Callable[[Any], Any]) -> list[tuple[str, Any]]:
-    """The registry's items ordered by the game that registered them (the games' order), others after.
+def _in_game_order(registry: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The registry's items ordered by the game they belong to (the games' order), others after.
 
     Registration order depends on which game module some earlier code imported first; the
-    output's key order must not.  Within one module, and among non-game benchmarks, the
+    output's key order must not.  Within one game, and among non-game benchmarks, the
     registration order is kept.
     """
-    modules = [game.bench for game in GAMES.values()]
+    order = list(GAMES)
 
     def rank(item: tuple[str, Any]) -> int:
-        module = getattr(fn(item[1]), "__module__", None)
-        return modules.index(module) if module in modules else len(modules)
+        game = GAME_OF.get(item[0])
+        return order.index(game) if game in order else len(order)
 
     return sorted(registry.items(), key=rank)
 
@@ -259,7 +261,7 @@ def run(as_json: bool = False, seconds: float = 3.0, batches: tuple[int, ...] | 
     out = sys.stdout if out is None else out
     load_games()
     result: dict[str, Any] = {}
-    for name, batched in _in_game_order(BATCH_BENCHMARKS, lambda b: b.row):
+    for name, batched in _in_game_order(BATCH_BENCHMARKS):
         result[name] = []
         if not as_json:
             print(batched.header, file=out)
@@ -268,7 +270,7 @@ def run(as_json: bool = False, seconds: float = 3.0, batches: tuple[int, ...] | 
             result[name].append(row)
             if not as_json:
                 print(batched.line(row), file=out, flush=True)
-    for name, benchmark in _in_game_order(BENCHMARKS, lambda b: b):
+    for name, benchmark in _in_game_order(BENCHMARKS):
         result[name] = benchmark(seconds)
         if not as_json:
             print(_text(name, result[name]), file=out, flush=True)

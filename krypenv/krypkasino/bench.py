@@ -43,7 +43,7 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
     return engine_row(DealBatch(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
-register_batched("engine", bench_engine, ENGINE_HEADER, engine_line("engine"))
-register("aec", partial(aec_row, "krypkasino", players=3))
-register("vec", partial(vec_row, "krypkasino", players=3))
-register("vec_2p", partial(vec_row, "krypkasino", players=2))
+register_batched("engine", bench_engine, ENGINE_HEADER, engine_line("engine"), game="krypkasino")
+register("aec", partial(aec_row, "krypkasino", players=3), game="krypkasino")
+register("vec", partial(vec_row, "krypkasino", players=3), game="krypkasino")
+register("vec_2p", partial(vec_row, "krypkasino", players=2), game="krypkasino")

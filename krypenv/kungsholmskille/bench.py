@@ -51,6 +51,6 @@ def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) ->
     return engine_row(DealBatch(Rules(players), batch), _play_batch, seconds, seed, players=players)
 
 
-register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line("kille_engine"))
-register("kille_aec", partial(aec_row, "kungsholmskille", players=4))
-register("kille_vec", partial(vec_row, "kungsholmskille", players=4))
+register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line("kille_engine"), game="kungsholmskille")
+register("kille_aec", partial(aec_row, "kungsholmskille", players=4), game="kungsholmskille")
+register("kille_vec", partial(vec_row, "kungsholmskille", players=4), game="kungsholmskille")

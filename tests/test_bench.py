@@ -1,0 +1,26 @@
+"""``krypenv bench``'s registry of benchmarks: every game's, in the games' order whatever was imported first."""
+
+from __future__ import annotations
+
+from krypenv import bench
+from krypenv.games import GAMES
+
+
+def test_every_game_registers_its_benchmarks_under_its_name() -> None:
+    """Loading the games registers at least one batched and one plain benchmark per game, each marked with it."""
+    bench.load_games()
+    for name in GAMES:
+        mine = {b for b, game in bench.GAME_OF.items() if game == name}
+        assert mine & set(bench.BATCH_BENCHMARKS), name
+        assert mine & set(bench.BENCHMARKS), name
+
+
+def test_output_order_follows_the_registry_not_the_import_order() -> None:
+    """The same key order when the games' benchmarks were registered in reverse (a later game imported first)."""
+    bench.load_games()
+    for registry in (bench.BATCH_BENCHMARKS, bench.BENCHMARKS):
+        reverse = dict(reversed(list(registry.items())))
+        ordered = [name for name, _ in bench._in_game_order(reverse)]
+        games = [bench.GAME_OF.get(name) for name in ordered]
+        ranks = [list(GAMES).index(g) if g in GAMES else len(GAMES) for g in games]
+        assert ranks == sorted(ranks), ordered
