@@ -36,6 +36,8 @@ def reset_decks(decks: np.ndarray | None, rng: np.random.Generator | None, mask:
     if decks is None:
         if rng is None:
             raise ValueError("reset needs either decks or an rng")
+        if mask.all():
+            return shuffled(rng, n)  # the same decks as below, without the copy
         out = np.zeros((n, size), np.int8)
         out[mask] = shuffled(rng, int(mask.sum()))  # in index order of the active deals
         return out
