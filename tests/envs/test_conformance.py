@@ -101,6 +101,14 @@ def test_gymnasium_and_sb3_check_env(game: Game) -> None:
     sb3_check_env(entry(game).GymEnv(players=min(game.players)), warn=True)
 
 
+def test_gymnasium_check_env_steps_a_stale_sample_that_the_default_env_refuses(game: Game) -> None:
+    """The README's caveat: Gymnasium's checker steps an action sampled before its seeded reset; ``illegal="raise"``
+    refuses it (an illegal action is an error, never a silent fix-up)."""
+    env = gymnasium.make(game.gym_id, players=game.play_players)
+    with pytest.raises(ValueError, match="illegal"):
+        check_env(env.unwrapped)
+
+
 def test_aec_gym_and_vec_return_the_same_game(game: Game) -> None:
     """Every seat plays the lowest legal action: AEC (seat 0), Gymnasium and VecEnv game 0 return the same."""
     module, players, seed = entry(game), game.play_players, 11
