@@ -26,3 +26,12 @@ def test_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
         assert namespace["masks"].shape == (4096, 105)
     assert "end of the deal" in printed + capsys.readouterr().out
 
+
+
+def test_every_path_the_readme_names_exists() -> None:
+    """Every repository file the README names in backticks (``agents/league.py``, ``docs/RULES.md`` ...) exists."""
+    folders = "agents|eval|krypenv|tests|docs|experiments|examples|checkpoints"
+    named = set(re.findall(rf"`((?:{folders})/[\w./-]+\.(?:py|md|zip|json|csv|png))`", README))
+    assert named, "the README names no file"
+    missing = sorted(path for path in named if not (ROOT / path).exists())
+    assert not missing, missing
