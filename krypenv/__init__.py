@@ -11,7 +11,7 @@ module (:mod:`krypenv.krypkasino_v0`, :mod:`krypenv.kungsholmskille_v0`) exports
 ``raw_env``, ``GymEnv`` and ``VecEnv``; importing :mod:`krypenv` registers every game's
 Gymnasium id (``gym_id`` in :data:`krypenv.games.GAMES`: ``krypenv/Krypkasino-v0``,
 ``krypenv/Kungsholmskille-v0``) with its entry module's ``GymEnv``.  ``krypenv.env(**config)``
-/ ``krypenv.raw_env`` are Krypkasino's PettingZoo AEC environment.  The heavy modules
+/ ``krypenv.raw_env`` are the default game's (Krypkasino's) AEC env.  The heavy modules
 (compiled kernels, PettingZoo) load on first use.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
-from krypenv.games import GAMES
+from krypenv.games import DEFAULT_GAME, GAMES
 
 
 def compiled_sources(root: Path | None = None) -> list[Path]:
@@ -68,11 +68,9 @@ for _game in GAMES.values():
 
 
 def __getattr__(name: str) -> Any:
-    """Krypkasino's ``env`` and ``raw_env``, loaded on first access from :mod:`krypenv.krypkasino.aec`."""
+    """The default game's ``env`` and ``raw_env`` (Krypkasino's), loaded on first access from its entry module."""
     if name in ("env", "raw_env"):
-        from krypenv.krypkasino import aec
-
-        return getattr(aec, name)
+        return getattr(GAMES[DEFAULT_GAME].part("entry"), name)
     raise AttributeError(f"module 'krypenv' has no attribute {name!r}")
 
 

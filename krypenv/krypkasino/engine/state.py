@@ -184,7 +184,7 @@ class DealBatch:
         if dealers.shape != (self.n,) or (dealers < 0).any() or (dealers >= p).any():
             raise ValueError(f"dealers must be seats 0..{p - 1}, got {dealers}")
         driver = kernels.reset_many_par if self._par else kernels.reset_many_ser
-        driver(self.state, self.rules.players, mask, decks.astype(np.int8), dealers, *self._initial, self._spades,
+        driver(self.state, self.rules.players, mask, decks, dealers, *self._initial, self._spades,
                self._scr)
 
     # ----------------------------------------------------------------- legality
