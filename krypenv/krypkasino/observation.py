@@ -165,8 +165,9 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
         out[o + 5 * P + r] = 1 if row[kernels.LAST_CAPTURER] == s else 0
         out[o + 6 * P + r] = 1 if (actor == s and not ended) else 0
     o += 7 * P
-    out[o] = row[kernels.DECK_LEN] - row[kernels.POS]
+    deck_len = kernels.deck_length(st, i)  # 104, or a variant deck's length (K20)
+    out[o] = deck_len - row[kernels.POS]
     out[o + 1] = row[kernels.ROUND]
-    out[o + 2] = 1 if row[kernels.POS] >= row[kernels.DECK_LEN] else 0
+    out[o + 2] = 1 if row[kernels.POS] >= deck_len else 0
     out[o + 3] = 1 if choosing else 0
     out[o + 4] = min(deals_left, 127)

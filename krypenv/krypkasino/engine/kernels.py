@@ -241,7 +241,7 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
             row[tabbes_at(players) + s] += 2 if (taken == 1 and cap[card] == 1 and card % 13 != 0) else 1
     row[TURN] = s + 1 if s + 1 < players else 0
     if row[IN_HANDS] == 0:
-        if row[POS] < row[DECK_LEN]:
+        if row[POS] < deck_length(st, i):  # cards left in the deck (K7, K20)
             _set_aside(st, i, spades)  # K8 at the end of every round
             _deal_packets(st, i, players, later_kinds, later_sizes)  # K7
             row[ROUND] += 1
