@@ -14,7 +14,7 @@ from krypenv.krypkasino.cards import POINTS, kind_codes, ordered_deck, parse_dec
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.engine import DealBatch, shuffled_deck, shuffled_decks
 from krypenv.krypkasino.observation import bounds, layout, obs_size
-from krypenv.krypkasino.records import check_record, record_from_deals
+from krypenv.krypkasino.records import check_record, record_from_deals, summary
 from krypenv.krypkasino.rules import PRESETS, Rules
 
 # Copied by hand from the preset table in RULES.md (K22): players, deck size, rounds, decisions, total points.
@@ -173,8 +173,22 @@ def test_k22_variant_record_round_trips_and_replays() -> None:
     assert len(rec["deck"]) == 28 and rec["rules"]["hand"] == 4
     out = check_record(rec)
     assert out.ok and out.result == rec["result"]
+    assert summary("r", rec, out)[0].startswith("r: ok: 3 players, preset small, dealer seat")  # krypenv replay
+    assert "preset" not in summary("s", *_standard_record())[0]
     bad = dict(rec, deck=rec["deck"][:-1] + ["KS"])
     assert not check_record(bad).ok and "variant" in (check_record(bad).error or "")
+
+
+def _standard_record() -> tuple[dict[str, Any], Any]:
+    """A finished standard 2-player record and its replay outcome."""
+    d = DealBatch(Rules(players=2), 1)
+    d.reset(rng=np.random.default_rng(2))
+    g = np.random.default_rng(3)
+    while not d.done[0]:
+        d.play_random(g)
+    rec = record_from_deals(d, 0)
+    assert list(rec["rules"]) == ["players", "teams", "two_player_deal", "set_aside", "last_capture_point"]
+    return rec, check_record(rec)
 
 
 # ----------------------------------------------------------------------------- the env configuration
