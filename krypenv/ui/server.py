@@ -46,7 +46,8 @@ person's move the agents play on the pool; the answer comes when they reach the 
 next decision or after a few seconds with ``state.thinking`` true (then ``GET`` the state
 until it is false).  A Krypkasino game's ``rules`` are ``teams`` (K18: null, a number of
 teams, or seat lists), ``two_player_deal`` (K6), ``set_aside`` (K8), ``last_capture_point``
-(K17), checked strictly (:mod:`krypenv.ui.krypkasino`).  Every bad request (unknown field,
+(K17) and ``preset`` (K22: ``standard``, ``tiny``, ``small``; the page offers it), checked
+strictly (:mod:`krypenv.ui.krypkasino`).  Every bad request (unknown field,
 illegal move, unknown id, malformed JSON, a records file of which no record parses) is a 4xx
 with ``{"error": "..."}`` naming what was wrong and changes nothing; an unexpected failure is
 a 500 with its message, and the server keeps running.
