@@ -75,3 +75,24 @@ def test_every_baseline_plays_small_episodes_to_their_end() -> None:
             _, _, term, trunc, info = env.step(a)
             done = term or trunc
         assert term and info["deal"] <= 2 and sum(info["money"]) == 0
+
+
+def test_the_shipped_checkpoint_refuses_other_deck_or_pot_rules() -> None:
+    """L22: ppo:kille-4p was trained on the standard game; at a 4-player table with 14 ranks or a pot bound it
+    raises one ValueError naming the preset, and still plays the standard table."""
+    agent = agents.load("ppo:kille-4p", game=GAME)
+    for kw in ({"ranks": 14}, {"pot_deals": 3}):
+        core = KungsholmskilleBatch(EnvConfig(players=4, **kw), 1, kinds=[EXTERNAL] * 4)
+        core.seed([0])
+        core.reset()
+        seat = np.array([int(core.deals.to_act[0])])
+        try:
+            agent.act(core.decisions(np.array([0]), seat))
+        except ValueError as exc:
+            assert "trained on the standard preset" in str(exc) and "custom" in str(exc)
+        else:
+            raise AssertionError("a standard checkpoint played a custom table")
+    core = KungsholmskilleBatch(EnvConfig(players=4), 1, kinds=[EXTERNAL] * 4)
+    core.seed([0])
+    core.reset()
+    assert agent.act(core.decisions(np.array([0]), np.array([int(core.deals.to_act[0])]))).shape == (1,)
