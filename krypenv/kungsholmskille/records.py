@@ -20,7 +20,7 @@ Moves are L17 strings; the seat of each is implied by the rules.  ``result`` is 
 once the deal is finished: a *partial* record (fewer moves, no ``result``) is valid and
 replays to ``result=None``.  Unknown keys are rejected everywhere, so a misspelt key is never
 silently ignored.  The recorded result must keep L18's bookkeeping (``sum(money)`` is the
-pot after a walkover or showdown, 0 after a budrunda; ``pot_next`` is the pot if it stayed,
+pot after a walkover, showdown or settlement, 0 after a budrunda; ``pot_next`` is the pot if it stayed,
 plus the antes) and must equal the result recomputed by the engine.
 
 - :func:`record_from_deals` writes deal ``i`` of a :class:`~krypenv.kungsholmskille.engine.DealBatch` batch.
