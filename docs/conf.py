@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
 
 project = "krypenv"
 author = "the krypenv authors"
-copyright = "2026, the krypenv authors"  # noqa: A001 - Sphinx's name
+copyright = "2026, the krypenv authors"
 release = "0.1.0"
 
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.viewcode", "krypenv_pages"]

@@ -215,7 +215,8 @@ def test_ci_builds_the_docs_site_with_warnings_as_errors() -> None:
     lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln.strip()]
     docs = [k for k, ln in enumerate(lines) if ln.endswith(DOCS)]
     assert len(docs) == 1 and docs[0] > lines.index(ci_commands()[-1])
-    assert lines[docs[0]].removesuffix(DOCS).rstrip() == "python -m sphinx -W --keep-going -b html docs docs/_build/html"
+    build = "python -m sphinx -W --keep-going -b html docs docs/_build/html"
+    assert lines[docs[0]].removesuffix(DOCS).rstrip() == build
 
 
 def test_ci_installs_the_browser_before_the_tests() -> None:

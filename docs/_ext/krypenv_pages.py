@@ -85,20 +85,22 @@ def space_text(space: Any) -> str:
     return str(space)
 
 
-def check_stated_spaces(where: str, doc: str, actions: int, shapes: dict[int, int], dtype: str) -> None:
-    """Warn (fails the -W build) where a docstring states an action space or observation size the env does not have."""
+def stated_space_errors(where: str, doc: str, actions: int, shapes: dict[int, int], dtype: str) -> list[str]:
+    """What a docstring states of the action space, observation size or dtype that the live env does not have."""
+    errors = []
     for n in re.findall(r"Discrete\((\d+)\)", doc):
         if int(n) != actions:
-            LOG.warning("%s states Discrete(%s); the live env has Discrete(%d)", where, n, actions)
+            errors.append(f"{where} states Discrete({n}); the live env has Discrete({actions})")
     for formula in re.findall(r"\((\d+(?: \+ \d*P)+(?: \+ \d+)?),\)", doc):
         for players, size in shapes.items():
-            value = eval(formula.replace("P", f"*{players}").replace(" *", " 1*"), {})  # noqa: S307 - digits only
+            value = sum(int(term[:-1] or 1) * players if term.endswith("P") else int(term)
+                        for term in formula.split(" + "))
             if value != size:
-                LOG.warning("%s states (%s,): %d for %d players; the live env has %d", where, formula, value, players,
-                            size)
+                errors.append(f"{where} states ({formula},): {value} for {players} players; the live env has {size}")
     for stated in re.findall(r"Box\((int\d+|float\d+),", doc):
         if stated != dtype:
-            LOG.warning("%s states Box(%s, ...); the live observation dtype is %s", where, stated, dtype)
+            errors.append(f"{where} states Box({stated}, ...); the live observation dtype is {dtype}")
+    return errors
 
 
 def environments_page(game: Any) -> str:
@@ -111,6 +113,7 @@ def environments_page(game: Any) -> str:
     obs_module = importlib.import_module(f"{pkg}.observation")
     act_module = importlib.import_module(f"{pkg}.actions")
     rows, shapes, default = [], {}, None
+    default_players = inspect.signature(aec_module.raw_env).parameters["players"].default
     for players in game.players:
         aec = entry.raw_env(players=players)
         agent = aec.possible_agents[0]
@@ -122,10 +125,10 @@ def environments_page(game: Any) -> str:
         actions = int(aec.action_space(agent).n)
         assert space_text(gym_env.observation_space) == space_text(vec.observation_space)
         assert space_text(gym_env.action_space) == space_text(vec.action_space) == space_text(aec.action_space(agent))
-        rows.append(f"| {players} | `{space_text(obs_space['observation'])}` | `{space_text(gym_env.observation_space)}`"
-                    f" | `{space_text(vec.observation_space)}` | `{tuple(vec.action_masks().shape)}` |")
-        if default is None or players == inspect.signature(aec_module.raw_env).parameters.get("players",
-                                                                                                None).default:
+        cells = (space_text(obs_space["observation"]), space_text(gym_env.observation_space),
+                 space_text(vec.observation_space), tuple(vec.action_masks().shape))
+        rows.append(f"| {players} | " + " | ".join(f"`{cell}`" for cell in cells) + " |")
+        if default is None or players == default_players:
             default = (players, aec, gym_env, vec)
         vec.close()
     players, aec, gym_env, vec = default
@@ -133,7 +136,8 @@ def environments_page(game: Any) -> str:
     name = aec.metadata["name"]
     for where, mod in (("the AEC docstring", aec_module), ("the Gymnasium docstring", gym_module),
                        ("the VecEnv docstring", vec_module), ("the observation docstring", obs_module)):
-        check_stated_spaces(f"{mod.__name__} ({where})", mod.__doc__ or "", actions, shapes, dtype)
+        for error in stated_space_errors(f"{mod.__name__} ({where})", mod.__doc__ or "", actions, shapes, dtype):
+            LOG.warning(error)  # the -W build fails
     short = entry.__name__.rsplit(".", 1)[1]
     aec_doc, history = split_history(drop_first_table(body(aec_module.__doc__ or "")))
     for mod in (entry, aec_module, gym_module, vec_module, obs_module, act_module):
@@ -141,16 +145,16 @@ def environments_page(game: Any) -> str:
     lines = [
         f"# {game.title} environments (`{entry.__name__}`)",
         "",
-        f"```{{note}}\nThis page is generated when the site is built (`docs/_ext/krypenv_pages.py`): the tables "
-        "are computed from the live env objects, and the text is the modules' docstrings. A space a docstring "
-        "states that the env does not have fails the build.\n```",
+        ("```{note}\nThis page is generated when the site is built (`docs/_ext/krypenv_pages.py`): the tables "
+         "are computed from the live env objects, and the text is the modules' docstrings. A space a docstring "
+         "states that the env does not have fails the build.\n```"),
         "",
         "| | |",
         "|---|---|",
         f"| Import | `from krypenv import {short}` |",
         f"| PettingZoo AEC | `{short}.env(players={players})`, `{short}.raw_env(...)`; name `{name}` |",
-        f"| Gymnasium | `gymnasium.make(\"{game.gym_id}\")` or `{short}.GymEnv(...)` "
-        f"(`{gym_cls.__module__}.{gym_cls.__name__}`) |",
+        (f"| Gymnasium | `gymnasium.make(\"{game.gym_id}\")` or `{short}.GymEnv(...)` "
+         f"(`{gym_cls.__module__}.{gym_cls.__name__}`) |"),
         f"| VecEnv (SB3) | `{short}.VecEnv(num_envs, ...)` (`{vec_cls.__module__}.{vec_cls.__name__}`) |",
         f"| Agents | `{aec.possible_agents}` ({players} players, the default) |",
         f"| Number of agents | {', '.join(map(str, game.players))} (`players`) |",
@@ -159,8 +163,8 @@ def environments_page(game: Any) -> str:
         f"| Observation space (Gymnasium, {players} players) | `{space_text(gym_env.observation_space)}` |",
         f"| Rules | {{doc}}`/{Path(game.rules_doc).stem}` (`{game.rules_doc}`, rule ids {game.rule_prefix}1, …) |",
         "",
-        "Observation and mask per player count (the AEC env's `observation` member; the Gymnasium and VecEnv "
-        "observation spaces; the VecEnv's `action_masks()` for 2 games):",
+        ("Observation and mask per player count (the AEC env's `observation` member; the Gymnasium and VecEnv "
+         "observation spaces; the VecEnv's `action_masks()` for 2 games):"),
         "",
         "| players | AEC `observation` | Gymnasium | VecEnv (per game) | VecEnv masks (2 games) |",
         "|---:|---|---|---|---|",

@@ -67,7 +67,7 @@ def main() -> None:
                 last = delta + GAMMA * LAM * (1 - b_done[t]) * last
                 adv[t] = last
             ret = adv + b_val
-        flat = lambda x: x.reshape(NUM_STEPS * NUM_ENVS, *x.shape[2:])  # noqa: E731
+        flat = lambda x: x.reshape(NUM_STEPS * NUM_ENVS, *x.shape[2:])
         f_obs, f_mask, f_act, f_logp, f_adv, f_ret = map(flat, (b_obs, b_mask, b_act, b_logp, adv, ret))
         for _ in range(EPOCHS):
             for idx in torch.randperm(len(f_obs)).chunk(MINIBATCHES):

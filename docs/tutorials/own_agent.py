@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from krypenv.agents import MoveAgent
+
 from krypenv.cli import main as krypenv_main
 from krypenv.krypkasino.cards import POINTS, TABLE_VALUE
 from krypenv.krypkasino.view import Move, SeatView

@@ -25,11 +25,11 @@ def main() -> None:
     model.learn(total_timesteps=STEPS)
     scores = []
     for episode in range(20):
-        obs, info = env.reset(seed=1000 + episode)
+        obs, _ = env.reset(seed=1000 + episode)
         done, ret = False, 0.0
         while not done:
             action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
-            obs, reward, terminated, truncated, info = env.step(int(action))
+            obs, reward, terminated, truncated, _ = env.step(int(action))
             ret, done = ret + float(reward), terminated or truncated
         scores.append(-ret)  # the return is minus the learner's deal score
     print(f"after {STEPS} steps: the learner's mean score per deal against expert {np.mean(scores):.2f} "
