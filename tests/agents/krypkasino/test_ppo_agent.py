@@ -232,7 +232,7 @@ SHIPPED = sorted((Path(__file__).resolve().parents[3] / "checkpoints").glob("ppo
 
 
 def test_the_shipped_checkpoints_are_there():
-    """The checkpoints of docs/results/checkpoints.md are shipped (the parametrized test below must not run on nothing)."""
+    """The checkpoints of docs/results/checkpoints.md are shipped (the test below must not run on nothing)."""
     assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip",
                                          "ppo-4p-teams02+13.zip"}
 
