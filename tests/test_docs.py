@@ -43,6 +43,23 @@ def test_a_wrong_space_in_a_docstring_is_an_error() -> None:
     assert pages.stated_space_errors("ok", "Discrete(105), (325 + 7P + 5,), Box(int8, ...)", 105, shapes, "int8") == []
     errors = pages.stated_space_errors("bad", "Discrete(4) and (325 + 8P + 5,) as Box(int16, x)", 105, shapes, "int8")
     assert len(errors) == 4 and "Discrete(4)" in errors[0] and "346 for 2 players" in errors[1]
+    assert pages.stated_space_errors("prose", "a vector of `325 + 7P + 6` entries", 105, shapes, "int8")
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_game_overview_pages_state_the_live_spaces(name: str) -> None:
+    """The hand-written overview page of each game states the action space and observation size the env has."""
+    game = GAMES[name]
+    entry = game.part("entry")
+    shapes, actions, dtype = {}, 0, ""
+    for players in game.players:
+        aec = entry.raw_env(players=players)
+        space = aec.observation_space(aec.possible_agents[0])["observation"]
+        shapes[players], dtype = int(space.shape[0]), space.dtype.name
+        actions = int(aec.action_space(aec.possible_agents[0]).n)
+    text = (DOCS / "games" / f"{name}.md").read_text(encoding="utf-8")
+    assert f"Discrete({actions})" in text
+    assert pages.stated_space_errors(name, text, actions, shapes, dtype) == []
 
 
 @pytest.mark.parametrize("name", list(GAMES))

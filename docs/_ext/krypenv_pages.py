@@ -11,6 +11,8 @@ sources, into ``docs/generated/`` (ignored by git):
   (:func:`krypenv.agents.base.known`, :func:`~krypenv.agents.base.find_entry`);
 * ``games.md``: the registry of games itself (one row per :class:`krypenv.games.Game`).
 
+The hand-written overview page of each game (``docs/games/<game>.md``) is checked the same way.
+
 Every space a docstring states by hand (``Discrete(105)``, ``(325 + 7P + 5,)``, ``Box(int16, ...)``) is
 checked against the live env for every player count; a mismatch is a Sphinx warning, so the ``-W``
 build fails rather than publish a wrong page.  Module docstrings are written in Markdown with
@@ -32,6 +34,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 LOG = logging.getLogger(__name__)
+DOCS = Path(__file__).resolve().parents[1]
 ROLE = re.compile(r":(mod|class|func|data|meth|attr|exc|obj):`~?([^`]+)`")
 MARKDOWN_DOCSTRING = re.compile(r"^\s*(#+ |\|[-|]+\|\s*$)", re.MULTILINE)  # a Markdown heading or table rule
 MARKDOWN_MODULES: dict[str, str] = {}  # module name -> the generated page that renders its docstring
@@ -91,7 +94,9 @@ def stated_space_errors(where: str, doc: str, actions: int, shapes: dict[int, in
     for n in re.findall(r"Discrete\((\d+)\)", doc):
         if int(n) != actions:
             errors.append(f"{where} states Discrete({n}); the live env has Discrete({actions})")
-    for formula in re.findall(r"\((\d+(?: \+ \d*P)+(?: \+ \d+)?),\)", doc):
+    formulas = re.findall(r"\((\d+(?: \+ \d*P)+(?: \+ \d+)?),\)", doc)  # a shape: (325 + 7P + 5,)
+    formulas += re.findall(r"`(\d+(?: \+ \d*P)+(?: \+ \d+)?)`", doc)  # a size in prose: `75 + 23P`
+    for formula in formulas:
         for players, size in shapes.items():
             value = sum(int(term[:-1] or 1) * players if term.endswith("P") else int(term)
                         for term in formula.split(" + "))
@@ -138,6 +143,11 @@ def environments_page(game: Any) -> str:
                        ("the VecEnv docstring", vec_module), ("the observation docstring", obs_module)):
         for error in stated_space_errors(f"{mod.__name__} ({where})", mod.__doc__ or "", actions, shapes, dtype):
             LOG.warning(error)  # the -W build fails
+    overview = DOCS / "games" / f"{game.name}.md"  # the game's hand-written overview page
+    if overview.exists():
+        for error in stated_space_errors(f"docs/games/{game.name}.md", overview.read_text(encoding="utf-8"), actions,
+                                         shapes, dtype):
+            LOG.warning(error)
     short = entry.__name__.rsplit(".", 1)[1]
     aec_doc, history = split_history(drop_first_table(body(aec_module.__doc__ or "")))
     for mod in (entry, aec_module, gym_module, vec_module, obs_module, act_module):
