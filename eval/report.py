@@ -56,7 +56,7 @@ class EvalResults(ABC, Generic[ConfigT, RowT, PairT, PlayedT]):
 
 def pair_lines(pairs: list[Any], width: int, num: Callable[[float], str], units: str) -> list[str]:
     """One report line per head-to-head pair: ``a - b``, the mean difference, its 95% interval, over how many
-    ``units``, and `` *`` where the interval leaves out zero."""
+    ``units``, and a star (``*``) where the interval leaves out zero."""
     lines = []
     for p in pairs:
         sig = " *" if p.diff.low > 0 or p.diff.high < 0 else ""

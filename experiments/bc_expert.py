@@ -7,7 +7,7 @@ decision's observation, mask and expert action, fits a 256x256 MLP on the observ
 by its column maxima with masked cross-entropy (90% train, 10% held out), then plays the
 cloned policy (masked argmax) against expert on 200 duplicate decks of seed 1 and prints the
 harness's table.  Not part of the library; it measured the behaviour-cloning figure quoted in
-the README's training section.
+the training results (docs/results/krypkasino-training.md).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Plays ``--games`` deals (seeds 0, 1, ...) on one core batch as ``krypenv eval`` 
 the agent's ``act`` and prints decisions, seconds in ``act`` and seconds per decision.  The
 batches are as large as in the harness with ``--batch`` equal to ``--games``.  Threads: numba's
 ``--threads`` (default 1, as each worker of a 2-worker evaluation on 2 cores).  Not part of the
-library; it measured the per-decision times quoted in the README's agents section.
+library; it measured the per-decision times quoted in docs/results/krypkasino-search.md.
 """
 
 from __future__ import annotations

@@ -177,12 +177,13 @@ def ci_commands() -> list[str]:
     """The commands of .ci/run: its lines other than blanks, comments, shell options and the cd to the root."""
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
     return [ln for ln in lines if ln.strip() and not ln.startswith(("#", "set ", "cd "))
-            and not ln.endswith((BROWSER, LINT, RAY))]
+            and not ln.endswith((BROWSER, LINT, RAY, DOCS))]
 
 
 BROWSER = "# browser for the UI tests"  # .ci/run's lines that install Chromium for tests/ui/test_browser.py
 LINT = "# lint, before the tests"  # .ci/run's lines that install the extras (ruff among them) and run ruff
 RAY = "# Ray's tests in their own environment"  # .ci/run's line that installs the ray extra and runs tests/ray
+DOCS = "# the documentation site: a broken page fails CI"  # .ci/run's line that builds docs/ with -W
 
 
 def test_ci_lints_before_the_tests() -> None:
@@ -207,6 +208,15 @@ def test_ci_runs_the_ray_tests_in_their_own_environment() -> None:
     line = lines[ray_lines[0]]
     assert '.venv-ray/bin/pip install -e ".[all,ray]"' in line
     assert ".venv-ray/bin/python -m pytest -n 2 tests/ray" in line
+
+
+def test_ci_builds_the_docs_site_with_warnings_as_errors() -> None:
+    """After the README's test command, .ci/run builds the Sphinx site offline with -W (a broken page fails CI)."""
+    lines = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln.strip()]
+    docs = [k for k, ln in enumerate(lines) if ln.endswith(DOCS)]
+    assert len(docs) == 1 and docs[0] > lines.index(ci_commands()[-1])
+    build = "python -m sphinx -W --keep-going -b html docs docs/_build/html"
+    assert lines[docs[0]].removesuffix(DOCS).rstrip() == build
 
 
 def test_ci_installs_the_browser_before_the_tests() -> None:

@@ -28,10 +28,27 @@ def test_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 
-def test_every_path_the_readme_names_exists() -> None:
-    """Every repository file the README names in backticks (``agents/league.py``, ``docs/RULES.md`` ...) exists."""
+def docs_pages() -> list[Path]:
+    """The README and every Markdown page of the docs site (the generated ones are not in the tree)."""
+    return [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
+
+
+def test_every_path_the_readme_and_the_docs_name_exists() -> None:
+    """Every repository file the README or a docs page names in backticks (``agents/league.py``, ``docs/RULES.md``
+    ...) exists; the layout table and the guides moved from the README to the docs are checked there."""
     folders = "agents|eval|krypenv|tests|docs|experiments|examples|checkpoints"
-    named = set(re.findall(rf"`((?:{folders})/[\w./-]+\.(?:py|md|zip|json|csv|png))`", README))
-    assert named, "the README names no file"
-    missing = sorted(path for path in named if not (ROOT / path).exists())
+    missing, named_in = [], {}
+    for page in docs_pages():
+        named = set(re.findall(rf"`((?:{folders})/[\w./+-]+\.(?:py|md|zip|json|csv|png))`", page.read_text("utf-8")))
+        named_in[page.relative_to(ROOT).as_posix()] = named
+        missing += [f"{page.relative_to(ROOT)}: {path}" for path in sorted(named) if not (ROOT / path).exists()]
+    assert named_in["docs/architecture.md"] and named_in["docs/guides/ray.md"], "the layout and Ray guide name no file"
+    assert not missing, missing
+
+
+def test_every_link_of_the_readme_resolves() -> None:
+    """The README's relative links (into the docs site's sources, CONTRIBUTING.md, CITATION.cff) name existing files."""
+    links = [t for t in re.findall(r"\]\(([^)#]+)\)", README) if not t.startswith(("http://", "https://"))]
+    assert any(t.startswith("docs/") for t in links), "the README links into no docs page"
+    missing = sorted(t for t in links if not (ROOT / t).exists())
     assert not missing, missing

@@ -8,17 +8,17 @@ builds, once per table, the first agent of this lookup that applies:
 | 2       | —     | :data:`TWO_PLAYERS`, ``pimc:samples=256,z=1``: pimc with four times its    |
 |         |       | worlds, leaving the expert's move at one standard error; it beats ``pimc`` |
 |         |       | by 2.15 [1.07, 3.23] points per deal over 2,000 fresh decks of two seeds   |
-|         |       | (README), at 0.015 s per decision.  The policy-guided search over          |
+|         |       | (results), at 0.015 s per decision.  The policy-guided search over         |
 |         |       | ``ppo-2p.zip``, the 2-player champion before it, is level with ``pimc``    |
 | 3–6     | none  | ``pimc:policy=ppo:<dir>/ppo-{P}p.zip`` with :data:`GUIDED` options, when   |
 |         |       | that checkpoint exists and was trained for P players without teams         |
 |         |       | (shipped: ``ppo-3p.zip``, ``ppo-4p.zip`` and ``ppo-6p.zip``; over each of  |
-|         |       | them the search beats pimc over the decks of two seeds: README)            |
+|         |       | them the search beats pimc over the decks of two seeds: results)           |
 | 4, 6    | teams | the same over ``<dir>/ppo-{P}p-teams{seats}.zip`` (``checkpoint_name``)    |
 |         |       | when it was trained with these teams (shipped: ``ppo-4p-teams02+13.zip``,  |
-|         |       | 2v2 with partners opposite; the search beats pimc on two seeds: README)    |
+|         |       | 2v2 with partners opposite; the search beats pimc on two seeds: results)   |
 | any     | any   | else ``pimc`` at its defaults: determinized search with expert rollouts    |
-|         |       | (README, Evaluation); more worlds were measured with 2 players only        |
+|         |       | (results, Evaluation); more worlds were measured with 2 players only       |
 
 The champions are measured on the standard deck and deal only: at a table of another preset
 or custom deck (RULES.md K20–K22) ``champion`` raises a ValueError naming the preset.
@@ -47,8 +47,8 @@ from krypenv.agent_api import Agent, DecisionBatch
 from krypenv.krypkasino.rules import teams_tag
 
 CHECKPOINTS = SHIPPED
-GUIDED = "samples=32"  # the options of the policy-guided search (README: measured)
-TWO_PLAYERS = "pimc:samples=256,z=1"  # the 2-player champion, no checkpoint (README: measured on fresh decks)
+GUIDED = "samples=32"  # the options of the policy-guided search (docs/results/krypkasino-search.md: measured)
+TWO_PLAYERS = "pimc:samples=256,z=1"  # the 2-player champion, no checkpoint (docs/results: measured on fresh decks)
 FALLBACK = "pimc"
 
 

@@ -33,7 +33,7 @@ mean replaces it only when ``z`` standard errors below it.
 |          |         | each call): these small batches gain nothing from more, and lose much when    |
 |          |         | the cores are busy                                                            |
 
-**Defaults.** Chosen by measurement (README, "Policy-guided search and champion"): against
+**Defaults.** Chosen by measurement (docs/results/krypkasino-search.md): against
 ``pimc`` on 200 duplicate decks every ingredient (``critic``, ``weights``, ``value=relative``,
 more worlds, deeper rollouts) scored within the noise of the plain search (about ±3.5 points
 per deal), so the defaults are the plain search, the cheapest.  With 2 players ``critic``

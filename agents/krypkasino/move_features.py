@@ -3,8 +3,8 @@
 The observation (:mod:`krypenv.krypkasino.observation`) says what a seat knows; it does not say what a
 move *does*: which points it takes, what table it leaves and how likely the next seat is to
 be forced to sweep that table (K13, K14).  Those are subset-sum and card-counting questions
-that an MLP does not learn from the reward in a training budget (measured: README,
-"Training").  This module computes them from the acting seat's public information only —
+that an MLP does not learn from the reward in a training budget (measured:
+docs/results/krypkasino-training.md).  This module computes them from the acting seat's public information only —
 the same quantities the ``expert`` weighs (:func:`krypenv.agents.krypkasino.tactics.move_terms`) — and gives
 them per *action* of the ``Discrete(105)`` protocol (:mod:`krypenv.krypkasino.actions`), so that a
 policy can score every action with one shared network (:mod:`krypenv.agents.krypkasino.move_policy`).

@@ -27,7 +27,7 @@ are never paid; after a budrunda (L12) it is that money minus the seat's ante pl
 
 **Defaults** ``pimc:worlds=32,rollout=expert,value=episode``.  The sampling uses a generator seeded from the
 game's own stream (``batch.uniforms``), so evaluations are reproducible.  Speed is measured by
-``tests/agents/kungsholmskille/test_agents.py`` and quoted in the README.
+``tests/agents/kungsholmskille/test_agents.py`` and quoted in docs/results/kungsholmskille.md.
 """
 
 from __future__ import annotations

@@ -38,6 +38,11 @@ integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
 Illegal actions: ``illegal="raise"`` (default) raises a ValueError naming the action and the
 legal ones, and changes nothing; ``illegal="lose"`` ends the episode with the offender's side
 scored ``ILLEGAL_PENALTY`` = 50 more points.
+Checkers: Stable-Baselines3's ``check_env`` passes as it is, and Gymnasium's ``check_env`` with
+``illegal="lose"``.  With the default ``illegal="raise"`` Gymnasium's checker fails by design: it
+samples an action before its seeded ``reset(seed=123)`` and then steps it, and an action that is not
+legal in the new deal is refused with a ValueError naming the legal actions
+(``tests/envs/test_conformance.py`` pins both, for every game).
 """
 
 from __future__ import annotations

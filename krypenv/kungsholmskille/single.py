@@ -36,6 +36,11 @@ An action is one integer: an ``int``, a numpy integer, or an integer array of sh
 ``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
 action (:func:`krypenv.envs.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
 integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
+Checkers: Stable-Baselines3's ``check_env`` passes as it is, and Gymnasium's ``check_env`` with
+``illegal="lose"``.  With the default ``illegal="raise"`` Gymnasium's checker fails by design: it
+samples an action before its seeded ``reset(seed=123)`` and then steps it, and an action that is not
+legal in the new deal is refused with a ValueError naming the legal actions
+(``tests/envs/test_conformance.py`` pins both, for every game).
 """
 
 from __future__ import annotations

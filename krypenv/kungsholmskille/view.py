@@ -135,7 +135,7 @@ def _word(code: int) -> str | None:
 
 
 def seat_view(deals: DealBatch, i: int, seat: int, episode: np.ndarray) -> SeatView:
-    """The :class:`SeatView` of absolute seat ``seat`` in deal ``i``; ``episode``: the env's episode row (E_ layout)."""
+    """The :class:`SeatView` of absolute seat ``seat`` in deal ``i``; ``episode``: the env's episode row (``E_``)."""
     P = deals.players
     if not 0 <= seat < P:
         raise ValueError(f"seat must be 0..{P - 1}, got {seat}")

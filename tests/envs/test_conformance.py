@@ -15,6 +15,7 @@ illegal action is named.  Illegal actions raise (or lose) in every interface.
 from __future__ import annotations
 
 import pickle
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -102,8 +103,10 @@ def test_gymnasium_and_sb3_check_env(game: Game) -> None:
 
 
 def test_gymnasium_check_env_steps_a_stale_sample_that_the_default_env_refuses(game: Game) -> None:
-    """The README's caveat: Gymnasium's checker steps an action sampled before its seeded reset; ``illegal="raise"``
-    refuses it (an illegal action is an error, never a silent fix-up)."""
+    """The caveat of the env pages (the Gymnasium env's docstring, "Checkers"): Gymnasium's checker steps an action
+    sampled before its seeded reset; ``illegal="raise"`` refuses it (an illegal action is an error, never a fix-up)."""
+    doc = " ".join((sys.modules[entry(game).GymEnv.__module__].__doc__ or "").split())
+    assert 'Gymnasium\'s ``check_env`` with ``illegal="lose"``' in doc and "fails by design" in doc
     env = gymnasium.make(game.gym_id, players=game.play_players)
     with pytest.raises(ValueError, match="illegal"):
         check_env(env.unwrapped)

@@ -3,7 +3,7 @@
 Needs the ``playwright`` package (``pip install -e ".[ui]"``) and a Chromium at ``/usr/bin/chromium``
 (``$KRYPENV_CHROMIUM`` overrides; ``.ci/run`` installs Debian's); the tests skip saying which is
 missing.  Screenshots of every view go to ``tests/ui/artifacts/`` (ignored by git) and, when
-``KRYPENV_SCREENSHOTS`` names a folder (``docs/img``), there too, for the README.
+``KRYPENV_SCREENSHOTS`` names a folder (``docs/img``), there too, for the docs (docs/guides/play.md).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ if not Path(CHROMIUM).is_file():
 
 
 def shot(page: Any, name: str) -> None:
-    """Save a screenshot as a test artifact, and for the README where KRYPENV_SCREENSHOTS names a folder."""
+    """Save a screenshot as a test artifact, and for the docs where KRYPENV_SCREENSHOTS names a folder."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

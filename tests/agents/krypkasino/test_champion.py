@@ -26,7 +26,7 @@ def test_registered_and_resolved_per_table() -> None:
     with pytest.raises(ValueError, match="agent 'champion' plays krypkasino, not kungsholmskille"):
         agents.load("champion", game="kungsholmskille")
     assert resolve(2) == resolve(2, None, "/nowhere") == TWO_PLAYERS == "pimc:samples=256,z=1"  # no checkpoint
-    for players in (3, 4, 6):  # the shipped checkpoints (README, More players)
+    for players in (3, 4, 6):  # the shipped checkpoints (docs/results/krypkasino-players.md)
         assert resolve(players) == f"pimc:policy=ppo:{CHECKPOINTS / f'ppo-{players}p.zip'},{GUIDED}"
     assert resolve(5) == "pimc"
     teams = CHECKPOINTS / "ppo-4p-teams02+13.zip"  # shipped: 2v2, seats 0 and 2 against 1 and 3

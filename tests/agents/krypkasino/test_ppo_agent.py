@@ -232,14 +232,14 @@ SHIPPED = sorted((Path(__file__).resolve().parents[3] / "checkpoints").glob("ppo
 
 
 def test_the_shipped_checkpoints_are_there():
-    """The README's Krypkasino checkpoints are shipped (the parametrized test below must not run on nothing)."""
+    """The checkpoints of docs/results/checkpoints.md are shipped (the test below must not run on nothing)."""
     assert {p.name for p in SHIPPED} >= {"ppo-2p.zip", "ppo-3p.zip", "ppo-4p.zip", "ppo-6p.zip",
                                          "ppo-4p-teams02+13.zip"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_shipped_checkpoint_loads_and_plays(path: Path):
-    """Each checkpoints/ppo-{P}p[-teams{seats}].zip (README) is named for the table it was trained at
+    """Each checkpoints/ppo-{P}p[-teams{seats}].zip (the checkpoint cards) is named for the table it was trained at
     (the name ``champion`` looks up), stays loadable and plays that table."""
     from krypenv.agents.krypkasino.champion import checkpoint_name
 

@@ -1,0 +1,94 @@
+"""The documentation site (``docs/``) cannot drift from the code: what its generator computes, and what its pages pin.
+
+CI builds the whole site with ``-W`` (``.ci/run``); these tests check the generator's pieces quickly: the
+environment pages hold the live spaces, a docstring that states a wrong space is caught, the agent tables
+list the registry's agents, and the hand-written tables match ``pyproject.toml``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from krypenv.games import GAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+pages = pytest.importorskip("krypenv_pages", reason="the docs extra (sphinx) is not installed")
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_environment_page_shows_the_live_spaces(name: str) -> None:
+    """The generated page states each player count's observation size and the action space, as the env has them."""
+    game = GAMES[name]
+    text = pages.environments_page(game)
+    entry = game.part("entry")
+    for players in game.players:
+        aec = entry.raw_env(players=players)
+        space = aec.observation_space(aec.possible_agents[0])["observation"]
+        assert f"| {players} | `Box({space.dtype.name}, ({space.shape[0]},))`" in text
+    assert f"| Action space | `Discrete({int(aec.action_space(aec.possible_agents[0]).n)})`" in text
+    for section in ("## PettingZoo AEC", "## Gymnasium", "## VecEnv", "## Observation layout", "## Action table",
+                    "## Version history", "Checkers:"):
+        assert section in text, section
+
+
+def test_a_wrong_space_in_a_docstring_is_an_error() -> None:
+    """The generator flags a docstring whose stated spaces differ from the live env (the -W build then fails)."""
+    shapes = {2: 344, 3: 351}
+    assert pages.stated_space_errors("ok", "Discrete(105), (325 + 7P + 5,), Box(int8, ...)", 105, shapes, "int8") == []
+    errors = pages.stated_space_errors("bad", "Discrete(4) and (325 + 8P + 5,) as Box(int16, x)", 105, shapes, "int8")
+    assert len(errors) == 4 and "Discrete(4)" in errors[0] and "346 for 2 players" in errors[1]
+    assert pages.stated_space_errors("prose", "a vector of `325 + 7P + 6` entries", 105, shapes, "int8")
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_game_overview_pages_state_the_live_spaces(name: str) -> None:
+    """The hand-written overview page of each game states the action space and observation size the env has."""
+    game = GAMES[name]
+    entry = game.part("entry")
+    shapes, actions, dtype = {}, 0, ""
+    for players in game.players:
+        aec = entry.raw_env(players=players)
+        space = aec.observation_space(aec.possible_agents[0])["observation"]
+        shapes[players], dtype = int(space.shape[0]), space.dtype.name
+        actions = int(aec.action_space(aec.possible_agents[0]).n)
+    text = (DOCS / "games" / f"{name}.md").read_text(encoding="utf-8")
+    assert f"Discrete({actions})" in text
+    assert pages.stated_space_errors(name, text, actions, shapes, dtype) == []
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_agent_table_lists_the_registry(name: str) -> None:
+    """The generated agent table has one row per registered agent of the game, with its summary."""
+    from krypenv.agents import base
+
+    table = pages.agents_table(GAMES[name])
+    for spec, summary in base.known(name).items():
+        assert re.search(rf"^\| `{re.escape(spec)}(:PATH)?` \| {re.escape(summary.replace('|', '/'))} \|", table,
+                         re.MULTILINE), spec
+
+
+def test_the_extras_table_matches_pyproject() -> None:
+    """The quick start page's table of extras names exactly pyproject's extras; `all` holds all but `ray`."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    page = (DOCS / "quickstart.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\w+)` \|", page, re.MULTILINE)
+    assert sorted(listed) == sorted(extras)
+    assert extras["all"] == ["krypenv[" + ",".join(sorted(set(extras) - {"all", "ray"}, key=listed.index)) + "]"]
+
+
+def test_the_site_is_offline_and_big_enough() -> None:
+    """No intersphinx (the build fetches nothing); at least 20 pages, one environment page per game."""
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert "sphinx.ext.intersphinx" not in conf and "krypenv_pages" in conf
+    sources = [p for p in DOCS.rglob("*.md") if "_build" not in p.parts and "generated" not in p.parts]
+    assert len(sources) + 2 * len(GAMES) >= 20
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    for name in GAMES:
+        assert f"generated/{name}-environments" in index
