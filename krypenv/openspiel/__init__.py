@@ -13,6 +13,14 @@ exact best-response values and NashConv on a game OpenSpiel can traverse, and
 
 from __future__ import annotations
 
-from krypenv.openspiel import krypkasino as _krypkasino  # noqa: F401  (registers python_krypkasino)
+from collections.abc import Callable
+from typing import Any
 
-__all__: list[str] = []
+from krypenv.openspiel import krypkasino as _krypkasino  # registers python_krypkasino
+
+__all__ = ["information_state_texts"]
+
+# OpenSpiel game name -> the information state text of (env batch, env index, seat), for tabular policies
+information_state_texts: dict[str, Callable[[Any, int, int], str]] = {
+    _krypkasino.GAME_NAME: _krypkasino.information_state_text,
+}

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS, action_name
 from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.cards import card_name
@@ -96,8 +97,21 @@ class _Machine:
     """One env of a configuration, shared by all states of a game: a state loads its row, acts, and keeps the row."""
 
     def __init__(self, config: EnvConfig) -> None:
+        self.config = config
         self.batch = KrypkasinoBatch(config, 1)
         self.deals = DealBatch(config.rules, 1)
+        self.samplers: dict[int, KrypkasinoBatch] = {}  # n -> n envs, for asking an agent n times at once
+
+    def decisions(self, row: np.ndarray, ints: np.ndarray, n: int, seed: int) -> DecisionBatch:
+        """``n`` copies of a state's decision, each env's stream seeded from ``seed`` (for sampling an agent)."""
+        if n not in self.samplers:
+            self.samplers[n] = KrypkasinoBatch(self.config, n)
+        batch = self.samplers[n]
+        batch.state[:] = row
+        batch.ints[:] = ints
+        batch.seed([seed + k for k in range(n)])
+        seats = np.full(n, int(batch.deals.turn[0]), np.int64)
+        return batch.decisions(np.arange(n), seats)
 
     def load(self, row: np.ndarray, ints: np.ndarray) -> KrypkasinoBatch:
         """The env holding a state's row."""
@@ -193,6 +207,11 @@ class KrypkasinoState(pyspiel.State):
         """The shared env loaded with this state (valid until another state loads)."""
         assert self.row is not None and self.ints is not None
         return _MACHINES[self._game.key].load(self.row, self.ints)
+
+    def decisions(self, n: int, seed: int) -> DecisionBatch:
+        """The decision of the seat to act, ``n`` times, as our agents are asked it (:mod:`krypenv.agent_api`)."""
+        assert self.row is not None and self.ints is not None
+        return _MACHINES[self._game.key].decisions(self.row, self.ints, n, seed)
 
     def deck(self) -> np.ndarray:
         """(104,) the deck order the drawn cards make: each group's cards in its slots."""
