@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from krypenv.openspiel import krypkasino as _krypkasino  # registers python_krypkasino
+from krypenv.openspiel import kungsholmskille as _kungsholmskille  # noqa: F401  (registers python_kungsholmskille)
 
 __all__ = ["information_state_texts"]
 
