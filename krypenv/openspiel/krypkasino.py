@@ -2,7 +2,7 @@
 
 One OpenSpiel game is one deal (K6–K16) of a rule set: the parameters are ``players``,
 ``preset`` and the rule keys of :class:`krypenv.krypkasino.config.EnvConfig` that fit
-OpenSpiel's scalar parameters (``teams`` as text, e.g. ``"0,2/1,3"``, ``"none"`` by default;
+OpenSpiel's scalar parameters (``teams`` as the number of teams (0: none; 2 with 4 players is {0,2} {1,3}, K18);
 ``two_player_deal`` as ``"6x4"`` or ``"5x6"``, since OpenSpiel's game strings read ``6+4`` as a number), plus
 ``reward`` (``"points"`` or ``"relative"``, as the env's).  Nothing here implements a rule:
 
@@ -51,7 +51,7 @@ __all__ = ["GAME_NAME", "KrypkasinoGame", "KrypkasinoState", "resample"]
 
 GAME_NAME = "python_krypkasino"
 MOVE_SLOT = 104  # information-state tensor: per card played, its card (52 one-hot) and its capture (52 counts)
-DEFAULTS: dict[str, Any] = {"players": 2, "preset": "standard", "teams": "none", "two_player_deal": "6x4",
+DEFAULTS: dict[str, Any] = {"players": 2, "preset": "standard", "teams": 0, "two_player_deal": "6x4",
                             "set_aside": "court", "last_capture_point": False, "reward": "points"}
 RESAMPLE_TRIES = 10_000
 
@@ -67,8 +67,10 @@ def config_from_params(params: dict[str, Any]) -> EnvConfig:
         raise ValueError(f"unknown python_krypkasino parameter(s) {unknown}; known: {sorted(keys)}")
     if "two_player_deal" in kwargs:  # OpenSpiel's game strings read "6+4" as a number: written "6x4" there
         kwargs["two_player_deal"] = str(kwargs["two_player_deal"]).replace("x", "+")
-    teams = kwargs.pop("teams", "none")
-    kwargs["teams"] = parse_teams(None if teams in ("", "none") else teams, int(kwargs.get("players", 2)))
+    teams = kwargs.pop("teams", 0)
+    if isinstance(teams, bool) or not isinstance(teams, int) or teams < 0:
+        raise ValueError(f"teams must be 0 (none) or the number of teams (K18), got {teams!r}")
+    kwargs["teams"] = parse_teams(str(teams) if teams else None, int(kwargs.get("players", 2)))
     return EnvConfig(**kwargs, deals=1)
 
 

@@ -139,7 +139,7 @@ class KungsholmskilleState(pyspiel.State):
         super().__init__(game)
         self._game = game
         self.cards: list[int] = []  # the current deal's drawn cards (hands sorted per seat, then the talon)
-        self.history: list[list[tuple[int, int, str]]] = []  # per deal: (seat, action, own hand after a discard)
+        self.deal_log: list[list[tuple[int, int, str]]] = []  # per deal: (seat, action, own hand after a discard)
         self.decks: list[list[int]] = []  # each deal's deck order
         self.last_rewards = [0.0] * game.config.players
         if fresh:
@@ -154,7 +154,7 @@ class KungsholmskilleState(pyspiel.State):
         """A copy sharing the game (OpenSpiel's clone)."""
         out = KungsholmskilleState(self._game, fresh=False)
         out.cards, out.decks = list(self.cards), [list(d) for d in self.decks]
-        out.history = [list(h) for h in self.history]
+        out.deal_log = [list(h) for h in self.deal_log]
         out.rows = tuple(r.copy() for r in self.rows)
         out.last_rewards = list(self.last_rewards)
         return out
@@ -224,7 +224,7 @@ class KungsholmskilleState(pyspiel.State):
                 kernels.reset_row(b.state[0], b.cash[0], b.players, deck, int(b.state[0, kernels.DEALER]),
                                   int(b.cash[0, kernels.POT]))
                 self.decks.append([int(c) for c in deck])
-                self.history.append([])
+                self.deal_log.append([])
                 self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
             # the antes (L3) with the first deal; rewards add up over chance nodes until the next decision, as
             # OpenSpiel's tests read them (the reward of a budrunda's last call is kept while the next deck is drawn)
@@ -240,7 +240,7 @@ class KungsholmskilleState(pyspiel.State):
         if DISCARD1 <= action < PLAY:  # the cards drawn (L8) are the discarder's to know: its hand after
             counts = b.state[0, kernels.HANDS + 21 * seat:kernels.HANDS + 21 * seat + 21]
             hand = ",".join(RANKS[r] for r in range(21) for _ in range(int(counts[r])))
-        self.history[-1].append((seat, int(action), hand))
+        self.deal_log[-1].append((seat, int(action), hand))
         if int(b.episode[0, 0]) != deal and int(b.episode[0, 1]) == RUNNING:
             self.cards = []  # a budrunda (L12): the next deal's deck is drawn next
         self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
@@ -258,7 +258,7 @@ class KungsholmskilleState(pyspiel.State):
 
     def returns(self) -> list[float]:
         """Each seat's net money in the pot so far (L3, L18); the antes count from the first deal on."""
-        if not self.history:
+        if not self.deal_log:
             return [0.0] * self._game.config.players
         money = self.rows[2][8:8 + self._game.config.players]
         return [float(m) for m in money]
@@ -269,7 +269,7 @@ class KungsholmskilleState(pyspiel.State):
 
     def __str__(self) -> str:
         """The deals' decks and moves so far."""
-        deals = [f"deal {d}: " + " ".join(action_name(a) for _, a, _ in h) for d, h in enumerate(self.history)]
+        deals = [f"deal {d}: " + " ".join(action_name(a) for _, a, _ in h) for d, h in enumerate(self.deal_log)]
         return " | ".join(deals) + f" | drawing: {len(self.cards)}"
 
 
@@ -292,7 +292,7 @@ class KungsholmskilleObserver:
     def set_from(self, state: KungsholmskilleState, player: int) -> None:
         """Fill the tensor with ``player``'s observation (zeros while the first deck is drawn)."""
         self.tensor.fill(0)
-        if state.history:
+        if state.deal_log:
             obs, _ = state.env().observe(0, player)
             self.tensor[:] = obs
 
@@ -300,12 +300,12 @@ class KungsholmskilleObserver:
         """``player``'s observation in words; for information states followed by the pot's deals as it saw them."""
         P = self.game.config.players
         text = f"p{player}"
-        if state.history:
+        if state.deal_log:
             obs, _ = state.env().observe(0, player)
             text += " " + " ".join(f"{name}=" + ",".join(str(int(v)) for v in obs[s])
                                    for name, s in layout(P).items() if obs[s].any())
         if self.perfect_recall:
-            for d, (deck, moves) in enumerate(zip(state.decks, state.history)):
+            for d, (deck, moves) in enumerate(zip(state.decks, state.deal_log)):
                 fh = (int(d + (P - 1 if self.game.config.first_dealer is None else self.game.config.first_dealer))
                       + 1) % P
                 own = sorted(deck[k] for k in range(HAND * P) if (fh + k) % P == player)
