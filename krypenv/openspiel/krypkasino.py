@@ -1,8 +1,10 @@
 """``python_krypkasino``: Krypkasino as an OpenSpiel game, played by the project's own engine and env.
 
 One OpenSpiel game is one deal (K6–K16) of a rule set: the parameters are ``players``,
-``preset`` and the rule keys of :class:`krypenv.krypkasino.config.EnvConfig` that fit
-OpenSpiel's scalar parameters (``teams`` as the number of teams (0: none; 2 with 4 players is {0,2} {1,3}, K18);
+``preset`` (K22) and the rule keys of :class:`krypenv.krypkasino.config.EnvConfig` as
+OpenSpiel's scalar parameters: ``ranks``/``suits`` as names joined by ``-`` (``"A-2-3-4"``,
+``"H-S"``; ``""``: the preset's), ``copies``/``hand``/``table`` (0: the preset's) (K20, K21),
+``teams`` as the number of teams (0: none; 2 with 4 players is {0,2} {1,3}, K18),
 ``two_player_deal`` as ``"6x4"`` or ``"5x6"``, since OpenSpiel's game strings read ``6+4`` as a number), plus
 ``reward`` (``"points"`` or ``"relative"``, as the env's).  Nothing here implements a rule:
 
@@ -44,7 +46,7 @@ from krypenv.krypkasino.cards import card_name
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.observation import split
-from krypenv.krypkasino.rules import LATER_PATTERN, Rules, parse_teams
+from krypenv.krypkasino.rules import Rules, parse_teams
 from krypenv.openspiel.deal import next_card_outcomes
 
 __all__ = ["GAME_NAME", "KrypkasinoGame", "KrypkasinoState", "resample"]
@@ -52,7 +54,10 @@ __all__ = ["GAME_NAME", "KrypkasinoGame", "KrypkasinoState", "resample"]
 GAME_NAME = "python_krypkasino"
 MOVE_SLOT = 104  # information-state tensor: per card played, its card (52 one-hot) and its capture (52 counts)
 DEFAULTS: dict[str, Any] = {"players": 2, "preset": "standard", "teams": 0, "two_player_deal": "6x4",
-                            "set_aside": "court", "last_capture_point": False, "reward": "points"}
+                            "set_aside": "court", "last_capture_point": False, "reward": "points",
+                            "ranks": "", "suits": "", "copies": 0, "hand": 0, "table": 0}
+VARIANT_TEXT = ("ranks", "suits")  # rank or suit names joined by "-" ("A-2-3-4"); "" = the preset's
+VARIANT_INT = ("copies", "hand", "table")  # 0 = the preset's
 RESAMPLE_TRIES = 10_000
 
 
@@ -60,13 +65,21 @@ def config_from_params(params: dict[str, Any]) -> EnvConfig:
     """The env configuration of a game's parameters (one deal); ValueError naming a bad key."""
     keys = {f.name for f in fields(EnvConfig)} - {"deals", "illegal", "render_mode"}
     kwargs = dict(params)
-    if "preset" not in keys and kwargs.get("preset") == "standard":
-        kwargs.pop("preset")
     unknown = sorted(set(kwargs) - keys)
     if unknown:
         raise ValueError(f"unknown python_krypkasino parameter(s) {unknown}; known: {sorted(keys)}")
     if "two_player_deal" in kwargs:  # OpenSpiel's game strings read "6+4" as a number: written "6x4" there
         kwargs["two_player_deal"] = str(kwargs["two_player_deal"]).replace("x", "+")
+    for key in VARIANT_TEXT:
+        text = kwargs.pop(key, "")
+        if not isinstance(text, str):
+            raise ValueError(f"{key} must be names joined by '-' (e.g. A-2-3-4), got {text!r}")
+        if text:
+            kwargs[key] = tuple(text.split("-"))
+    for key in VARIANT_INT:
+        value = kwargs.pop(key, 0)
+        if value:
+            kwargs[key] = value
     teams = kwargs.pop("teams", 0)
     if isinstance(teams, bool) or not isinstance(teams, int) or teams < 0:
         raise ValueError(f"teams must be 0 (none) or the number of teams (K18), got {teams!r}")
@@ -74,16 +87,10 @@ def config_from_params(params: dict[str, Any]) -> EnvConfig:
     return EnvConfig(**kwargs, deals=1)
 
 
-def deck_counts(rules: Rules) -> np.ndarray:
-    """(52,) copies of each card code in the rule set's deck."""
-    counts = getattr(rules, "deck_counts", None)
-    return np.full(52, 2, np.int64) if counts is None else np.asarray(counts, np.int64)
-
-
 def deal_groups(rules: Rules) -> list[tuple[str, int, list[int]]]:
     """The deck slots of each receiver per round, in dealing order: (receiver, round, slots); receiver "T" or a seat."""
     P, dealer = rules.players, rules.players - 1
-    later = getattr(rules, "later_pattern", LATER_PATTERN)
+    later = rules.later_pattern
     groups: dict[tuple[str, int], list[int]] = {}
     slot = 0
     for rnd in range(rules.rounds):
@@ -134,9 +141,9 @@ class KrypkasinoGame(pyspiel.Game):
         rules = self.config.rules
         self.rules = rules
         self.groups = deal_groups(rules)
-        self.counts = deck_counts(rules)
+        self.counts = np.asarray(rules.deck_counts, np.int64)
         self.dealt = sum(len(s) for _, _, s in self.groups)
-        total = int(getattr(rules, "total_points", 42)) + int(rules.last_capture_point)
+        total = int(rules.total_points) + int(rules.last_capture_point)
         per_seat = -(-rules.decisions_per_deal // rules.players)
         worst = total + 10 * per_seat * max(1, rules.players)
         relative = self.config.reward == "relative"
@@ -216,8 +223,8 @@ class KrypkasinoState(pyspiel.State):
         return _MACHINES[self._game.key].decisions(self.row, self.ints, n, seed)
 
     def deck(self) -> np.ndarray:
-        """(104,) the deck order the drawn cards make: each group's cards in its slots."""
-        deck = np.zeros(104, np.int8)
+        """(deck size,) the deck order the drawn cards make: each group's cards in its slots."""
+        deck = np.zeros(self._game.dealt, np.int8)
         k = 0
         for _, _, slots in self._game.groups:
             for s in slots:

@@ -105,7 +105,7 @@ def solve(game_string: str, iterations: int, eval_every: int, out: Path, algorit
                 rows.append((it, round(time.perf_counter() - start, 3), nc))
                 writer.writerow(rows[-1])
                 f.flush()
-    table = cpp_policy_table(solver.average_policy())
+    table = cpp_policy_table(solver.tabular_average_policy())
     policy = _TablePolicy(game, table)
     stats = play_statistics(game, policy)
     uniform = play_statistics(game, os_policy.UniformRandomPolicy(game))
