@@ -7,7 +7,8 @@ action from the stored distribution with a uniform from the game's stream; a sta
 does not hold is refused with a ValueError naming it.  ``PATH`` is a file, or the name of a
 shipped policy in ``checkpoints/`` (``tabular:cfr-tiny``); ``cfr-tiny`` alone names the CFR
 solution of Krypkasino's ``tiny`` preset (``experiments/solve_tiny.py``).  Needs the extra
-``openspiel`` (the information state text comes from :mod:`krypenv.openspiel`).
+``openspiel`` (the information state text comes from :mod:`krypenv.openspiel`).  A shipped
+policy ``NAME`` is ``checkpoints/NAME.json.gz`` (or ``.json``).
 """
 
 from __future__ import annotations
@@ -32,11 +33,17 @@ def resolve(spec: str) -> Path:
         raise ValueError("tabular agent needs a policy file: tabular:PATH (e.g. tabular:checkpoints/cfr-tiny.json)")
     path = Path(spec)
     if "/" not in spec and "\\" not in spec and not path.suffix:
-        path = SHIPPED / f"{spec}.json"
+        path = next((p for p in (SHIPPED / f"{spec}.json.gz", SHIPPED / f"{spec}.json") if p.is_file()), path)
     if not path.is_file():
-        shipped = ", ".join(sorted(p.stem for p in SHIPPED.glob("*.json"))) if SHIPPED.is_dir() else "none"
-        raise ValueError(f"tabular policy {spec!r}: no such file (shipped policies: {shipped or 'none'})")
+        raise ValueError(f"tabular policy {spec!r}: no such file (shipped policies: {', '.join(shipped()) or 'none'})")
     return path
+
+
+def shipped() -> list[str]:
+    """The names of the shipped tabular policies (``checkpoints/NAME.json`` or ``NAME.json.gz``)."""
+    if not SHIPPED.is_dir():
+        return []
+    return sorted({p.name.removesuffix(".gz").removesuffix(".json") for p in SHIPPED.glob("*.json*")})
 
 
 class TabularAgent:

@@ -91,10 +91,10 @@ def test_exact_of_a_rule_based_agent() -> None:
 def test_tabular_policy_plays_in_our_env_and_measures_the_same(micro_cfr: tuple, tmp_path) -> None:
     """A CFR policy file: exact() of tabular:PATH equals its NashConv, and it plays whole env episodes."""
     game, _, average = micro_cfr
-    path = tmp_path / "micro.json"
-    TabularPolicyFile.from_openspiel(game, average, {"iterations": 3}).save(path)
+    path = tmp_path / "micro.json.gz"  # gzip, keys hashed: the shipped cfr-tiny's form
+    TabularPolicyFile.from_openspiel(game, average, {"iterations": 3}).save(path, hashed=True)
     table = TabularPolicyFile.load(path)
-    assert table.game == str(game)
+    assert table.game == str(game) and table.hashed
     result = exact("krypkasino", "tiny", 2, f"tabular:{path}", rules=MICRO_RULES)
     assert result["nash_conv"] == pytest.approx(exploitability.nash_conv(game, average), abs=1e-4)
     agent = load(f"tabular:{path}")
