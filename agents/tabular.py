@@ -63,9 +63,20 @@ class TabularAgent:
         if short not in information_state_texts:
             raise ValueError(f"tabular policy {path}: unknown game {short!r}")
         self.text = information_state_texts[short]
+        self.rules: Any = None  # the rules the policy was solved for, read on first use
+
+    def check_rules(self, rules: Any) -> None:
+        """ValueError unless ``rules`` are the rules the policy was solved for (preset, players, rule keys)."""
+        if self.rules is None:
+            import pyspiel
+
+            self.rules = pyspiel.load_game(self.table.game).config.rules
+        if rules != self.rules:
+            raise ValueError(f"tabular policy {self.path} was solved for {self.rules}, not for this table's {rules}")
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """One action per decision, drawn from the table at its information state."""
+        self.check_rules(batch.rules)
         u = batch.uniforms(1)[:, 0]
         keys = [self.text(batch.core, int(i), int(s)) for i, s in zip(batch.envs, batch.seats)]
         return np.array([self.table.sample(k, float(uk)) for k, uk in zip(keys, u)], np.int64)

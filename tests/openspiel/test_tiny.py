@@ -126,3 +126,8 @@ def test_tabular_policy_refuses_a_missing_state(tmp_path) -> None:
         TabularPolicyFile.load(path)
     with pytest.raises(ValueError, match="no such file"):
         load("tabular:nowhere.json")
+    standard = krypkasino_v0.env(players=2)
+    standard.reset(seed=0)
+    core = standard.unwrapped.core
+    with pytest.raises(ValueError, match="was solved for"):
+        agent.act(core.decisions(np.array([0]), np.array([int(standard.agent_selection.split("_")[1])])))
