@@ -5,8 +5,11 @@ At each decision the agent writes its seat's information state as the OpenSpiel 
 (:func:`krypenv.openspiel.krypkasino.information_state_text`), looks it up and draws the
 action from the stored distribution with a uniform from the game's stream; a state the table
 does not hold is refused with a ValueError naming it.  ``PATH`` is a file, or the name of a
-shipped policy in ``checkpoints/`` (``tabular:cfr-tiny``); ``cfr-tiny`` alone names the CFR
-solution of Krypkasino's ``tiny`` preset (``experiments/solve_tiny.py``).  Needs the extra
+shipped policy in ``checkpoints/``: ``tabular:cfr-tiny`` is the CFR+ solution of Krypkasino's
+``tiny`` preset (``python -m krypenv.openspiel.solve``, docs/OPENSPIEL.md).  The agent refuses a
+table whose rules differ from the policy's game (ValueError naming both).  ``krypenv serve``
+does not offer ``tabular:`` specs (the server takes no paths from requests, and its menu does
+not know presets yet).  Needs the extra
 ``openspiel`` (the information state text comes from :mod:`krypenv.openspiel`).  A shipped
 policy ``NAME`` is ``checkpoints/NAME.json.gz`` (or ``.json``).
 """
@@ -23,8 +26,6 @@ from krypenv.agents.checkpoint import SHIPPED
 from krypenv.agent_api import DecisionBatch
 
 __all__ = ["TabularAgent"]
-
-SHIPPED_TINY = "cfr-tiny"
 
 
 def resolve(spec: str) -> Path:
@@ -87,7 +88,5 @@ def load(spec: str) -> Any:
     return TabularAgent(resolve(spec))
 
 
-register("tabular", load, "a tabular policy solved by OpenSpiel (JSON), e.g. tabular:checkpoints/cfr-tiny.json; "
+register("tabular", load, "a tabular policy solved by OpenSpiel (JSON), e.g. tabular:cfr-tiny; "
          "needs krypenv[openspiel]", takes_path=True, games=None)
-register(SHIPPED_TINY, lambda: TabularAgent(resolve(SHIPPED_TINY)),
-         "the CFR+ solution of the tiny preset (2 players, 8 cards): tabular:cfr-tiny")
