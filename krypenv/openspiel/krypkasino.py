@@ -201,6 +201,7 @@ class KrypkasinoState(pyspiel.State):
         self.row: np.ndarray | None = None  # the env's state row once dealt
         self.ints: np.ndarray | None = None
         self.last_rewards = [0.0] * game.rules.players
+        self.cached: dict[Any, Any] = {}  # what the env said of this state: player, legal, returns, strings
 
     def __deepcopy__(self, memo: dict) -> KrypkasinoState:
         """A copy sharing the game (OpenSpiel's clone)."""
@@ -209,6 +210,7 @@ class KrypkasinoState(pyspiel.State):
         out.row = None if self.row is None else self.row.copy()
         out.ints = None if self.ints is None else self.ints.copy()
         out.last_rewards = list(self.last_rewards)
+        out.cached = dict(self.cached)
         return out
 
     # ------------------------------------------------------------------ engine access
@@ -252,19 +254,35 @@ class KrypkasinoState(pyspiel.State):
         raise AssertionError("every group is drawn")
 
     # ------------------------------------------------------------------ OpenSpiel API
+    def _read(self) -> None:
+        """Ask the env once what a new state is: who acts, the legal actions, the returns (OpenSpiel asks often)."""
+        env = self.env()
+        over = bool(env.over[0])
+        player = pyspiel.PlayerId.TERMINAL if over else int(env.deals.turn[0])
+        legal: list[int] = []
+        if not over:
+            _, mask = env.observe(0, player)
+            legal = [int(a) for a in np.flatnonzero(mask)]
+        values = env.values(0)
+        returns = [float(-values[self._game.rules.team_of(s)]) for s in range(self._game.rules.players)]
+        self.cached = {"player": player, "legal": legal, "returns": returns}
+
+    def infostate_text(self, player: int) -> str:
+        """:func:`information_state_text` of ``player`` here (cached)."""
+        key = ("infostate", player)
+        if key not in self.cached:
+            self.cached[key] = information_state_text(self.env(), 0, player)
+        return self.cached[key]
+
     def current_player(self) -> int:
         """The seat to act, CHANCE while dealing, TERMINAL after the deal."""
         if self.row is None:
             return pyspiel.PlayerId.CHANCE
-        env = self.env()
-        if env.over[0]:
-            return pyspiel.PlayerId.TERMINAL
-        return int(env.deals.turn[0])
+        return self.cached["player"]
 
     def _legal_actions(self, player: int) -> list[int]:
         """The env's mask of the seat to act."""
-        _, mask = self.env().observe(0, player)
-        return [int(a) for a in np.flatnonzero(mask)]
+        return list(self.cached["legal"]) if player == self.cached["player"] else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The next card of the group being drawn, with its probability."""
@@ -277,9 +295,9 @@ class KrypkasinoState(pyspiel.State):
             self.cards.append(int(action))
             if len(self.cards) == self._game.dealt:
                 self._deal()
+                self._read()
                 self.last_rewards = self.returns()  # set-aside court cards (K8) score nobody: zero
             return
-        env = self.env()
         before = self.returns()
         env = self.env()
         status = env.act(0, int(action))
@@ -287,6 +305,7 @@ class KrypkasinoState(pyspiel.State):
             raise ValueError(env.illegal_message(0, int(action), f"seat {int(env.deals.turn[0])}"))
         self.actions.append(int(action))
         self.row, self.ints = env.state[0].copy(), env.ints[0].copy()
+        self._read()
         self.last_rewards = [after - b for after, b in zip(self.returns(), before)]
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -298,15 +317,13 @@ class KrypkasinoState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         """The deal is over."""
-        return self.row is not None and bool(self.env().over[0])
+        return self.row is not None and self.cached["player"] == pyspiel.PlayerId.TERMINAL
 
     def returns(self) -> list[float]:
         """Each seat's return so far: minus its side's value (the env's episode return)."""
-        P = self._game.rules.players
         if self.row is None:
-            return [0.0] * P
-        values = self.env().values(0)
-        return [float(-values[self._game.rules.team_of(s)]) for s in range(P)]
+            return [0.0] * self._game.rules.players
+        return list(self.cached["returns"])
 
     def rewards(self) -> list[float]:
         """The rewards of the last action: minus the change of each seat's side value (the env's dense rewards)."""
@@ -395,10 +412,9 @@ class KrypkasinoObserver:
         if state.row is None:
             drawn = [c for c, mine in zip(state.cards, _drawn_mine(state, player)) if mine]
             return f"p{player} dealing: {' '.join(card_name(c) for c in drawn)}"
-        env = state.env()
         if self.perfect_recall:
-            return information_state_text(env, 0, player)
-        obs, _ = env.observe(0, player)
+            return state.infostate_text(player)
+        obs, _ = state.env().observe(0, player)
         return f"p{player} " + observation_text(obs, self.game.rules.players)
 
 
