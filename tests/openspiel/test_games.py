@@ -57,12 +57,13 @@ def test_kungsholmskille_random_sim_test(params: dict) -> None:
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
-def test_krypkasino_matches_the_aec_env_on_the_same_deal() -> None:
+@pytest.mark.parametrize(("preset", "total"), [("standard", 42), ("tiny", 7)])
+def test_krypkasino_matches_the_aec_env_on_the_same_deal(preset: str, total: int) -> None:
     """Same deck and actions: every seat's observation tensor is the env's, returns are the env's summed rewards."""
-    env = krypkasino_v0.env(players=2)
+    env = krypkasino_v0.env(players=2, preset=preset)
     env.reset(seed=7)
     deck = env.unwrapped.core.deals.deck[0].astype(int)
-    game = pyspiel.load_game("python_krypkasino", {"players": 2})
+    game = pyspiel.load_game("python_krypkasino", {"players": 2, "preset": preset})
     state = game.new_initial_state()
     for _, _, slots in deal_groups(game.rules):
         for card in sorted(deck[s] for s in slots):
@@ -84,7 +85,7 @@ def test_krypkasino_matches_the_aec_env_on_the_same_deal() -> None:
         for a in env.possible_agents:
             totals[a] += env.rewards.get(a, 0.0)
     assert state.returns() == pytest.approx([totals[a] for a in env.possible_agents])
-    assert sum(state.returns()) == pytest.approx(-42)  # K16: the deal scores sum to 42
+    assert sum(state.returns()) == pytest.approx(-total)  # K16, K20: the deal scores sum to the deck's points
 
 
 def test_kungsholmskille_returns_are_the_money() -> None:
