@@ -1,7 +1,8 @@
-"""Kungsholmskille, the second game of krypenv: a misère trick game for a money pot (rules contract: KILLE.md, L1–L19).
+"""Kungsholmskille, the second game of krypenv: a misère trick game for a money pot (rules contract: KILLE.md, L1–L23).
 
 - :mod:`~krypenv.kungsholmskille.cards`: ranks, decks and shuffling (L1);
-- :mod:`~krypenv.kungsholmskille.rules`: ``Rules(players)`` (L2);
+- :mod:`~krypenv.kungsholmskille.rules`: ``Rules(players, ranks, max_deals)`` (L2, L20, L21) and the presets
+  ``standard`` and ``small`` (``Rules.from_preset``, L22);
 - :mod:`~krypenv.kungsholmskille.actions`: the fixed Discrete(279) action space and move strings (L17);
 - :mod:`~krypenv.kungsholmskille.engine`: ``DealBatch``, the batched compiled engine (L4–L15):
   ``engine/state.py`` (the arrays), ``engine/kernels.py`` (one deal's rules), ``engine/drivers.py`` (batches);

@@ -54,7 +54,9 @@ An episode is one pot: every seat pays 2 into it (L3), then deal follows deal (t
 rotating left, L2; budrunda antes into the same pot, L12) until the pot goes out by a
 walkover (L15) or a showdown (L14): all agents are then *terminated*, and the antes for the
 next pot are not paid.  If the `max_deals`-th deal still ends in a budrunda all agents are
-*truncated* (L16): the pot belongs to nobody.
+*truncated* (L16): the pot belongs to nobody.  With a pot bound (`preset="small"` or
+`pot_deals`, L21) a budrunda in the pot's last deal shares the pot out and terminates all
+agents, so such an episode always ends within the bound, its returns summing to 0.
 
 A seat's reward is the change of its money: antes negative, a pot won and a penalty received
 positive, a penalty paid negative.  Rewards reach every agent at every step (PettingZoo's

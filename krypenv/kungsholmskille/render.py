@@ -38,12 +38,15 @@ def _seat_calls(row: np.ndarray, s: int) -> str:
 
 
 def deal_result_line(row: np.ndarray, cr: np.ndarray, names: list[str], deal_no: int) -> str:
-    """One line on how a finished deal ended (L12, L14, L15)."""
+    """One line on how a finished deal ended (L12, L14, L15, L21)."""
     oc = int(row[kernels.OUTCOME])
     pot = int(cr[kernels.POT])
     if oc == kernels.BUDRUNDA:
         antes = [int(cr[kernels.ANTES + s]) for s in range(len(names))]
         return f"deal {deal_no}: budrunda (L12), antes {antes} -> next pot {int(cr[kernels.POT_NEXT])}"
+    if oc == kernels.SETTLED:
+        shares = [int(cr[kernels.MONEY + s]) for s in range(len(names))]
+        return f"deal {deal_no}: the pot's last deal ends in a budrunda: the pot of {pot} is shared out {shares} (L21)"
     w = names[int(row[kernels.WINNER])]
     if oc == kernels.WALKOVER:
         return f"deal {deal_no}: walkover (L15), {w} takes the pot of {pot}"

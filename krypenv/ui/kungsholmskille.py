@@ -12,6 +12,11 @@ label, or just the ranks (``gok`` plays it in a trick; ``7 gok`` discards them i
 
 Another seat's exchange shows only how many cards it changed (L8: discards stay face down);
 the cards shown at a showdown (L14) are public.
+
+Rules options (``--preset``, the web page's "Preset", a request's ``rules``): ``preset``
+(``standard`` or ``small``, KILLE.md L22) and the rule keys ``ranks`` (L20) and ``max_deals``
+(L21).  With a pot bound the adapter numbers the deals of each pot; a budrunda in a pot's
+last deal settles it (L21) and the next deal opens a new pot.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from krypenv.kungsholmskille.engine import (
 )
 from krypenv.kungsholmskille.observation import OBS_DTYPE, encode_into, mask_into, obs_size
 from krypenv.kungsholmskille.records import describe_result, parse_record, record_from_deals
-from krypenv.kungsholmskille.rules import Rules
+from krypenv.kungsholmskille.rules import PRESETS, RULE_KEYS, Rules
 from krypenv.rng import k_uniforms, seed_state
 from krypenv.ui.moves import Choice, InputError, OneDealAdapter, softmax_masked
 from krypenv.ui.terminal_text import BOLD, Style, never_red, seat_rows
@@ -64,14 +69,41 @@ Ranks from low to high: blaren blompotta krans 1..12 vardshus kavall svin husar 
 The lowest card after four tricks wins the pot; money is in kronor."""
 
 
+RULE_OPTIONS = ("preset", *(k for k in RULE_KEYS if k != "players"))  # preset (L22), ranks (L20), max_deals (L21)
+
+
 def rules_meta() -> dict[str, Any]:
-    """The rules options the web page offers: none (Kungsholmskille's rules have no variants)."""
-    return {}
+    """The rules options the web page offers: the preset (L22); ``small`` fits 2–3 players."""
+    return {"preset": {"rule": "L22", "label": "Preset", "default": "standard", "players": [2, 3],
+                       "choices": list(PRESETS),
+                       "labels": {"standard": "standard (42 cards)",
+                                  "small": "small (22 cards, at most 3 deals a pot)"},
+                       "help": "small: the lowest 11 ranks twice (L20), and a pot still in after its third deal is "
+                               "shared out (L21)"}}
 
 
 def options_from_json(obj: Any, players: int) -> dict[str, Any]:
-    """A request's ``rules`` object: always a ValueError, since the game takes no rules options."""
-    raise ValueError(f"rules: {GAME} takes none (its rules have no variants), got {json.dumps(obj)[:80]}")
+    """A request's ``rules`` object as the adapter's options; ValueError naming what is wrong (null: standard)."""
+    if obj is None:
+        return {}
+    if not isinstance(obj, dict):
+        raise ValueError(f"rules must be an object with keys among {', '.join(RULE_OPTIONS)}, got "
+                         f"{type(obj).__name__} {json.dumps(obj)[:80]}")
+    unknown = sorted(set(obj) - set(RULE_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown {GAME} rules key(s) {unknown}; keys are {', '.join(RULE_OPTIONS)}")
+    opts = {k: v for k, v in obj.items() if v is not None}
+    rules_of(players, opts)  # ValueError naming preset, ranks or max_deals
+    return opts
+
+
+def rules_of(players: int, options: dict[str, Any]) -> Rules:
+    """The rules of a match: ``options`` (``preset``, ``ranks``, ``max_deals``) for ``players`` seats (L20–L22)."""
+    unknown = sorted(set(options) - set(RULE_OPTIONS))
+    if unknown:
+        raise ValueError(f"{GAME} rules options are {', '.join(RULE_OPTIONS)}, got {unknown}")
+    keys = {k: v for k, v in options.items() if k != "preset"}
+    return Rules.from_preset(options.get("preset", "standard"), players=players, **keys)
 
 
 def label(a: int) -> str:
@@ -91,10 +123,9 @@ class Adapter(OneDealAdapter):
     game = GAME  # what a checkpoint's table check reads (krypenv.agents.checkpoint.game_of)
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any]) -> None:
-        """A match's adapter for ``players`` seats (Kungsholmskille has no rules options), streams from ``seed``."""
-        if options:
-            raise ValueError(f"Kungsholmskille has no rules options (got {sorted(options)}); only --players")
-        self.rules = Rules(players)
+        """A match's adapter for ``players`` seats with rules ``options`` (preset, ranks, max_deals: L20–L22), streams
+        from ``seed``."""
+        self.rules = rules_of(players, options)
         self.players = players
         self.deals = DealBatch(self.rules, 1)
         decks, streams = np.random.SeedSequence(seed).spawn(2)
@@ -104,6 +135,7 @@ class Adapter(OneDealAdapter):
         self.pot_next = 2 * players
         self.antes_next = np.zeros(players, np.int64)
         self.deal_no = 0
+        self.pot_deal = 0  # the deal's number within its pot (L21)
 
     # ------------------------------------------------------------------ DecisionSource
     @property
@@ -141,7 +173,10 @@ class Adapter(OneDealAdapter):
         self.deal_no = k
         self.money -= self.antes_next
         dealer = (self.players - 1 + k) % self.players
-        self.deals.reset(rng=self.deck_rng, dealers=dealer, pots=self.pot_next)
+        if self.rules.max_deals is not None:
+            self.deals.reset(rng=self.deck_rng, dealers=dealer, pots=self.pot_next, deals=self.pot_deal)
+        else:  # the standard game: the same call, so the same decks, as ever
+            self.deals.reset(rng=self.deck_rng, dealers=dealer, pots=self.pot_next)
         paid = f", antes {', '.join(str(int(x)) for x in self.antes_next)}" if k else " (everybody put in 2, L3)"
         return [(f"deal {k + 1}: seat {dealer} deals, seat {int(self.deals.forehand[0])} is forehand; "
                  f"pot {int(self.deals.pot[0])}{paid}")]
@@ -297,6 +332,7 @@ class Adapter(OneDealAdapter):
         self.money += np.asarray(res["money"], np.int64)
         self.antes_next = np.asarray(res["antes_next"], np.int64)
         self.pot_next = int(res["pot_next"])
+        self.pot_deal = 0 if self.deals.pot_settled[0] else self.pot_deal + 1  # L21: a new pot after it went out
         return [(f"end of the deal: {describe_result(res, int(self.deals.pot[0]))}; "
                  f"next pot {self.pot_next} if another deal follows")]
 
@@ -312,8 +348,9 @@ class Adapter(OneDealAdapter):
 def replay_frames(obj: dict[str, Any]) -> dict[str, Any]:
     """Every position of a legal record, every hand visible, and each move with its table talk."""
     parsed = parse_record(obj)
-    game = Adapter(parsed.rules.players, 0, {})
-    game.deals.reset(decks=parsed.deck[None, :], dealers=parsed.dealer, pots=parsed.pot)
+    variant = {k: v for k, v in parsed.rules.to_dict().items() if k != "players"}
+    game = Adapter(parsed.rules.players, 0, variant)
+    game.deals.reset(decks=parsed.deck[None, :], dealers=parsed.dealer, pots=parsed.pot, deals=parsed.deal)
     game.money[:] = 0
     frames, moves = [game.state(None)], []
     for a in parsed.moves:

@@ -72,3 +72,19 @@ def test_aec_gym_and_vec_play_the_same_small_game() -> None:
             break
     assert [s[0] for s in seen_aec] == [s[0] for s in seen_gym]
     assert [s[1] for s in seen_aec[1:]] == [s[1] for s in seen_gym[1:]]
+
+
+def test_render_names_a_settled_pot() -> None:
+    """L21: the ansi render's log line of a settled pot says so (no winner to name)."""
+    env = kungsholmskille_v0.GymEnv(players=2, preset="small", pot_deals=1, render_mode="ansi",
+                                    opponents=FirstLegal())
+    for seed in range(40):
+        _, info = env.reset(seed=seed)
+        while True:
+            _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))  # bud when it can
+            if term or trunc:
+                break
+        if env.core.deals.result(0)["outcome"] == "settled":
+            assert "is shared out" in env.render()
+            return
+    raise AssertionError("no settled pot in 40 seeds")

@@ -203,12 +203,13 @@ def test_teams_as_a_number_or_seat_lists(base: str, players: int, teams: Any, ex
     ("krypkasino", 3, {"preset": "tiny"}, "preset 'tiny' is for players 2 (K22), got players=3"),
     ("krypkasino", 2, {"preset": "huge"}, "preset must be one of"),
     ("krypkasino", 2, {"preset": 1}, "rules.preset must be a string"),
-    ("kungsholmskille", 4, {"teams": 2}, "kungsholmskille takes none"),
-    ("kungsholmskille", 4, {}, "kungsholmskille takes none"),
+    ("kungsholmskille", 4, {"teams": 2}, "unknown kungsholmskille rules key(s) ['teams']"),
+    ("kungsholmskille", 4, {"preset": "small"}, "ranks must be at least 14"),
+    ("kungsholmskille", 3, {"preset": "huge"}, "preset must be one of standard, small"),
 ])
 def test_bad_rules_are_400s_naming_the_problem(base: str, game: str, players: int, rules: Any, words: str) -> None:
-    """Every kind of bad ``rules`` (unknown key, wrong type, a value K6/K8/K17/K18 refuse, rules for
-    Kungsholmskille) is a 400 whose message names it, never a 500 or a silent fix-up; the server keeps serving."""
+    """Every kind of bad ``rules`` (unknown key, wrong type, a value K6/K8/K17/K18 or L20–L22 refuse) is a 400 whose
+    message names it, never a 500 or a silent fix-up; the server keeps serving."""
     got, out = call(base, "POST", "/api/games", {"game": game, "players": players, "seed": 1, "agents": ["random"],
                                                  "rules": rules})
     assert got == 400 and words in out["error"], (rules, got, out)
@@ -229,7 +230,7 @@ def test_meta_lists_the_rules_options(base: str) -> None:
                                         "6": [[[0, 2, 4], [1, 3, 5]], [[0, 3], [1, 4], [2, 5]]]}
     assert opts["two_player_deal"]["players"] == [2] and opts["two_player_deal"]["choices"] == ["6+4", "5+6"]
     assert opts["set_aside"]["default"] == "court" and opts["last_capture_point"]["choices"] == [False, True]
-    assert meta["games"]["kungsholmskille"]["rules"] == {}
+    assert set(meta["games"]["kungsholmskille"]["rules"]) == {"preset"}  # KILLE.md L22
 
 
 def test_every_offered_agent_plays(base: str) -> None:
