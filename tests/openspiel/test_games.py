@@ -75,6 +75,8 @@ def test_krypkasino_matches_the_aec_env_on_the_same_deal(preset: str, total: int
         for seat, agent in enumerate(env.possible_agents):
             obs = env.observe(agent)
             np.testing.assert_array_equal(np.asarray(state.observation_tensor(seat)), obs["observation"])
+            dim = obs["observation"].shape[0]  # the information state tensor starts with the observation
+            np.testing.assert_array_equal(np.asarray(state.information_state_tensor(seat))[:dim], obs["observation"])
         agent = env.agent_selection
         assert agent == f"player_{state.current_player()}"
         mask = env.observe(agent)["action_mask"]
