@@ -22,7 +22,11 @@ Keywords (the same in all three interfaces): the game record's rules keys `playe
 default 3), `teams` (None, or alternating seat lists, K18), `two_player_deal` ("6+4" or
 "5+6"), `set_aside` ("court" or "spades"), `last_capture_point` (bool), and `reward`
 ("points" or "relative"), `deals` (deals per episode, default 1), `illegal` ("raise" or
-"lose"), `render_mode` (None, "ansi" or "human").
+"lose"), `render_mode` (None, "ansi" or "human"); the deck and deal: `preset` ("standard",
+the default, "tiny" for 2 players or "small" for 2–3 players; RULES.md K22) and the rule keys
+`ranks`, `suits`, `copies`, `hand`, `table` (K20, K21), which override the preset's, e.g.
+`krypkasino_v0.env(players=2, preset="tiny")`.  Every preset has the same observation layout
+and action space; only the observation's highs follow the deck (RULES.md "Variants and presets").
 
 ### Action space
 
@@ -101,10 +105,12 @@ class raw_env(GameAECEnv):
 
     def __init__(self, players: int = 3, teams: Any = None, two_player_deal: str = "6+4", set_aside: str = "court",
                  last_capture_point: bool = False, reward: str = "points", deals: int = 1, illegal: str = "raise",
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None,
+                 preset: str = "standard", ranks: Any = None, suits: Any = None, copies: int | None = None,
+                 hand: int | None = None, table: int | None = None) -> None:
         """A table of ``players`` seats; the keywords are documented in the module docstring."""
         super().__init__(EnvConfig(players, teams, two_player_deal, set_aside, last_capture_point, reward, deals,
-                                   illegal, render_mode))
+                                   illegal, render_mode, preset, ranks, suits, copies, hand, table))
         self._values = np.zeros(self.core.rules.n_teams, np.float64)  # each side's value after the last step
         self._step_info = np.zeros(7, np.int64)  # status, seat, pending card, deal, round; seat to act, over
         self._next_obs = np.zeros(self.core.dim, np.int8)  # the next agent's observation, written by the kernel

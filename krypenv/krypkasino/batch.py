@@ -28,11 +28,14 @@ from krypenv.envs.batch import EnvBatch
 from krypenv.krypkasino import env_kernels
 from krypenv.krypkasino.actions import CHOICE_SIZE, N_ACTIONS, action_name
 from krypenv.krypkasino.config import (
+    C_DECK_SIZE,
     C_E0,
     C_INIT_KINDS,
     C_INIT_SIZES,
+    C_KINDS,
     C_LATER_KINDS,
     C_LATER_SIZES,
+    C_N_KINDS,
     C_SEAT_KINDS,
     C_SIDE_OF,
     CFG_SIZE,
@@ -81,8 +84,7 @@ class KrypkasinoBatch(EnvBatch):
         self.base = np.zeros(self.n, np.float64)
         self.scratch = np.stack([new_scratch() for _ in range(self.chunks)])
         self.dim = obs_size(P)
-        dealt = P * rules.hand_size + rules.table_size
-        self.low, self.high = bounds(P, max(rules.hand_size, 4), rules.rounds, dealt, config.deals)
+        self.low, self.high = bounds(P, rules, config.deals)
 
     def _pack(self, e0: int) -> np.ndarray:
         """The configuration packed into the int64 vector the kernels read (layout in :mod:`~.config`)."""
@@ -95,6 +97,8 @@ class KrypkasinoBatch(EnvBatch):
         packed[C_LATER_KINDS:C_LATER_KINDS + len(lk)], packed[C_LATER_SIZES:C_LATER_SIZES + len(lk)] = lk, lsz
         packed[C_SIDE_OF:C_SIDE_OF + P] = self.side_of
         packed[C_SEAT_KINDS:C_SEAT_KINDS + P] = self.kinds
+        packed[C_DECK_SIZE], packed[C_N_KINDS] = rules.deck_size, len(rules.kinds)  # K20
+        packed[C_KINDS:C_KINDS + len(rules.kinds)] = rules.kinds
         return packed
 
     def _attach(self) -> None:

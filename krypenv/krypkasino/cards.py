@@ -4,6 +4,10 @@ A card is an integer code ``suit_index * 13 + rank_index`` (K2): suits C, D, H, 
 ranks A, 2, …, 10, J, Q, K, so ``AC`` = 0 and ``KS`` = 51.  The deck holds every code
 twice (K1); the two copies are indistinguishable, so card collections are stored as
 count vectors of length 52 (each entry 0, 1 or 2).
+
+A variant deck (RULES.md K20) keeps these codes: it is a subset of the 52 kinds (some ranks,
+some suits) in one or two copies; :func:`kind_codes` lists its kinds and
+:func:`ordered_deck` / :func:`parse_deck` take them and the number of copies.
 """
 
 from __future__ import annotations
@@ -95,19 +99,34 @@ def names_from_counts(counts: Sequence[int] | np.ndarray) -> list[str]:
     return [card_name(c) for c in range(N_CODES) for _ in range(int(counts[c]))]
 
 
-def ordered_deck() -> np.ndarray:
-    """The 104 codes of two unshuffled decks: 0..51 then 0..51 (K1)."""
-    return np.concatenate([np.arange(N_CODES), np.arange(N_CODES)]).astype(np.int8)
+def kind_codes(ranks: Sequence[str] | None = None, suits: Sequence[str] | None = None) -> np.ndarray:
+    """The card codes (int64, ascending) of the kinds with these rank and suit names (K20); None = all of them."""
+    rank_idx = range(13) if ranks is None else sorted(RANKS.index(r) for r in ranks)
+    suit_idx = range(4) if suits is None else sorted(SUITS.index(s) for s in suits)
+    return np.array([s * 13 + r for s in suit_idx for r in rank_idx], dtype=np.int64)
 
 
-def parse_deck(names: Sequence[str]) -> np.ndarray:
-    """Deck codes from 104 card names; ValueError unless it is exactly two full decks (K1)."""
-    if not isinstance(names, (list, tuple)) or len(names) != DECK_SIZE:
+def ordered_deck(kinds: np.ndarray | None = None, copies: int = N_COPIES) -> np.ndarray:
+    """The unshuffled deck: ``kinds`` (default all 52 codes) once per copy, e.g. 0..51 then 0..51 (K1, K20)."""
+    codes = np.arange(N_CODES) if kinds is None else np.asarray(kinds, np.int64)
+    return np.tile(codes, copies).astype(np.int8)
+
+
+def parse_deck(names: Sequence[str], counts: np.ndarray | None = None) -> np.ndarray:
+    """Deck codes from card names; ValueError unless every code appears ``counts[code]`` times (default: K1's two).
+
+    ``counts`` is a (52,) vector of copies per code, e.g. ``Rules.deck_counts`` of a variant (K20).
+    """
+    want = np.full(N_CODES, N_COPIES, np.int64) if counts is None else np.asarray(counts, np.int64)
+    size = int(want.sum())
+    if not isinstance(names, (list, tuple)) or len(names) != size:
         n = len(names) if isinstance(names, (list, tuple)) else type(names).__name__
-        raise ValueError(f"deck must list {DECK_SIZE} cards, got {n}")
+        raise ValueError(f"deck must list {size} cards, got {n}")
     codes = np.array([card_code(n) for n in names], dtype=np.int8)
-    counts = np.bincount(codes, minlength=N_CODES)
-    wrong = [f"{card_name(c)} x{int(counts[c])}" for c in range(N_CODES) if counts[c] != N_COPIES]
+    got = np.bincount(codes, minlength=N_CODES)
+    wrong = [f"{card_name(c)} x{int(got[c])}" for c in range(N_CODES) if got[c] != want[c]]
     if wrong:
-        raise ValueError(f"deck is not two full decks: every card must appear twice, but {', '.join(wrong[:6])}")
+        if counts is None:
+            raise ValueError(f"deck is not two full decks: every card must appear twice, but {', '.join(wrong[:6])}")
+        raise ValueError(f"deck is not this variant's deck (K20): {', '.join(wrong[:6])}")
     return codes

@@ -19,7 +19,7 @@ from typing import TextIO
 
 import numpy as np
 
-from krypenv.krypkasino.cards import DECK_SIZE, card_name, names_from_counts
+from krypenv.krypkasino.cards import card_name, names_from_counts
 from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 
@@ -49,7 +49,7 @@ def run_demo(players: int = 3, seed: int = 0, out: TextIO | None = None) -> np.n
     while not deals.done[0]:
         if deals.round[0] != rnd:
             rnd = int(deals.round[0])
-            sistan = ", sistan (the last round)" if deals.pos[0] == DECK_SIZE else ""
+            sistan = ", sistan (the last round)" if deals.pos[0] == deals.rules.deck_size else ""
             print(f"\n-- round {rnd + 1} of {rules.rounds}{sistan}; table: {_cards(deals.table[0])};"
                   f" set aside: {_cards(deals.aside[0])}", file=out)
         seat = int(deals.turn[0])

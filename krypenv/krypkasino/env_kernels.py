@@ -20,17 +20,20 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.krypkasino.actions import CHOICE_SIZE, ILLEGAL, MOVED, N_ACTIONS, apply_action, mask_into
-from krypenv.krypkasino.cards import DECK_SIZE, HAND_VALUE, N_CODES
+from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.config import (
     C_DEALS,
+    C_DECK_SIZE,
     C_E0,
     C_FIRST_DEALER,
     C_INIT_KINDS,
     C_INIT_SIZES,
+    C_KINDS,
     C_LATER_KINDS,
     C_LATER_SIZES,
     C_LCP,
     C_N_INIT,
+    C_N_KINDS,
     C_N_LATER,
     C_P,
     C_RANDOM_SEAT,
@@ -140,9 +143,15 @@ def learner_value(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> 
 
 @njit(cache=True)
 def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> None:
-    """Deal the next deal of env ``i``'s match: a fresh deck from its stream, the dealer rotating left (K19)."""
+    """Deal the next deal of env ``i``'s match: a fresh deck from its stream, the dealer rotating left (K19).
+
+    The shuffle orders the deck's kind indices, mapped to card codes by ``cfg[C_KINDS:]`` (the
+    identity in the standard game; the variant's kinds, K20).
+    """
     P = cfg[C_P]
-    deck = draw_deck(rng, i, DECK_SIZE, N_CODES)
+    deck = draw_deck(rng, i, cfg[C_DECK_SIZE], cfg[C_N_KINDS])
+    for k in range(deck.shape[0]):
+        deck[k] = cfg[C_KINDS + deck[k]]
     dealer = (cfg[C_FIRST_DEALER] + ints[i, I_DEAL_NO]) % P
     n_init = cfg[C_N_INIT]
     kernels.reset_deal(st, i, P, deck, dealer, cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],

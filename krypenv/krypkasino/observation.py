@@ -26,11 +26,16 @@ With ``P`` players the vector has ``325 + 7 P + 5`` entries (344 for P = 2, 351 
 | dealer         | P    | 0–1      | one-hot: the dealer                                                       |
 | last_capturer  | P    | 0–1      | one-hot: who captured last (all zero if nobody yet)                       |
 | to_act         | P    | 0–1      | one-hot: the seat to act; ``to_act[0] = 1`` means "your decision"         |
-| deck_left      | 1    | 0–94     | cards still in the deck                                                   |
+| deck_left      | 1    | 0–94     | cards still in the deck (at most the deck size − the initial deal)        |
 | round          | 1    | 0–11     | round index, 0 = the initial deal's round                                 |
 | last_round     | 1    | 0–1      | the deck is empty: this is the last round ("sistan", K7)                  |
 | choosing       | 1    | 0–1      | a capture is being chosen (``playing`` and ``chosen`` are in use)         |
 | deals_left     | 1    | 0–127    | deals of the match still to play after this one                           |
+
+The layout is the same in every preset and variant (K20–K22); only the highs of the
+observation Box change with the deck (:func:`bounds`): card counts ≤ ``copies``, ``points``
+≤ ``total_points``, ``deck_left`` ≤ the deck size − the initial deal, ``round`` ≤ rounds − 1
+(the table in RULES.md "Variants and presets" lists them per preset).
 
 After the deal ends every hand, ``to_act`` and the mask are zero.  The card being played
 and the cards fixed so far are public (the card is face up), so every observer sees them.
@@ -39,11 +44,16 @@ and the cards fixed so far are public (the card is face up), so every observer s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
-from krypenv.krypkasino.cards import DECK_SIZE, POINTS
+from krypenv.krypkasino.cards import POINTS
 from krypenv.krypkasino.engine import kernels
+
+if TYPE_CHECKING:
+    from krypenv.krypkasino.rules import Rules
 
 CARD_FIELDS = ("hand", "table", "aside", "seen", "playing", "chosen")
 SEAT_FIELDS = ("hand_size", "points", "tabbes", "team", "dealer", "last_capturer", "to_act")
@@ -78,19 +88,19 @@ def split(obs: np.ndarray, players: int) -> dict[str, np.ndarray]:
     return {name: obs[..., s] for name, s in layout(players).items()}
 
 
-def bounds(players: int, max_hand: int, rounds: int, dealt: int, deals: int) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) int8 vectors of the observation Box."""
+def bounds(players: int, rules: Rules, deals: int) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) int8 vectors of the observation Box of ``rules`` (its deck and deal: K20, K21)."""
     lay = layout(players)
     high = np.zeros(obs_size(players), np.int8)
     for name in ("hand", "table", "aside", "seen", "chosen"):
-        high[lay[name]] = 2
+        high[lay[name]] = rules.copies
     for name in ("playing", "sweep", "team", "dealer", "last_capturer", "to_act", "last_round", "choosing"):
         high[lay[name]] = 1
-    high[lay["hand_size"]] = max_hand
-    high[lay["points"]] = 42
+    high[lay["hand_size"]] = max(rules.hand_size, rules.later_hand_size)
+    high[lay["points"]] = rules.total_points
     high[lay["tabbes"]] = 127
-    high[lay["deck_left"]] = DECK_SIZE - dealt
-    high[lay["round"]] = rounds - 1
+    high[lay["deck_left"]] = max(1, rules.deck_size - players * rules.hand_size - rules.table_size)
+    high[lay["round"]] = max(1, rules.rounds - 1)  # ≥ 1: a one-round deal keeps a non-empty range
     high[lay["deals_left"]] = max(1, min(deals - 1, 127))  # ≥ 1: a one-deal episode keeps a non-empty range
     return np.zeros_like(high), high
 
@@ -155,8 +165,8 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
         out[o + 5 * P + r] = 1 if row[kernels.LAST_CAPTURER] == s else 0
         out[o + 6 * P + r] = 1 if (actor == s and not ended) else 0
     o += 7 * P
-    out[o] = 104 - row[kernels.POS]
+    out[o] = row[kernels.DECK_LEN] - row[kernels.POS]
     out[o + 1] = row[kernels.ROUND]
-    out[o + 2] = 1 if row[kernels.POS] >= 104 else 0
+    out[o + 2] = 1 if row[kernels.POS] >= row[kernels.DECK_LEN] else 0
     out[o + 3] = 1 if choosing else 0
     out[o + 4] = min(deals_left, 127)

@@ -11,6 +11,9 @@ A *game record* (RULES.md, "Game records") is one JSON object::
                {"card": "3D", "capture": []}, ...],        # [] = the card creeps (K12)
      "result": {"scores": [12, 25, 5], "card_points": [17, 20, 5], "tabbes": [1, 0, 0]}}
 
+A variant deck or deal (RULES.md K20–K22) adds its keys to ``rules`` (``ranks``, ``suits``,
+``copies``, ``hand``, ``table``, only those that differ from the standard game) and lists
+its own cards in ``deck``; a standard record has none of them and reads exactly as before.
 The seat of each move is implied by turn order.  ``result`` is present only once the deal
 is finished (a partial record simply has fewer moves); ``tabbes`` counts a dubbeltabbe as
 two (K14).  Unknown keys are rejected, so a misspelt ``result`` is never silently ignored.
@@ -33,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from krypenv import records as common  # the checks every game's records share
-from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, N_COPIES, card_code, card_name, names_from_counts, parse_deck
+from krypenv.krypkasino.cards import N_CODES, card_code, card_name, names_from_counts, parse_deck
 from krypenv.krypkasino.engine.kernels import NOT_MAXIMAL
 from krypenv.krypkasino.engine.state import MOVE_ERRORS, DealBatch
 from krypenv.krypkasino.rules import Rules
@@ -42,7 +45,7 @@ from krypenv.records import ParsedRecord, RecordError, ReplayOutcome
 GAME = "krypkasino"
 RECORD_KEYS = ("game", "rules", "dealer", "deck", "moves", "result")
 RESULT_KEYS = ("scores", "card_points", "tabbes")
-# A ParsedRecord (krypenv.records) of Krypkasino: rules a Rules, deck (104,) int8 card codes in dealing
+# A ParsedRecord (krypenv.records) of Krypkasino: rules a Rules, deck (D,) int8 card codes in dealing
 # order, moves (played card code, (52,) int8 capture counts), result the recorded scores, card points, tabbes.
 
 
@@ -52,8 +55,9 @@ def record_from_deals(deals: DealBatch, i: int = 0) -> dict[str, Any]:
     if not 0 <= i < deals.n:
         raise ValueError(f"deal index {i} is outside 0..{deals.n - 1}")
     deck = deals.deck[i]
-    if not np.array_equal(np.bincount(deck.astype(np.int64) % N_CODES, minlength=N_CODES), np.full(N_CODES, N_COPIES)):
-        raise ValueError(f"deal {i} was not dealt from two full decks (a hand-built position?); it has no record")
+    if not np.array_equal(np.bincount(deck.astype(np.int64) % N_CODES, minlength=N_CODES), deals.rules.deck_counts):
+        deck_name = "two full decks" if deals.rules.is_standard else "this variant's deck (K20)"
+        raise ValueError(f"deal {i} was not dealt from {deck_name} (a hand-built position?); it has no record")
     moves = []
     for m in range(int(deals.n_moves[i])):
         moves.append(move_json(int(deals.hist_card[i, m]), deals.move_capture(i, m)))
@@ -87,7 +91,7 @@ def _code(name: Any, where: str, move: int | None = None) -> int:
         raise RecordError(f"{where}: {exc}", move) from None
 
 
-def _parse_move(m: int, mv: Any) -> tuple[int, np.ndarray]:
+def _parse_move(m: int, mv: Any, rules: Rules) -> tuple[int, np.ndarray]:
     """One move ``{"card": name, "capture": [names]}`` as (code, capture counts)."""
     if not isinstance(mv, dict) or set(mv) != {"card", "capture"}:
         got = sorted(mv) if isinstance(mv, dict) else type(mv).__name__
@@ -99,9 +103,10 @@ def _parse_move(m: int, mv: Any) -> tuple[int, np.ndarray]:
     counts = np.zeros(N_CODES, np.int64)
     for j, name in enumerate(cap_names):
         counts[_code(name, f"move {m}: capture[{j}]", m)] += 1
-    over = [f"{card_name(c)} x{int(counts[c])}" for c in range(N_CODES) if counts[c] > N_COPIES]
+    over = [f"{card_name(c)} x{int(counts[c])}" for c in range(N_CODES) if counts[c] > rules.deck_counts[c]]
     if over:
-        raise RecordError(f"move {m}: capture lists {', '.join(over)}, but each card exists only twice (K1)", m)
+        have = "each card exists only twice (K1)" if rules.is_standard else "the deck has fewer (K20)"
+        raise RecordError(f"move {m}: capture lists {', '.join(over)}, but {have}", m)
     return card, counts.astype(np.int8)
 
 
@@ -118,18 +123,18 @@ def parse_record(obj: Any) -> ParsedRecord:
     rules = common.parse_rules(Rules, obj["rules"])
     dealer = common.check_dealer(obj["dealer"], rules.players)
     names = obj["deck"]
-    if not isinstance(names, list) or len(names) != DECK_SIZE:
+    if not isinstance(names, list) or len(names) != rules.deck_size:
         got = f"{len(names)} cards" if isinstance(names, list) else type(names).__name__
-        raise RecordError(f"deck must list all {DECK_SIZE} cards in dealing order, got {got}")
+        raise RecordError(f"deck must list all {rules.deck_size} cards in dealing order, got {got}")
     for j, name in enumerate(names):
         _code(name, f"deck[{j}]")
     try:
-        deck = parse_deck(names)
+        deck = parse_deck(names, None if rules.is_standard else rules.deck_counts)
     except ValueError as exc:
         raise RecordError(f"bad deck: {exc}") from None
     if not isinstance(obj["moves"], list):
         raise RecordError(f"moves must be a list, got {type(obj['moves']).__name__}")
-    moves = [_parse_move(m, mv) for m, mv in enumerate(obj["moves"])]
+    moves = [_parse_move(m, mv, rules) for m, mv in enumerate(obj["moves"])]
     res = obj.get("result")
     result = None if res is None else _parse_result(res, rules.players)
     return ParsedRecord(rules=rules, dealer=dealer, deck=deck, moves=moves, result=result)
@@ -262,6 +267,9 @@ def summary(label: str, obj: Any, out: ReplayOutcome) -> list[str]:
         players = rules.get("players", 3)
         moves = f"{out.moves_played} of {out.total_moves} moves"
         head = f"{label}: ok: {players} players, dealer seat {obj['dealer']}, {moves}"
+        preset = Rules.from_dict(rules).preset_name
+        if preset != "standard":
+            head = f"{label}: ok: {players} players, preset {preset}, dealer seat {obj['dealer']}, {moves}"
         if out.result is None:
             lines = [f"{head}, partial deal (no result until it is finished)"]
         else:

@@ -55,7 +55,7 @@ def move_lines(core: KrypkasinoBatch, i: int, names: list[str], deal_no_before: 
         lines.append("end of the deal")
     else:
         if int(d.round[i]) != round_before:
-            lines.append(f"round {int(d.round[i]) + 1}" + (": sistan!" if d.pos[i] >= 104 else ""))
+            lines.append(f"round {int(d.round[i]) + 1}" + (": sistan!" if d.pos[i] >= d.deck_len[i] else ""))
         call = announcement(d.table[i])
         if call:
             lines.append(call)
@@ -88,10 +88,10 @@ def history_lines(core: KrypkasinoBatch, i: int, names: list[str], first_move: i
 def table_text(core: KrypkasinoBatch, i: int, names: list[str], log: list[str], deals: int) -> str:
     """A readable table of env ``i``: deal, round, table, set-aside pile, the hand to play, scores, recent moves."""
     d, rules = core.deals, core.rules
-    sistan = " (sistan)" if d.pos[i] >= 104 else ""
+    sistan = " (sistan)" if d.pos[i] >= d.deck_len[i] else ""
     lines = [
         (f"Krypkasino — deal {int(core.deal_no[i]) + 1}/{deals}, round {int(d.round[i]) + 1}/{rules.rounds}{sistan}, "
-         f"deck {104 - int(d.pos[i])} cards, dealer {names[int(d.dealer[i])]}"),
+         f"deck {int(d.deck_len[i]) - int(d.pos[i])} cards, dealer {names[int(d.dealer[i])]}"),
         f"table:     {cards_text(d.table[i])}",
         f"set aside: {cards_text(d.aside[i])}",
     ]

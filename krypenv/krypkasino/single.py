@@ -19,7 +19,9 @@ built-in uniform policy, run compiled), an agent object (:mod:`krypenv.agent_api
 of P − 1 of those for the seats after the learner in turn order (the shell,
 :class:`krypenv.envs.gym.GameGymEnv`, holds what every game's Gymnasium env does).  The other keywords are
 those of the AEC env (:mod:`krypenv.krypkasino.aec`): ``players``, ``teams``, ``two_player_deal``,
-``set_aside``, ``last_capture_point``, ``reward``, ``deals``, ``illegal``, ``render_mode``.
+``set_aside``, ``last_capture_point``, ``reward``, ``deals``, ``illegal``, ``render_mode``, and the
+deck and deal: ``preset`` (``"standard"``, ``"tiny"``, ``"small"``; RULES.md K22) and the rule keys
+``ranks``, ``suits``, ``copies``, ``hand``, ``table`` (K20, K21).
 
 Rewards cannot be credited to the wrong agent (the trap of PettingZoo's SB3 tutorial,
 PettingZoo#1147): the reward of a step is everything the learner's side value changed since
@@ -64,10 +66,12 @@ class KrypkasinoEnv(GameGymEnv):
     def __init__(self, seat: int | str = 0, opponents: Any = "random", players: int = 3, teams: Any = None,
                  two_player_deal: str = "6+4", set_aside: str = "court", last_capture_point: bool = False,
                  reward: str = "points", deals: int = 1, illegal: str = "raise",
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None,
+                 preset: str = "standard", ranks: Any = None, suits: Any = None, copies: int | None = None,
+                 hand: int | None = None, table: int | None = None) -> None:
         """The learner at ``seat`` against ``opponents``; the other keywords as the AEC env."""
         super().__init__(EnvConfig(players, teams, two_player_deal, set_aside, last_capture_point, reward, deals,
-                                   illegal, render_mode), seat, opponents)
+                                   illegal, render_mode, preset, ranks, suits, copies, hand, table), seat, opponents)
 
     def _play(self, action: int) -> tuple[float, bool, bool]:
         """The learner's action, the opponents' after it; the reward is minus its side's value change."""

@@ -53,11 +53,14 @@ class KrypkasinoVecEnv(GameVecEnv):
     def __init__(self, num_envs: int, seat: int | str = 0, opponents: Any = "random", seed: int | None = None,
                  players: int = 3, teams: Any = None, two_player_deal: str = "6+4", set_aside: str = "court",
                  last_capture_point: bool = False, reward: str = "points", deals: int = 1, illegal: str = "raise",
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None,
+                 preset: str = "standard", ranks: Any = None, suits: Any = None, copies: int | None = None,
+                 hand: int | None = None, table: int | None = None) -> None:
         """``num_envs`` games; the keywords as the Gymnasium env (no rendering)."""
         self.check_arguments(num_envs, render_mode)
         super().__init__(num_envs, EnvConfig(players, teams, two_player_deal, set_aside, last_capture_point, reward,
-                                             deals, illegal, None), seat, opponents, seed)
+                                             deals, illegal, None, preset, ranks, suits, copies, hand, table),
+                         seat, opponents, seed)
 
     def _terminal_info(self, i: int) -> dict[str, Any]:
         """The learner side's final value (``score``); an episode is never truncated."""

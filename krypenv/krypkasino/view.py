@@ -82,8 +82,8 @@ class SeatView:
 
     @property
     def unseen(self) -> np.ndarray:
-        """(52,) copies of each card in other hands or the deck, as far as this seat knows."""
-        return (2 - self.seen).astype(np.int8)
+        """(52,) copies of each card in other hands or the deck, as far as this seat knows (the rules' deck, K20)."""
+        return (self.rules.deck_counts - self.seen).astype(np.int8)
 
     @property
     def card_points(self) -> np.ndarray:
@@ -135,7 +135,7 @@ def seat_view(deals: DealBatch, i: int, seat: int, choice: np.ndarray, totals: n
         rules=d.rules, seat=seat, hand=hand, table=table, aside=d.aside[i].copy(), piles=d.piles[i].copy(),
         hand_sizes=d.hands[i].sum(axis=1).astype(np.int64), tabbes=d.tabbes[i].astype(np.int64), scores=scores,
         totals=np.array(totals, copy=True), dealer=int(d.dealer[i]), turn=int(d.turn[i]),
-        round=int(d.round[i]), deck_left=104 - int(d.pos[i]), last_capturer=int(d.last_capturer[i]),
+        round=int(d.round[i]), deck_left=int(d.deck_len[i]) - int(d.pos[i]), last_capturer=int(d.last_capturer[i]),
         pending=pending, fixed=choice[1:].copy(),
     )
     if not d.done[i] and not over and int(d.turn[i]) == seat:

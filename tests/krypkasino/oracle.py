@@ -248,8 +248,14 @@ class RefDeal:
         five_plus_six: bool = False,
         spades: bool = False,
         last_capture_point: bool = False,
+        hand: int | None = None,
+        table: int | None = None,
     ) -> None:
-        """Deal the initial packets (K6) from ``deck`` (104 codes) and set aside (K8)."""
+        """Deal the initial packets (K6) from ``deck`` (104 codes, or a variant deck: K20) and set aside (K8).
+
+        ``hand`` and ``table`` (K21): the initial deal is ``hand`` cards to each player, then
+        ``table`` cards on the table, and every later round ``hand`` cards to each player.
+        """
         self.p = players
         self.deck = list(deck)
         self.pos = 0
@@ -266,6 +272,9 @@ class RefDeal:
         self.done = False
         self.turn = (dealer + 1) % players  # K9
         pattern = PATTERNS["2/5+6" if five_plus_six else str(players)]
+        self.later: list[tuple[str, int]] = [("P", 2), ("P", 2)]  # K7
+        if hand is not None and table is not None:  # K21
+            pattern, self.later = [("P", hand), ("T", table)], [("P", hand)]
         self._deal(pattern)
         self._set_aside()
 
@@ -315,7 +324,7 @@ class RefDeal:
         if not any(any(h) for h in self.hands):
             if self.pos < len(self.deck):
                 self._set_aside()
-                self._deal([("P", 2), ("P", 2)])
+                self._deal(self.later)
                 self.turn = (self.dealer + 1) % self.p
             else:
                 t = self.last_capturer if self.last_capturer >= 0 else self.dealer

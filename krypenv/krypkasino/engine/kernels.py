@@ -6,7 +6,8 @@ in int8: card counts 0–2, codes 0–51, positions ≤ 104, tabbes per seat ≤
 
 | columns                   | field         | meaning                                          |
 |---------------------------|---------------|--------------------------------------------------|
-| DECK … +104               | deck          | deck order, card codes, dealt from index 0 (K6)  |
+| DECK … +104               | deck          | deck order, card codes, dealt from index 0 (K6); |
+|                           |               | a smaller variant deck fills the first DECK_LEN  |
 | TABLE … +52               | table         | face-up table cards (counts)                     |
 | ASIDE … +52               | aside         | set-aside pile (K8)                              |
 | HIST_CARD … +104          | hist_card     | card played at each move, −1 after the last      |
@@ -18,6 +19,7 @@ in int8: card counts 0–2, codes 0–51, positions ≤ 104, tabbes per seat ≤
 | DONE                      | done          | 1 once the deal is finished                      |
 | N_MOVES, IN_HANDS         |               | cards played so far, cards in all hands          |
 | N_LOGGED                  | n_logged      | entries used in cap_log                          |
+| DECK_LEN                  | deck_len      | cards in this deal's deck (104; less, K20)       |
 | HANDS … +52·P             | hands         | seat s's hand at HANDS + 52·s                    |
 | piles_at(P) … +52·P       | piles         | seat s's capture pile                            |
 | tabbes_at(P) … +P         | tabbes        | tabbes per seat, a dubbeltabbe counting two      |
@@ -55,7 +57,7 @@ PACKET_PLAYERS, PACKET_TABLE = 0, 1
 
 # Columns of a deal record (see the module docstring).
 DECK, TABLE, ASIDE, HIST_CARD, HIST_TAKEN, CAP_LOG = 0, 104, 156, 208, 312, 416
-POS, TURN, DEALER, ROUND, LAST_CAPTURER, TAKER, DONE, N_MOVES, IN_HANDS, N_LOGGED = range(520, 530)
+POS, TURN, DEALER, ROUND, LAST_CAPTURER, TAKER, DONE, N_MOVES, IN_HANDS, N_LOGGED, DECK_LEN = range(520, 531)
 HANDS = 532
 
 
@@ -110,9 +112,15 @@ def _deal_packets(st: np.ndarray, i: int, players: int, kinds: np.ndarray, sizes
 @njit(cache=True)
 def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, dealer_seat: int, kinds: np.ndarray,
                sizes: np.ndarray, spades: bool) -> None:
-    """Start deal ``i`` from a deck order and dealer: initial deal (K6) and setting aside (K8)."""
+    """Start deal ``i`` from a deck order and dealer: initial deal (K6, K21) and setting aside (K8).
+
+    ``deck_row`` holds the deck's cards (104, or fewer for a variant deck, K20); the deck is
+    empty once ``POS`` reaches its length, kept in column ``DECK_LEN``.
+    """
     st[i, :tabbes_at(players) + players] = 0  # the engine's columns (an env may keep more after them)
-    st[i, DECK:DECK + 104] = deck_row
+    n = deck_row.shape[0]
+    st[i, DECK:DECK + n] = deck_row
+    st[i, DECK_LEN] = n
     st[i, HIST_CARD:HIST_CARD + 104] = -1
     st[i, DEALER] = dealer_seat
     st[i, TURN] = (dealer_seat + 1) % players  # K9: the dealer's left neighbour leads
@@ -201,7 +209,7 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
             row[tabbes_at(players) + s] += 2 if (taken == 1 and cap[card] == 1 and card % 13 != 0) else 1
     row[TURN] = s + 1 if s + 1 < players else 0
     if row[IN_HANDS] == 0:
-        if row[POS] < 104:
+        if row[POS] < row[DECK_LEN]:
             _set_aside(st, i, spades)  # K8 at the end of every round
             _deal_packets(st, i, players, later_kinds, later_sizes)  # K7
             row[ROUND] += 1

@@ -7,7 +7,8 @@ collections are (…, 52) count vectors, each entry 0–2; every view is int8 ex
 
 | attribute     | shape        | meaning                                                   |
 |---------------|--------------|-----------------------------------------------------------|
-| deck          | (N, 104)     | deck order, card codes, dealt from index 0 (K6)           |
+| deck          | (N, D)       | deck order, card codes, dealt from index 0 (K6); D = the  |
+|               |              | rules' deck size: 104, or fewer for a variant deck (K20)  |
 | pos           | (N,)         | next deck index to deal                                   |
 | hands         | (N, P, 52)   | each seat's hand                                          |
 | table         | (N, 52)      | face-up table cards                                       |
@@ -28,7 +29,8 @@ collections are (…, 52) count vectors, each entry 0–2; every view is int8 ex
 |               |              | move's cards ascending by code (see ``move_capture``)     |
 | n_logged      | (N,)         | entries used in cap_log                                   |
 
-Invariant: deck[pos:] + hands + table + aside + piles = two full decks, at every step.
+Invariant: deck[pos:] + hands + table + aside + piles = the rules' deck (``rules.deck_counts``:
+two full decks in the standard game, K1; a variant deck, K20), at every step.
 """
 
 from __future__ import annotations
@@ -42,17 +44,18 @@ from krypenv.deals import active_mask, reset_decks
 from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, POINTS, card_name
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import legal_captures, new_scratch
-from krypenv.krypkasino.rules import LATER_PATTERN, Rules
+from krypenv.krypkasino.rules import Rules
 from krypenv.rng import shuffled_deck_rows
 
 FIELDS = (
     "deck", "pos", "hands", "table", "aside", "piles", "tabbes", "turn", "dealer", "round",
     "last_capturer", "taker", "done", "n_moves", "in_hands", "hist_card", "hist_taken", "cap_log", "n_logged",
+    "deck_len",
 )  # fmt: skip
 SCALARS = {
     "pos": kernels.POS, "turn": kernels.TURN, "dealer": kernels.DEALER, "round": kernels.ROUND,
     "last_capturer": kernels.LAST_CAPTURER, "taker": kernels.TAKER, "n_moves": kernels.N_MOVES,
-    "in_hands": kernels.IN_HANDS, "n_logged": kernels.N_LOGGED,
+    "in_hands": kernels.IN_HANDS, "n_logged": kernels.N_LOGGED, "deck_len": kernels.DECK_LEN,
 }  # fmt: skip
 PARALLEL_FROM = 64  # batches at least this large use the parallel drivers
 
@@ -73,35 +76,43 @@ def _packets(pattern: Sequence[tuple[str, int]]) -> tuple[np.ndarray, np.ndarray
     return kinds, np.array([k for _, k in pattern], dtype=np.int64)
 
 
-def shuffled_decks(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` deck orders (n, 104) int8 from a numpy Generator.
+def shuffled_decks(rng: np.random.Generator, n: int, rules: Rules | None = None) -> np.ndarray:
+    """``n`` deck orders (n, D) int8 from a numpy Generator; D = 104, or the variant deck's size (K20).
 
-    Row i is the Fisher–Yates shuffle (:func:`krypenv.rng.shuffled_deck_rows`) of two ordered
-    decks (K1) driven by row i of ``rng.random((n, 103))``, so row i never depends on n: the
-    same seed gives the same decks at any batch size.
+    Row i is the Fisher–Yates shuffle (:func:`krypenv.rng.shuffled_deck_rows`) of the ordered
+    deck (K1: two decks; a variant: its kinds once per copy) driven by row i of
+    ``rng.random((n, D - 1))``, so row i never depends on n: the same seed gives the same
+    decks at any batch size.  The shuffle orders kind indices, which are the card codes in
+    the standard game.
     """
-    return shuffled_deck_rows(rng, n, DECK_SIZE, N_CODES)
+    if rules is None or rules.is_standard:
+        return shuffled_deck_rows(rng, n, DECK_SIZE, N_CODES)
+    kinds = rules.kinds
+    return kinds.astype(np.int8)[shuffled_deck_rows(rng, n, rules.deck_size, len(kinds))]
 
 
-def shuffled_deck(rng: np.random.Generator) -> np.ndarray:
-    """One deck order (104,) int8 from a numpy Generator: :func:`shuffled_decks` with n = 1."""
-    return shuffled_decks(rng, 1)[0]
+def shuffled_deck(rng: np.random.Generator, rules: Rules | None = None) -> np.ndarray:
+    """One deck order (D,) int8 from a numpy Generator: :func:`shuffled_decks` with n = 1."""
+    return shuffled_decks(rng, 1, rules)[0]
 
 
 class IllegalMoveError(ValueError):
     """A move that the rules do not allow; the message names the move and why."""
 
 
-def _check_decks(decks: np.ndarray, mask: np.ndarray) -> None:
-    """ValueError unless every active deal's deck is two full decks of codes 0..51 (K1)."""
+def _check_decks(decks: np.ndarray, mask: np.ndarray, rules: Rules | None = None) -> None:
+    """ValueError unless every active deal's deck is the rules' deck: two full decks of codes 0..51 (K1), or the
+    variant deck ``rules.deck_counts`` (K20)."""
     n = decks.shape[0]
     codes = decks.astype(np.int64)
     in_range = ((codes >= 0) & (codes < N_CODES)).all(axis=1)
     rows = np.arange(n)[:, None] * N_CODES
     counts = np.bincount((rows + np.clip(codes, 0, N_CODES - 1)).ravel(), minlength=n * N_CODES)
-    bad = mask & ~(in_range & (counts.reshape(n, N_CODES) == 2).all(axis=1))
+    want = 2 if rules is None else rules.deck_counts[None, :]
+    bad = mask & ~(in_range & (counts.reshape(n, N_CODES) == want).all(axis=1))
     if bad.any():
-        raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not two full decks of codes 0..51")
+        what = "two full decks of codes 0..51" if rules is None or rules.is_standard else "this variant's deck (K20)"
+        raise ValueError(f"deck of deal {int(np.flatnonzero(bad)[0])} is not {what}")
 
 
 class DealBatch:
@@ -126,7 +137,7 @@ class DealBatch:
         self.state = state
         self._views()
         self._initial = _packets(rules.initial_pattern)
-        self._later = _packets(LATER_PATTERN)
+        self._later = _packets(rules.later_pattern)
         self._spades = rules.set_aside == "spades"
         self._par = self.n >= PARALLEL_FROM
         # capture-search scratch, one row per parallel chunk (a few chunks per thread)
@@ -137,7 +148,7 @@ class DealBatch:
         """Bind the named views of ``state`` (see the module docstring)."""
         st, n, p = self.state, self.n, self.rules.players
         piles, tabbes = kernels.HANDS + 52 * p, kernels.HANDS + 104 * p
-        self.deck = st[:, kernels.DECK:kernels.DECK + DECK_SIZE]
+        self.deck = st[:, kernels.DECK:kernels.DECK + self.rules.deck_size]
         self.table = st[:, kernels.TABLE:kernels.TABLE + N_CODES]
         self.aside = st[:, kernels.ASIDE:kernels.ASIDE + N_CODES]
         self.hist_card = st[:, kernels.HIST_CARD:kernels.HIST_CARD + DECK_SIZE]
@@ -171,12 +182,14 @@ class DealBatch:
         rng: np.random.Generator | None = None,
         active: np.ndarray | None = None,
     ) -> None:
-        """Start new deals: from explicit deck orders (N, 104), or decks shuffled by ``rng``.
+        """Start new deals: from explicit deck orders (N, D), or decks shuffled by ``rng`` (D = ``rules.deck_size``).
 
         ``dealers`` defaults to seat P−1 (K5).  ``active`` restricts the reset to some deals.
         """
         mask = active_mask(active, self.n)
-        decks = reset_decks(decks, rng, mask, DECK_SIZE, shuffled_decks, _check_decks)
+        rules = self.rules
+        decks = reset_decks(decks, rng, mask, rules.deck_size, lambda g, k: shuffled_decks(g, k, rules),
+                            lambda given, m: _check_decks(given, m, rules))
         p = self.rules.players
         dealers = np.asarray(p - 1 if dealers is None else dealers, np.int64)
         if dealers.ndim == 0:  # one dealer seat for every deal
@@ -290,7 +303,7 @@ class DealBatch:
         return np.stack([s[:, list(team)].sum(axis=1) for team in self.rules.teams], axis=1)
 
     def card_census(self) -> np.ndarray:
-        """(N, 52) copies of each card found in deck remainder, hands, table, pile and capture piles."""
+        """(N, 52) copies of each card found in deck remainder, hands, table, pile and capture piles (K1, K20)."""
         counts = (self.hands.sum(axis=1, dtype=np.int64) + self.table + self.aside
                   + self.piles.sum(axis=1, dtype=np.int64))
         for i in range(self.n):
@@ -323,7 +336,8 @@ class DealBatch:
         d.table[0] = counts_from_names(table)
         d.aside[0] = counts_from_names(aside)
         rest = [card_code(c) for c in deck_rest]
-        d.pos[0] = DECK_SIZE - len(rest)
+        d.pos[0] = rules.deck_size - len(rest)
+        d.deck_len[0] = rules.deck_size
         d.deck[0, d.pos[0]:] = rest
         d.turn[0] = turn
         d.dealer[0] = rules.players - 1 if dealer is None else dealer
