@@ -95,6 +95,8 @@ class Args:
     two_player_deal: str = arg("6+4", "two-player deal variant: 6+4 or 5+6 (K6)")
     set_aside: str = arg("court", "set-aside variant: court or spades (K8)")
     last_capture_point: bool = arg(False, "variant K17: the last capturer gets one more point")
+    preset: str = arg("standard", "the deck and deal: standard, or Krypkasino's tiny (2 players) or small (2-3 "
+                                  "players), RULES.md K22; a non-standard preset names the run folder")
     # the league of opponents
     league: str = arg("", "opponent weights: agent specs and 'self' (snapshots of the learner); empty: the game's "
                           f"default, {per_game('league')}")
@@ -336,7 +338,9 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    run_name = args.run_name or f"{part.RUN_PREFIX}{args.players}p-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    preset = "" if args.preset == "standard" else f"{args.preset}-"
+    run_name = args.run_name or (f"{part.RUN_PREFIX}{preset}{args.players}p-s{args.seed}-"
+                                 f"{time.strftime('%Y%m%d-%H%M%S')}")
     run_dir = Path(args.out_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")

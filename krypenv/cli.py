@@ -181,6 +181,9 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--two-player-deal", choices=("6+4", "5+6"), default="6+4", help="K6 variant for 2 players")
     ev.add_argument("--set-aside", choices=("court", "spades"), default="court", help="K8 variant")
     ev.add_argument("--last-capture-point", action="store_true", help="K17 variant")
+    ev.add_argument("--preset", default="standard", metavar="NAME",
+                    help="the deck and deal (default standard; Krypkasino: tiny for 2 players, small for 2-3, "
+                         "RULES.md K22); a non-standard preset tags the output folder")
     ev.set_defaults(func=_eval)
 
 

@@ -20,6 +20,9 @@ builds, once per table, the first agent of this lookup that applies:
 | any     | any   | else ``pimc`` at its defaults: determinized search with expert rollouts    |
 |         |       | (README, Evaluation); more worlds were measured with 2 players only        |
 
+The champions are measured on the standard deck and deal only: at a table of another preset
+or custom deck (RULES.md K20–K22) ``champion`` raises a ValueError naming the preset.
+
 ``<dir>`` is the ``checkpoints`` option, by default the repository's ``checkpoints/`` folder
 (beside the ``agents`` package), so the spec works from any working directory.  A checkpoint
 that exists but cannot be read, or whose search cannot be built, is a one-line ValueError
@@ -90,6 +93,10 @@ class Champion:
 
     def agent_for(self, rules: Any) -> tuple[str, Agent]:
         """(spec, agent) for the table of ``rules``, built on first use."""
+        if not rules.is_standard:
+            raise ValueError(f"champion: the champions are measured and trained on the standard deck and deal; "
+                             f"they cannot play the {rules.preset_name} one (RULES.md K22: pick another agent, "
+                             f"e.g. expert or pimc)")
         key = (int(rules.players), _teams(rules.teams))
         if key not in self.agents:
             spec = resolve(key[0], key[1], self.checkpoints)

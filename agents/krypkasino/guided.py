@@ -86,7 +86,7 @@ from krypenv.agents.krypkasino import lockstep as L
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import expert_weights
 from krypenv.agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
-from krypenv.agents.krypkasino.ppo import GAME, PPOAgent
+from krypenv.agents.krypkasino.ppo import GAME, PPOAgent, check_deck
 
 from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS
@@ -294,6 +294,7 @@ class GuidedPIMC:
         """The next action of each decision: the policy's, or a searched action shown better in the worlds."""
         where = f"pimc:policy=ppo:{self.path}"
         check_table(where, self.meta, GAME, batch.rules.players, game_of(batch.core))
+        check_deck(where, self.meta, batch.rules)  # K22: the policy's deck and deal
         n = len(batch)
         if n == 0:
             return np.zeros(0, np.int64)

@@ -28,7 +28,6 @@ from krypenv.agents.krypkasino.pimc import G_LCP, G_PLAYERS, G_SIDE, _next, dete
 from numba import njit
 
 from krypenv.krypkasino.actions import CHOICE_SIZE, CHOOSING, ILLEGAL, MOVED
-from krypenv.krypkasino.cards import TOTAL_POINTS
 from krypenv.krypkasino.config import (
     C_E0,
     C_INIT_KINDS,
@@ -78,7 +77,7 @@ def round_start(st: np.ndarray, i: int, cfg: np.ndarray, out: np.ndarray, o: int
     P = cfg[C_P]
     n_init, n_later = cfg[C_N_INIT], cfg[C_N_LATER]
     spades = cfg[C_SPADES] != 0
-    deck = st[i, kernels.DECK:kernels.DECK + 104].copy()
+    deck = st[i, kernels.DECK:kernels.DECK + kernels.deck_length(st, i)].copy()
     kernels.reset_deal(out, o, P, deck, np.int64(st[i, kernels.DEALER]), cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],
                  cfg[C_INIT_SIZES:C_INIT_SIZES + n_init], spades)
     out[o, kernels.tabbes_at(P) + P:] = st[i, kernels.tabbes_at(P) + P:]
@@ -258,7 +257,7 @@ def row_values(rs: np.ndarray, game: np.ndarray, mover: np.ndarray, relative: bo
         for s in range(P):
             sides += game[G_SIDE + s] == s_first(game, s)
         out[r] = own - (total - own) / (sides - 1) if relative and sides > 1 else own
-        left[r] = TOTAL_POINTS + (1 if game[G_LCP] else 0) - total
+        left[r] = kernels.deck_points(rs, r) + (1 if game[G_LCP] else 0) - total  # K4, K20
 
 
 @njit(cache=True)

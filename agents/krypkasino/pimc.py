@@ -103,18 +103,21 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
     """Write into row ``o`` of ``out`` deal ``i`` with the cards ``seat`` cannot see dealt at random.
 
     The other seats' hands keep their sizes and the undealt deck its length; the cards are
-    the unseen ones (two copies of each card minus everything ``seat`` has seen).  With
+    the unseen ones (the deal's deck, two copies of each card or a variant's (K20), minus everything
+    ``seat`` has seen).  With
     ``use_voids``, seat t receives no card whose played value is in ``voids[t]``.
     """
     W = kernels.tabbes_at(players) + players  # the engine's columns
     out[o, :W] = st[i, :W]
     piles = kernels.piles_at(players)
+    copies = np.empty(52, np.int64)
+    kernels.deck_counts_into(st, i, copies)
     n = 0
     for c in range(52):
         seen = st[i, kernels.HANDS + 52 * seat + c] + st[i, kernels.TABLE + c] + st[i, kernels.ASIDE + c]
         for t in range(players):
             seen += st[i, piles + 52 * t + c]
-        for _ in range(2 - seen):
+        for _ in range(copies[c] - seen):
             pool[n] = c
             n += 1
     for j in range(n - 1, 0, -1):  # Fisher–Yates
@@ -183,8 +186,9 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
                 out[o, kernels.HANDS + 52 * t + pool[j]] += 1
                 j += 1
     p = np.int64(st[i, kernels.POS])
+    end = kernels.deck_length(st, i)
     for j in range(n):
-        if not used[j] and p < 104:  # (a hand-built position may leave more unseen cards than places)
+        if not used[j] and p < end:  # (a hand-built position may leave more unseen cards than places)
             out[o, kernels.DECK + p] = pool[j]
             p += 1
 

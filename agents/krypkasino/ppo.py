@@ -28,9 +28,12 @@ is not), it holds ``krypenv.json`` of a known format and the SB3 members, the ob
 id and length match this version of :mod:`krypenv.krypkasino.observation` for the checkpoint's
 player count, the action features are a known version, and the network's input matches their
 length.  The player count of the game is only known when the agent is asked to act:
-:meth:`PPOAgent.act` raises a ValueError if it differs from the checkpoint's.  Rule variants and
-teams other than the training ones are allowed (the observation has the same layout); they are
-recorded in ``agent.meta``.
+:meth:`PPOAgent.act` raises a ValueError if it differs from the checkpoint's, and likewise if the
+deck and deal (RULES.md K20–K22: the preset and its rule keys, which the metadata records when not
+the standard game's) differ: a checkpoint trained on the standard deck — every shipped one —
+refuses ``tiny``, ``small`` or any custom deck, and one trained on ``tiny`` plays only ``tiny``.
+Other rule variants and teams than the training ones are allowed (the observation has the same
+layout); they are recorded in ``agent.meta``.
 
 **Acting.**  ``act(batch)`` computes the batch's action features if the policy uses them, then
 one forward pass of the policy network over the whole batch (torch, no gradients, CPU) and the
@@ -91,7 +94,26 @@ def metadata(rules: Any, features: str | None = None, **extra: Any) -> dict[str,
     return {"format": FORMAT, "game": GAME, "krypenv": krypenv_version(), "players": rules.players, "teams": teams,
             "two_player_deal": rules.two_player_deal, "set_aside": rules.set_aside,
             "last_capture_point": bool(rules.last_capture_point), "obs_dim": obs_size(rules.players),
-            "layout": layout_id(rules.players), "features": features, **extra}
+            "layout": layout_id(rules.players), "features": features, **deck_keys(rules), **extra}
+
+
+def deck_keys(rules: Any) -> dict[str, Any]:
+    """The deck and deal rule keys (K20, K21) of ``rules`` that differ from the standard game's, as in a record."""
+    from krypenv.krypkasino.rules import VARIANT_DEFAULTS
+
+    return {k: v for k, v in rules.to_dict().items() if k in VARIANT_DEFAULTS}
+
+
+def check_deck(where: str, meta: dict[str, Any], rules: Any) -> None:
+    """ValueError (one line) unless ``rules`` have the deck and deal a checkpoint was trained on (K20–K22)."""
+    from krypenv.krypkasino.rules import VARIANT_DEFAULTS, Rules
+
+    trained = {k: meta[k] for k in VARIANT_DEFAULTS if k in meta}
+    if trained != deck_keys(rules):
+        name = Rules.from_dict({"players": rules.players, **trained}).preset_name if trained else "standard"
+        raise ValueError(f"{where} was trained on the {name} deck and deal ({trained or 'no variant keys'}) and "
+                         f"cannot play the {rules.preset_name} one ({deck_keys(rules) or 'no variant keys'}); "
+                         f"RULES.md K22: the card counts and observation scales differ, train one with --preset")
 
 
 def network_input_dim(meta: dict[str, Any]) -> int:
@@ -170,6 +192,11 @@ class PPOAgent(shared.PPOAgent):
     read_metadata = staticmethod(read_metadata)
     custom_objects = staticmethod(_custom_objects)
     input_dim = staticmethod(network_input_dim)
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The most probable legal action of each decision; ValueError for another deck and deal (K22)."""
+        check_deck(f"ppo checkpoint {self.path}" if self.path else f"agent {self.name!r}", self.meta, batch.rules)
+        return super().act(batch)
 
     def network_input(self, batch: DecisionBatch) -> np.ndarray:
         """The observations, with each legal action's move features appended for a move-scoring policy."""

@@ -125,12 +125,14 @@ def unseen_values(st: np.ndarray, i: int, players: int, seat: int, out: np.ndarr
     out[:] = 0
     hand = kernels.HANDS + 52 * seat
     piles = kernels.piles_at(players)
+    copies = np.empty(52, np.int64)
+    kernels.deck_counts_into(st, i, copies)  # the deal's deck: two of each card, or a variant's (K20)
     total = 0
     for c in range(52):
         seen = st[i, hand + c] + st[i, kernels.TABLE + c] + st[i, kernels.ASIDE + c]
         for t in range(players):
             seen += st[i, piles + 52 * t + c]
-        k = 2 - seen
+        k = copies[c] - seen
         out[HAND_VALUE[c]] += k
         total += k
     return total
@@ -143,10 +145,14 @@ def round_voids(st: np.ndarray, i: int, players: int, hand_size: int, out: np.nd
     The round's moves are undone from the current table backwards (a creep leaves the
     table, a capture returns its logged cards), giving the table each move faced; a seat
     that faced a sweepable table and did not sweep held none of the sweeping values, and
-    within a round a hand only loses cards.  ``hand_size``: cards per hand in round 0 (K6).
+    within a round a hand only loses cards.  ``hand_size``: cards per hand in round 0 (K6, K21);
+    a later round's hands are what every hand received after round 0 (K7: 4; K21: ``hand``),
+    shared out over the later rounds.
     """
     out[:] = 0
-    dealt = players * (hand_size if st[i, kernels.ROUND] == 0 else 4)
+    rnd = np.int64(st[i, kernels.ROUND])
+    to_hands = np.int64(st[i, kernels.N_MOVES]) + np.int64(st[i, kernels.IN_HANDS])  # every card dealt to a hand
+    dealt = players * hand_size if rnd == 0 else (to_hands - players * hand_size) // rnd
     n = np.int64(st[i, kernels.N_MOVES])
     first = n - (dealt - st[i, kernels.IN_HANDS])  # index of the round's first move
     lo = max(first, 0)
@@ -331,11 +337,12 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
     uval = np.zeros(15, np.int64)
     n_unseen = unseen_values(st, i, players, seat, uval)
     piles = kernels.piles_at(players)
+    kernels.deck_counts_into(st, i, unseen)  # the deal's deck (K1, K20), less what this seat has seen
     for c in range(52):
         seen = hand[c] + table[c] + st[i, kernels.ASIDE + c]
         for t in range(players):
             seen += st[i, piles + 52 * t + c]
-        unseen[c] = 2 - seen
+        unseen[c] -= seen
     voids = np.zeros(players, np.int64)
     round_voids(st, i, players, hand_size, voids, scr)
     h_next = 0
@@ -344,7 +351,7 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
         h_next += st[i, kernels.HANDS + 52 * nxt + c]
         h_prev += st[i, kernels.HANDS + 52 * prv + c]
     left_after = np.int64(st[i, kernels.IN_HANDS]) - 1  # cards in all hands once this move is played
-    last_round = st[i, kernels.POS] >= 104
+    last_round = st[i, kernels.POS] >= kernels.deck_length(st, i)
     last = np.int64(st[i, kernels.LAST_CAPTURER])
     holder = last if last >= 0 else np.int64(st[i, kernels.DEALER])  # who takes the rest now (K15)
     keep = (1.0 - endq) ** left_after  # chance nobody captures in the plays still to come

@@ -4,6 +4,7 @@
                  [--seatings rotations|permutations] [--independent] [--workers W] [--batch B]
                  [--ray [ADDRESS]] [--out DIR] [--no-records] [--no-progress]
                  [--two-player-deal 6+4|5+6] [--set-aside court|spades] [--last-capture-point]
+                 [--preset standard|tiny|small]
 
 **Duplicate format.** ``--deals D`` decks are shuffled (default 100; deck ``d`` depends only
 on ``--seed`` and ``d``), and every deck is played at every *table*: every seating of every
@@ -23,8 +24,9 @@ the difference both ways and the variance reduction factor (independent variance
 variance at the same number of deals).
 
 **Output folder** (``--out``, default ``evals/<agents>-<P>p-<D>d-s<seed>``, then a tag per
-non-default variant: ``-teams02+13``, ``-deal5+6``, ``-aside-spades``, ``-lastpoint``,
-``-permutations``, ``-independent``; :mod:`krypenv.eval.krypkasino.command`):
+non-default variant: ``-tiny`` / ``-small`` for ``--preset`` (the deck and deal, RULES.md K22;
+shipped checkpoints and ``champion`` play only ``standard``), ``-teams02+13``, ``-deal5+6``,
+``-aside-spades``, ``-lastpoint``, ``-permutations``, ``-independent``; :mod:`krypenv.eval.krypkasino.command`):
 ``results.csv`` / ``results.json`` (the table, head to head and configuration),
 ``head_to_head.csv``, ``games.csv`` (per deal: deck, table, agents, seat scores and tabbes, in
 the order of the records), ``records.jsonl`` (every deal as a game record that ``krypenv

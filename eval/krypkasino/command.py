@@ -22,14 +22,17 @@ from krypenv.krypkasino.rules import parse_teams, teams_tag
 # this game's own options of ``krypenv eval`` (argparse dest -> the values that mean "not given"); another
 # game's command refuses them when given
 OPTIONS = {"teams": (None, "none"), "independent": (False,), "two_player_deal": ("6+4",), "set_aside": ("court",),
-           "last_capture_point": (False,)}
+           "last_capture_point": (False,), "preset": ("standard",)}
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "games-independent.csv",
            "records.jsonl", "records-independent.jsonl", "scores.png", "run.json")
 
 
 def variant_tags(config: EvalConfig) -> list[str]:
-    """Name tags of the game-defining fields that differ from the defaults (teams, rule variants, seatings)."""
+    """Name tags of the game-defining fields that differ from the defaults (preset, teams, rule variants,
+    seatings)."""
     r, tags = config.rules, []
+    if config.preset != EvalConfig.preset:
+        tags.append(config.preset)  # K22: tiny, small
     if r.teams:
         tags.append("teams" + teams_tag(r.teams))  # teams02+13
     if r.players == 2 and r.two_player_deal != EvalConfig.two_player_deal:
@@ -60,7 +63,8 @@ def config_from_args(args: argparse.Namespace, agents: tuple[str, ...]) -> EvalC
                       teams=parse_teams(args.teams, args.players), two_player_deal=args.two_player_deal,
                       set_aside=args.set_aside, last_capture_point=args.last_capture_point, seatings=args.seatings,
                       independent=args.independent, workers=args.workers or cores(), batch=args.batch,
-                      records=not args.no_records, ray=getattr(args, "ray", None))
+                      records=not args.no_records, ray=getattr(args, "ray", None),
+                      preset=getattr(args, "preset", EvalConfig.preset))
 
 
 def command_line(config: EvalConfig, out: Path) -> str:
@@ -71,6 +75,8 @@ def command_line(config: EvalConfig, out: Path) -> str:
              "--teams", "/".join(",".join(map(str, t)) for t in r.teams) if r.teams else "none",
              "--seatings", config.seatings, "--workers", str(config.workers), "--batch", str(config.batch),
              "--out", str(out), "--two-player-deal", r.two_player_deal, "--set-aside", r.set_aside]
+    if config.preset != EvalConfig.preset:  # K22 (a standard run's command line stays as it was)
+        words += ["--preset", config.preset]
     flags = {"--independent": config.independent, "--no-records": not config.records,
              "--last-capture-point": r.last_capture_point}
     return shlex.join(words + [flag for flag, on in flags.items() if on] + ray_words(config.ray))

@@ -23,6 +23,7 @@ class EvalConfig(EvalSettings):
     set_aside: str = "court"
     last_capture_point: bool = False
     independent: bool = False  # also play independent deals and compare the variance
+    preset: str = "standard"  # the deck and deal (RULES.md K22)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -30,8 +31,10 @@ class EvalConfig(EvalSettings):
 
     @property
     def rules(self) -> Rules:
-        """The rule set of every game."""
-        return Rules(self.players, self.teams, self.two_player_deal, self.set_aside, self.last_capture_point)
+        """The rule set of every game (the preset's deck and deal, K22)."""
+        return Rules.from_preset(self.preset, players=self.players, teams=self.teams,
+                                 two_player_deal=self.two_player_deal, set_aside=self.set_aside,
+                                 last_capture_point=self.last_capture_point)
 
     @property
     def schedule(self) -> Schedule:

@@ -42,8 +42,7 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
     """Play one chunk of games to the end of their deal."""
     rules = config.rules
     n, P = len(chunk.games), rules.players
-    config_env = EnvConfig(players=P, teams=rules.teams, two_player_deal=rules.two_player_deal,
-                           set_aside=rules.set_aside, last_capture_point=rules.last_capture_point)
+    config_env = EnvConfig.from_rules(rules)
     core = KrypkasinoBatch(config_env, n, seat=0, kinds=[EXTERNAL] * P)
     core.seed(chunk.deck_seeds)
     core.reset()  # deals the decks; no seat acts before the first external decision

@@ -70,6 +70,13 @@ class EnvConfig:
             raise ValueError(f"deals must be an integer from 1 to {MAX_DEALS}, got {self.deals!r}")
         check_modes(self.illegal, self.render_mode)
 
+    @classmethod
+    def from_rules(cls, rules: Rules, **keywords: Any) -> EnvConfig:
+        """The configuration of a rule set (its deck and deal as explicit rule keys), plus env ``keywords``."""
+        variant = {k: getattr(rules, k) for k in VARIANT_KEYS if getattr(rules, k) != VARIANT_DEFAULTS[k]}
+        return cls(players=rules.players, teams=rules.teams, two_player_deal=rules.two_player_deal,
+                   set_aside=rules.set_aside, last_capture_point=rules.last_capture_point, **variant, **keywords)
+
     @property
     def rules(self) -> Rules:
         """The rule set (K5–K8, K17, K18, K20–K22)."""

@@ -150,8 +150,9 @@ def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray
     """
     P = cfg[C_P]
     deck = draw_deck(rng, i, cfg[C_DECK_SIZE], cfg[C_N_KINDS])
-    for k in range(deck.shape[0]):
-        deck[k] = cfg[C_KINDS + deck[k]]
+    if cfg[C_N_KINDS] != 52:  # a variant deck (K20); the standard deck's kind indices are its codes
+        for k in range(deck.shape[0]):
+            deck[k] = cfg[C_KINDS + deck[k]]
     dealer = (cfg[C_FIRST_DEALER] + ints[i, I_DEAL_NO]) % P
     n_init = cfg[C_N_INIT]
     kernels.reset_deal(st, i, P, deck, dealer, cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],

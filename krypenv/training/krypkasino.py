@@ -2,7 +2,8 @@
 
 * defaults: 2 players, league ``expert=8,greedy=1,self=1``, network ``moves`` (or ``mlp``);
 * env: :class:`krypenv.krypkasino.vec.KrypkasinoVecEnv` with the rules options ``--teams``,
-  ``--two-player-deal``, ``--set-aside``, ``--last-capture-point`` (K6, K8, K17, K18);
+  ``--two-player-deal``, ``--set-aside``, ``--last-capture-point`` (K6, K8, K17, K18) and the deck
+  and deal ``--preset`` (K22: the checkpoint's metadata records it, so the policy plays only it);
 * network: ``moves`` scores every action from its move features with one shared scorer
   (:mod:`krypenv.agents.krypkasino.move_policy`), ``mlp`` is an MLP on the observation scaled
   to [0, 1] (:class:`krypenv.agents.krypkasino.ppo.ScaledInput`);
@@ -36,13 +37,20 @@ def check_options(args: Any) -> None:
 
 def game_config(args: Any) -> dict[str, Any]:
     """The rule keywords of the env and of the evaluations (checked: ValueError for a bad variant or teams)."""
-    from krypenv.krypkasino.rules import Rules, parse_teams
+    from krypenv.krypkasino.rules import parse_teams
 
     g = {"players": args.players, "teams": parse_teams(args.teams, args.players),
          "two_player_deal": args.two_player_deal, "set_aside": args.set_aside,
-         "last_capture_point": args.last_capture_point}
-    Rules(**g)  # ValueError for a bad variant
+         "last_capture_point": args.last_capture_point, "preset": getattr(args, "preset", "standard")}
+    rules_of(g)  # ValueError for a bad variant or preset
     return g
+
+
+def rules_of(g: dict[str, Any]) -> Any:
+    """The :class:`krypenv.krypkasino.rules.Rules` of :func:`game_config`'s keywords (the preset's deck and deal)."""
+    from krypenv.krypkasino.rules import Rules
+
+    return Rules.from_preset(g["preset"], **{k: v for k, v in g.items() if k != "preset"})
 
 
 def make_env(args: Any, league: Any) -> Any:
@@ -78,9 +86,8 @@ def network(args: Any, env: Any, sizes: list[int]) -> tuple[Any, Any, dict[str, 
 def metadata(args: Any, features: str | None) -> dict[str, Any]:
     """The checkpoint's ``krypenv.json``: the rules, the action features and the run's arguments."""
     from krypenv.agents.krypkasino.ppo import metadata as ppo_metadata
-    from krypenv.krypkasino.rules import Rules
 
-    return ppo_metadata(Rules(**game_config(args)), features=features, args=dataclasses.asdict(args))
+    return ppo_metadata(rules_of(game_config(args)), features=features, args=dataclasses.asdict(args))
 
 
 def check_init(meta: dict[str, Any], args: Any, where: str) -> None:
@@ -101,7 +108,7 @@ def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Any, deals: i
     g = game_config(args)
     config = EvalConfig(agents=("learner", *opponents), players=g["players"], teams=g["teams"], deals=deals,
                         seed=seed, two_player_deal=g["two_player_deal"], set_aside=g["set_aside"],
-                        last_capture_point=g["last_capture_point"], records=False)
+                        last_capture_point=g["last_capture_point"], records=False, preset=g["preset"])
     return evaluate(config, agents=[agent, *(agents.load(s) for s in opponents)])
 
 

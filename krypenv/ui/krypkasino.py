@@ -29,13 +29,22 @@ from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.engine.captures import hand_sweep_values
 from krypenv.krypkasino.records import describe_move, parse_record, record_from_deals
 from krypenv.krypkasino.render import announcement
-from krypenv.krypkasino.rules import SET_ASIDE_VARIANTS, TWO_PLAYER_DEALS, Rules, alternating_teams, parse_teams
+from krypenv.krypkasino.rules import (
+    PRESET_PLAYERS,
+    PRESETS,
+    SET_ASIDE_VARIANTS,
+    TWO_PLAYER_DEALS,
+    VARIANT_DEFAULTS,
+    Rules,
+    alternating_teams,
+    parse_teams,
+)
 from krypenv.rng import seed_state
 from krypenv.ui.moves import Choice, InputError, OneDealAdapter, softmax_masked
 from krypenv.ui.terminal_text import BOLD, Style, seat_rows
 
 GAME = "krypkasino"
-RULE_OPTIONS = ("teams", "two_player_deal", "set_aside", "last_capture_point")
+RULE_OPTIONS = ("teams", "two_player_deal", "set_aside", "last_capture_point", "preset")
 HELP = """Krypkasino moves: type the number of a move, or the card you play and the table cards it takes:
   8h 6c 2d      play 8H, taking 6C and 2D        3d       play 3D (when it has one legal move)
   8h creeps     play 8H without taking anything  (a card that can take must take, K12)
@@ -58,6 +67,14 @@ def _team_layouts(players: int) -> list[list[list[int]]]:
     return out
 
 
+def _preset_label(name: str) -> str:
+    """``tiny (8 cards, 2 players)``: a preset's name, deck size and player counts (K22)."""
+    allowed = PRESET_PLAYERS[name]
+    size = Rules.from_preset(name, players=allowed[0]).deck_size
+    who = f"{allowed[0]}-{allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
+    return f"{name} ({size} cards, {who} players)"
+
+
 def rules_meta() -> dict[str, Any]:
     """Krypkasino's rules options for the web page: rule id, default, choices, the player counts they fit, labels."""
     default = Rules()
@@ -75,6 +92,9 @@ def rules_meta() -> dict[str, Any]:
                       "choices": list(SET_ASIDE_VARIANTS),
                       "labels": {"court": "court cards (J Q K)", "spades": "spades"},
                       "help": "what leaves the table after the deal and at each round's end, for the last capturer"},
+        "preset": {"rule": "K22", "label": "Deck and deal", "default": "standard", "players": [2, 3, 4, 5, 6],
+                   "choices": list(PRESETS), "labels": {name: _preset_label(name) for name in PRESETS},
+                   "help": "the standard game, or a smaller deck and deal (tiny: 2 players; small: 2 or 3 players)"},
         "last_capture_point": {"rule": "K17", "label": "Last capture +1 point", "default": default.last_capture_point,
                                "players": [2, 3, 4, 5, 6], "choices": [False, True],
                                "help": "the last capturer gets 1 extra point: a deal sums to 43 instead of 42"},
@@ -87,7 +107,8 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
     Strict: an object whose keys are among :data:`RULE_OPTIONS`, each null (the default) or of
     its type: ``teams`` a number of teams (2 or 3) or a list of seat lists (K18),
     ``two_player_deal`` and ``set_aside`` strings (K6, K8), ``last_capture_point`` true or false
-    (K17); then the whole set is checked by :class:`Rules` for ``players`` seats.
+    (K17), ``preset`` a preset's name (K22); then the whole set is checked by :class:`Rules` for
+    ``players`` seats.
     """
     if obj is None:
         return {}
@@ -114,7 +135,8 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
                          f"got {teams!r}")
     if teams is not None:
         opts["teams"] = teams
-    for key, choices in (("two_player_deal", TWO_PLAYER_DEALS), ("set_aside", SET_ASIDE_VARIANTS)):
+    for key, choices in (("two_player_deal", TWO_PLAYER_DEALS), ("set_aside", SET_ASIDE_VARIANTS),
+                         ("preset", tuple(PRESETS))):
         value = obj.get(key)
         if value is not None and not isinstance(value, str):
             raise ValueError(f"rules.{key} must be a string, one of {', '.join(choices)}; "
@@ -127,12 +149,18 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
     if lcp is not None:
         opts["last_capture_point"] = lcp
     try:
-        rules = Rules(players=players, **opts)
+        rules = rules_of(players, opts)
     except ValueError as exc:
         raise ValueError(f"rules: {exc}") from None
     if rules.teams is not None:
         opts["teams"] = [list(team) for team in rules.teams]
     return opts
+
+
+def rules_of(players: int, options: dict[str, Any]) -> Rules:
+    """The :class:`Rules` of adapter options (record rules keys and ``preset``, K22), ValueError naming the field."""
+    rest = {k: v for k, v in options.items() if k != "preset"}
+    return Rules.from_preset(options.get("preset", "standard"), players=players, **rest)
 
 
 class Adapter(OneDealAdapter):
@@ -143,16 +171,14 @@ class Adapter(OneDealAdapter):
 
     def __init__(self, players: int, seed: int | None, options: dict[str, Any]) -> None:
         """A match's adapter: rules from ``players`` and ``options`` (record rules keys), streams from ``seed``."""
-        unknown = sorted(set(options) - set(RULE_OPTIONS))
+        unknown = sorted(set(options) - set(RULE_OPTIONS) - set(VARIANT_DEFAULTS))  # a record's deck keys (K20, K21)
         if unknown:
             raise ValueError(f"unknown Krypkasino rules option(s) {unknown}; options are {', '.join(RULE_OPTIONS)}")
         if isinstance(options.get("teams"), str):  # command-line text (krypenv play --teams): parsed as eval does
             options = {**options, "teams": parse_teams(options["teams"], players)}
-        self.rules = Rules(players=players, **{k: v for k, v in options.items() if v is not None})
+        self.rules = rules_of(players, {k: v for k, v in options.items() if v is not None})
         self.players = players
-        r = self.rules
-        cfg = EnvConfig(players=players, teams=r.teams, two_player_deal=r.two_player_deal, set_aside=r.set_aside,
-                        last_capture_point=r.last_capture_point, deals=1)
+        cfg = EnvConfig.from_rules(self.rules, deals=1)
         self.core = KrypkasinoBatch(cfg, 1, seat=0, kinds=[EXTERNAL] * players)
         decks, streams = np.random.SeedSequence(seed).spawn(2)
         self.deck_rng = np.random.default_rng(decks)
@@ -298,7 +324,7 @@ class Adapter(OneDealAdapter):
                         f"(K15)")
         else:
             if int(d.round[0]) != before[1]:
-                talk.append(f"round {int(d.round[0]) + 1}" + (": sistan!" if d.pos[0] >= 104 else ""))
+                talk.append(f"round {int(d.round[0]) + 1}" + (": sistan!" if d.pos[0] >= d.deck_len[0] else ""))
             call = announcement(d.table[0])
             if call:
                 talk.append(call)
@@ -318,8 +344,8 @@ class Adapter(OneDealAdapter):
             "scores": [int(x) for x in d.scores_of(0)],
             "card_points": [int(x) for x in d.piles[0].astype(np.int64) @ POINTS],
             "tabbes": [int(x) for x in d.tabbes[0]], "dealer": int(d.dealer[0]), "turn": self.to_act,
-            "round": int(d.round[0]) + 1, "rounds": self.rules.rounds, "deck_left": 104 - int(d.pos[0]),
-            "sistan": bool(d.pos[0] >= 104), "call": None if self.done else announcement(d.table[0]),
+            "round": int(d.round[0]) + 1, "rounds": self.rules.rounds, "deck_left": int(d.deck_len[0]) - int(d.pos[0]),
+            "sistan": bool(d.pos[0] >= d.deck_len[0]), "call": None if self.done else announcement(d.table[0]),
             "done": self.done, "rules": self.rules.to_dict(), "score_name": "score",
         }
         out["teams"] = out["rules"]["teams"]  # K18 seat lists, or None: the page marks partners and team totals
@@ -350,7 +376,7 @@ class Adapter(OneDealAdapter):
         """An adapter dealt from a record's deck and dealer, before its first move."""
         parsed = parse_record(obj)
         r = parsed.rules
-        self = cls(r.players, 0, {k: getattr(r, k) for k in RULE_OPTIONS})
+        self = cls(r.players, 0, {k: getattr(r, k) for k in (*RULE_OPTIONS[:-1], *VARIANT_DEFAULTS)})
         d = DealBatch(r, 1)
         d.reset(decks=parsed.deck[None, :], dealers=parsed.dealer)
         self.core.load(d)
@@ -386,7 +412,9 @@ def red_card(name: str) -> bool:
 def terminal_state(st: dict[str, Any], style: Style) -> list[str]:
     """The deal's lines above the person's hand: the deal, the table, the set-aside pile, every seat's counts."""
     sistan = " (sistan)" if st["sistan"] else ""
-    lines = [style.wrap(f"Krypkasino, deal {st['deal_no'] + 1}/{st['deals']}, round {st['round']}/{st['rounds']}"
+    preset = Rules.from_dict(st["rules"]).preset_name
+    deck = "" if preset == "standard" else f" ({preset} deck)"
+    lines = [style.wrap(f"Krypkasino{deck}, deal {st['deal_no'] + 1}/{st['deals']}, round {st['round']}/{st['rounds']}"
                         f"{sistan}, deck {st['deck_left']} cards, dealer seat {st['dealer']}", BOLD),
              f"table:      {style.cards(st['table'], red_card)}" + (f"    ({st['call']})" if st["call"] else ""),
              f"set aside:  {style.cards(st['aside'], red_card)}"]

@@ -182,7 +182,9 @@ def add_arguments(parser: Any) -> None:
 
 
 def add_rules_arguments(parser: Any) -> None:
-    """Krypkasino's rules options (K6, K8, K17, K18)."""
+    """Krypkasino's rules options (K6, K8, K17, K18) and the deck and deal preset (K22)."""
+    parser.add_argument("--preset", default=None, metavar="NAME",
+                        help="the deck and deal: standard (default), tiny (2 players) or small (2-3 players), K22")
     parser.add_argument("--two-player-deal", choices=("6+4", "5+6"), default=None, help="K6 variant for 2 players")
     parser.add_argument("--set-aside", choices=("court", "spades"), default=None, help="K8 variant")
     parser.add_argument("--last-capture-point", action="store_true", default=None, help="K17 variant")
@@ -203,6 +205,8 @@ def rules_options(args: Any) -> dict[str, Any]:
         opts["last_capture_point"] = True
     if args.teams:
         opts["teams"] = args.teams
+    if getattr(args, "preset", None):
+        opts["preset"] = args.preset
     return opts
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.krypkasino.cards import HAND_VALUE
+from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
     card_capture,
     card_mask_into,
@@ -71,6 +71,38 @@ def piles_at(players: int) -> int:
 def tabbes_at(players: int) -> int:
     """First column of the tabbe counts."""
     return HANDS + 104 * players
+
+
+@njit(cache=True)
+def deck_length(st: np.ndarray, i: int) -> int:
+    """Cards in deal ``i``'s deck: ``DECK_LEN``, or 104 (K1) in a record that never set it."""
+    n = np.int64(st[i, DECK_LEN])
+    return 104 if n == 0 else n
+
+
+@njit(cache=True)
+def deck_counts_into(st: np.ndarray, i: int, out: np.ndarray) -> None:
+    """Write the copies of each card code in deal ``i``'s deck into ``out[:52]``: 2 each for the standard
+    104-card deck (K1), else counted from the variant deck in the record (K20)."""
+    n = deck_length(st, i)
+    if n == 104:
+        out[:52] = 2
+        return
+    out[:52] = 0
+    for k in range(n):
+        out[st[i, DECK + k]] += 1
+
+
+@njit(cache=True)
+def deck_points(st: np.ndarray, i: int) -> int:
+    """Card points (K4) of deal ``i``'s whole deck: 42 for the standard deck, the variant deck's total (K20)."""
+    n = deck_length(st, i)
+    if n == 104:
+        return 42
+    total = 0
+    for k in range(n):
+        total += POINTS[st[i, DECK + k]]
+    return total
 
 
 def record_width(players: int) -> int:

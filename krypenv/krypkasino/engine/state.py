@@ -339,6 +339,9 @@ class DealBatch:
         d.pos[0] = rules.deck_size - len(rest)
         d.deck_len[0] = rules.deck_size
         d.deck[0, d.pos[0]:] = rest
+        if not rules.is_standard:  # the dealt part lists the variant's other cards, so the deck reads as its (K20)
+            dealt = [c for c in range(N_CODES) for _ in range(max(0, int(rules.deck_counts[c]) - rest.count(c)))]
+            d.deck[0, :min(len(dealt), int(d.pos[0]))] = dealt[:int(d.pos[0])]
         d.turn[0] = turn
         d.dealer[0] = rules.players - 1 if dealer is None else dealer
         d.last_capturer[0] = last_capturer
