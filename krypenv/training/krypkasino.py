@@ -155,7 +155,7 @@ def exploit_gain(learner: Any, agent: str, args: Any, deals: int, seed: int) -> 
     players = g["players"]
     config = EvalConfig(agents=("learner",) + (agent,) * (players - 1), players=players, teams=g["teams"],
                         deals=deals, seed=seed, two_player_deal=g["two_player_deal"], set_aside=g["set_aside"],
-                        last_capture_point=g["last_capture_point"], records=False)
+                        last_capture_point=g["last_capture_point"], records=False, preset=g["preset"])
     frozen = agents.load(agent)
     res = evaluate(config, agents=[learner] + [frozen] * (players - 1))
     d = margin(res, agent)
