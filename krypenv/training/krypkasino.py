@@ -91,7 +91,11 @@ def metadata(args: Any, features: str | None) -> dict[str, Any]:
 
 
 def check_init(meta: dict[str, Any], args: Any, where: str) -> None:
-    """ValueError when the ``--init-from`` checkpoint reads other action features than this run's ``--policy``."""
+    """ValueError when the ``--init-from`` checkpoint reads other action features than this run's ``--policy``, or
+    was trained on another deck and deal than this run's ``--preset`` (K22)."""
+    from krypenv.agents.krypkasino.ppo import check_deck
+
+    check_deck(where, meta, rules_of(game_config(args)))
     wanted = None
     if args.policy == "moves":
         from krypenv.agents.krypkasino.move_features import VERSION as wanted

@@ -24,7 +24,7 @@ import numpy as np
 
 from krypenv.krypkasino.cards import card_name, names_from_counts
 from krypenv.krypkasino.engine import DealBatch, shuffled_deck
-from krypenv.krypkasino.rules import Rules
+from krypenv.krypkasino.rules import PRESETS, Rules
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"
 
@@ -35,6 +35,8 @@ SPECS: list[tuple[str, dict[str, Any], int, int, int]] = [
     ("3p", {"players": 3}, 2, 2, 102),
     ("4p spades", {"players": 4, "set_aside": "spades"}, 1, 3, 103),
     ("6p three teams", {"players": 6, "teams": [[0, 3], [1, 4], [2, 5]]}, 5, 4, 104),
+    ("2p tiny", {"players": 2, **PRESETS["tiny"]}, 1, 6, 106),  # K20–K22
+    ("3p small", {"players": 3, **PRESETS["small"]}, 2, 7, 107),
 ]
 
 
@@ -51,7 +53,7 @@ def canonical(moves: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray
 def play_deal(name: str, rules_kw: dict[str, Any], dealer: int, deck_seed: int, choice_seed: int) -> dict[str, Any]:
     """Play one golden deal and return its record with the legal moves of every decision."""
     rules = Rules(**rules_kw)
-    deck = shuffled_deck(np.random.default_rng(deck_seed))
+    deck = shuffled_deck(np.random.default_rng(deck_seed), rules)
     d = DealBatch(rules, 1)
     d.reset(decks=deck[None, :], dealers=np.array([dealer]))
     chooser = random.Random(choice_seed)

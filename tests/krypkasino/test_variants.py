@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +13,7 @@ import pytest
 from krypenv.krypkasino.cards import POINTS, kind_codes, ordered_deck, parse_deck
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.engine import DealBatch, shuffled_deck, shuffled_decks
+from krypenv.krypkasino.observation import bounds, layout, obs_size
 from krypenv.krypkasino.records import check_record, record_from_deals
 from krypenv.krypkasino.rules import PRESETS, Rules
 
@@ -184,3 +187,18 @@ def test_k22_env_config_takes_a_preset_and_rule_keys() -> None:
         EnvConfig(players=2, preset="nope")
     with pytest.raises(ValueError, match="players"):
         EnvConfig(players=3, preset="tiny")
+
+
+def test_k22_spaces_table_in_rules_md_matches_the_code() -> None:
+    """K22: the per-preset spaces table of RULES.md is the observation Box the code builds (highs per field)."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "RULES.md").read_text()
+    rows = re.findall(r"^\| (\w+) \| (\d) \| Box\(int8, \((\d+),\)\) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) "
+                      r"\| Discrete\(105\) \|$", text, flags=re.MULTILINE)
+    assert len(rows) == 8
+    for name, p, size, *highs in rows:
+        players = int(p)
+        rules = Rules.from_preset(name, players=players)
+        _, high = bounds(players, rules, 1)
+        lay = layout(players)
+        got = [int(high[lay[k]].max()) for k in ("hand", "hand_size", "points", "deck_left", "round")]
+        assert (obs_size(players), got) == (int(size), [int(h) for h in highs]), (name, players)

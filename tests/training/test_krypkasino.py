@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import subprocess
 import sys
@@ -178,6 +179,9 @@ def load_train_module():
     (["--init-from", "checkpoints/ppo-2p.zip", "--players", "3"], "was trained for 2 players, this run has 3"),
     (["--init-from", "checkpoints/ppo-2p.zip", "--net-arch", "32,32"], "has hidden layers 128,128"),
     (["--init-from", "checkpoints/ppo-2p.zip", "--policy", "mlp"], "reads action features moves/2"),
+    (["--init-from", "checkpoints/ppo-2p.zip", "--preset", "tiny"], "cannot play the tiny one"),
+    (["--preset", "huge"], "preset must be one of"),
+    (["--preset", "tiny", "--players", "3"], "preset 'tiny' is for players 2"),
 ])
 def test_bad_arguments_raise_before_writing(argv, message, tmp_path):
     train_mod = load_train_module()
@@ -186,6 +190,28 @@ def test_bad_arguments_raise_before_writing(argv, message, tmp_path):
         train_mod.main(args)
     assert message in str(err.value) and "\n" not in str(err.value)
     assert not (tmp_path / "runs").exists()
+
+
+def test_k22_preset_run_records_its_deck_in_the_checkpoint_metadata():
+    """K22: ``--preset tiny`` trains on the tiny env; the metadata names its deck keys, which check_deck then holds."""
+    from krypenv.agents.krypkasino.ppo import check_deck
+
+    from krypenv.krypkasino.rules import Rules
+    from krypenv.training import krypkasino as part
+
+    train_mod = load_train_module()
+    args = train_mod.parse_args(["--preset", "tiny", "--players", "2"])
+    g = part.game_config(args)
+    meta = part.metadata(args, None)
+    assert {k: meta[k] for k in ("ranks", "suits", "copies", "hand", "table")} == {
+        "ranks": ["A", "2", "3", "4"], "suits": ["H", "S"], "copies": 1, "hand": 3, "table": 2}
+    check_deck("run", meta, Rules.from_preset("tiny", players=2))  # the deck it was trained on: no error
+    with pytest.raises(ValueError, match="trained on the tiny deck"):
+        check_deck("run", meta, Rules(players=2))
+    standard = part.metadata(train_mod.parse_args(["--players", "2"]), None)
+    assert not {"ranks", "suits", "copies", "hand", "table"} & set(standard)  # standard metadata as before
+    env = part.make_env(dataclasses.replace(args, num_envs=2), "random")
+    assert env.core.rules == part.rules_of(g) and env.core.rules.deck_size == 8
 
 
 def test_bad_arguments_give_one_line_errors(tmp_path):

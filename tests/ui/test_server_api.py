@@ -146,6 +146,26 @@ def test_team_game_rules_reach_the_record(base: str) -> None:
     assert record["result"]["scores"] == totals and sum(totals) == 43
 
 
+def test_preset_game_reaches_the_record(base: str) -> None:
+    """K22: ``rules.preset`` "tiny" deals the 8-card deck; the record carries its keys and replays (K20, K21)."""
+    status, out = call(base, "POST", "/api/games", {"game": "krypkasino", "players": 2, "seed": 8202,
+                                                    "agents": ["expert"], "rules": {"preset": "tiny"}})
+    assert status == 200, out
+    gid, st = out["id"], out["state"]
+    assert st["rules"]["hand"] == 3 and st["rules"]["copies"] == 1 and len(st["hand"]) == 3
+    while not st["over"]:
+        status, out = move(base, gid, st)
+        assert status == 200, out
+        st = out["state"]
+    [path] = Path("games").glob("web-krypkasino-*-s8202-*.jsonl")
+    [record] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(record["deck"]) == 8 and len(record["moves"]) == 6 and sum(record["result"]["scores"]) == 7
+    status, rep = call(base, "GET", f"/api/games/{gid}/replay")
+    assert status == 200
+    status, deal = call(base, "GET", f"/api/replay/{rep['id']}/0")
+    assert status == 200 and len(deal["frames"]) == 7
+
+
 @pytest.mark.parametrize("players,teams,expected", [(4, 2, [[0, 2], [1, 3]]), (6, 2, [[0, 2, 4], [1, 3, 5]]),
                                                     (6, 3, [[0, 3], [1, 4], [2, 5]]), (6, [[1, 4], [2, 5], [0, 3]],
                                                                                        [[0, 3], [1, 4], [2, 5]]),
@@ -180,6 +200,9 @@ def test_teams_as_a_number_or_seat_lists(base: str, players: int, teams: Any, ex
     ("krypkasino", 3, {"set_aside": ["spades"]}, "rules.set_aside must be a string"),
     ("krypkasino", 3, {"last_capture_point": 1}, "rules.last_capture_point must be true or false"),
     ("krypkasino", 3, {"last_capture_point": "yes"}, "rules.last_capture_point must be true or false"),
+    ("krypkasino", 3, {"preset": "tiny"}, "preset 'tiny' is for players 2 (K22), got players=3"),
+    ("krypkasino", 2, {"preset": "huge"}, "preset must be one of"),
+    ("krypkasino", 2, {"preset": 1}, "rules.preset must be a string"),
     ("kungsholmskille", 4, {"teams": 2}, "kungsholmskille takes none"),
     ("kungsholmskille", 4, {}, "kungsholmskille takes none"),
 ])
@@ -199,7 +222,9 @@ def test_meta_lists_the_rules_options(base: str) -> None:
     got, meta = call(base, "GET", "/api/meta")
     assert got == 200
     opts = meta["games"]["krypkasino"]["rules"]
-    assert set(opts) == {"teams", "two_player_deal", "set_aside", "last_capture_point"}
+    assert set(opts) == {"teams", "two_player_deal", "set_aside", "last_capture_point", "preset"}
+    assert opts["preset"]["choices"] == ["standard", "tiny", "small"] and opts["preset"]["rule"] == "K22"
+    assert opts["preset"]["labels"]["tiny"] == "tiny (8 cards, 2 players)"
     assert opts["teams"]["choices"] == {"4": [[[0, 2], [1, 3]]],
                                         "6": [[[0, 2, 4], [1, 3, 5]], [[0, 3], [1, 4], [2, 5]]]}
     assert opts["two_player_deal"]["players"] == [2] and opts["two_player_deal"]["choices"] == ["6+4", "5+6"]

@@ -101,6 +101,16 @@ def test_piped_play_to_the_end(tmp_path: Path, game: str, args: list[str], final
     assert records and all("result" in r and check_record(r).ok for r in records)
 
 
+def test_k22_piped_preset_play(tmp_path: Path) -> None:
+    """``--preset tiny`` (K22) deals the 8-card deck, says so, and records its keys; 3 players are refused."""
+    proc, records = _play_piped(tmp_path, "--players", "2", "--preset", "tiny", "--agents", "expert", "--seed", "3")
+    assert proc.returncode == 0, proc.stderr
+    (rec,) = records
+    assert "Krypkasino (tiny deck)" in proc.stdout and len(rec["deck"]) == 8 and check_record(rec).ok
+    proc, _ = _play_piped(tmp_path, "--players", "3", "--preset", "tiny", "--seed", "3")
+    assert proc.returncode != 0 and "preset 'tiny' is for players 2" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_piped_team_play_scores_the_teams(tmp_path: Path) -> None:
     """``--teams 2`` (as in eval and train.py) seats 2v2 (K18): team totals, a winning team, teams in the record."""
     proc, records = _play_piped(tmp_path, "--players", "4", "--teams", "2", "--agents", "greedy", "--seed", "3")

@@ -56,6 +56,26 @@ def test_default_output_folder_names_every_game_defining_variant() -> None:
     assert default_out(long).name.endswith("-4p-10d-s5-teams02+13") and len(default_out(long).name) <= 120
 
 
+def test_k22_preset_eval_names_its_folder_repeats_and_replays(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """K22: ``--preset tiny`` tags the folder and the command line; its records replay; a standard run names none."""
+    plain = EvalConfig(agents=("greedy", "expert"), players=2, deals=10, seed=5)
+    tiny = EvalConfig(agents=("greedy", "expert"), players=2, deals=10, seed=5, preset="tiny")
+    assert default_out(tiny).name == "greedy_expert-2p-10d-s5-tiny" != default_out(plain).name
+    out = tmp_path / "tiny"
+    argv = ["eval", "--agents", "expert,greedy", "--deals", "3", "--seed", "5", "--workers", "1", "--out", str(out),
+            "--no-progress", "--preset", "tiny"]
+    assert main(argv) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert "--preset tiny" in run["command"] and run["config"]["rules"]["hand"] == 3
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 6 and all(len(r["deck"]) == 8 and check_record(r).ok for r in records)
+    assert all(sum(r["result"]["scores"]) == 7 for r in records)  # K20: tiny's total points
+    capsys.readouterr()
+    assert main(run["command"].split()[1:] + ["--no-progress", "--out", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "results.json").read_text() == (out / "results.json").read_text()
+
+
 def test_game_values_wins_tabbes_teams_and_repeats() -> None:
     rules = Rules(players=3)
     seating = np.array([[0, 1, 0]])  # agent 0 holds seats 0 and 2
@@ -168,6 +188,8 @@ def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     (["--agents", "random"], "at least two agent specs"),
     (["--agents", "random,random", "--players", "3", "--teams", "2"], "teams need 4 or 6 players"),
     (["--agents", "random,random", "--players", "4", "--teams", "0,1/2,3"], "do not alternate"),
+    (["--agents", "random,random", "--players", "3", "--preset", "tiny"], "preset 'tiny' is for players 2"),
+    (["--agents", "random,random", "--preset", "huge"], "preset must be one of"),
 ])
 def test_cli_errors_are_one_line(args: list[str], message: str, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str]) -> None:
