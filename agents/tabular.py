@@ -7,7 +7,8 @@ action from the stored distribution with a uniform from the game's stream; a sta
 does not hold is refused with a ValueError naming it.  ``PATH`` is a file, or the name of a
 shipped policy in ``checkpoints/`` (``tabular:cfr-tiny``); ``cfr-tiny`` alone names the CFR
 solution of Krypkasino's ``tiny`` preset (``experiments/solve_tiny.py``).  Needs the extra
-``openspiel`` (the information state text comes from :mod:`krypenv.openspiel`).
+``openspiel`` (the information state text comes from :mod:`krypenv.openspiel`).  A shipped
+policy ``NAME`` is ``checkpoints/NAME.json.gz`` (or ``.json``).
 """
 
 from __future__ import annotations
@@ -32,11 +33,17 @@ def resolve(spec: str) -> Path:
         raise ValueError("tabular agent needs a policy file: tabular:PATH (e.g. tabular:checkpoints/cfr-tiny.json)")
     path = Path(spec)
     if "/" not in spec and "\\" not in spec and not path.suffix:
-        path = SHIPPED / f"{spec}.json"
+        path = next((p for p in (SHIPPED / f"{spec}.json.gz", SHIPPED / f"{spec}.json") if p.is_file()), path)
     if not path.is_file():
-        shipped = ", ".join(sorted(p.stem for p in SHIPPED.glob("*.json"))) if SHIPPED.is_dir() else "none"
-        raise ValueError(f"tabular policy {spec!r}: no such file (shipped policies: {shipped or 'none'})")
+        raise ValueError(f"tabular policy {spec!r}: no such file (shipped policies: {', '.join(shipped()) or 'none'})")
     return path
+
+
+def shipped() -> list[str]:
+    """The names of the shipped tabular policies (``checkpoints/NAME.json`` or ``NAME.json.gz``)."""
+    if not SHIPPED.is_dir():
+        return []
+    return sorted({p.name.removesuffix(".gz").removesuffix(".json") for p in SHIPPED.glob("*.json*")})
 
 
 class TabularAgent:
@@ -56,9 +63,20 @@ class TabularAgent:
         if short not in information_state_texts:
             raise ValueError(f"tabular policy {path}: unknown game {short!r}")
         self.text = information_state_texts[short]
+        self.rules: Any = None  # the rules the policy was solved for, read on first use
+
+    def check_rules(self, rules: Any) -> None:
+        """ValueError unless ``rules`` are the rules the policy was solved for (preset, players, rule keys)."""
+        if self.rules is None:
+            import pyspiel
+
+            self.rules = pyspiel.load_game(self.table.game).config.rules
+        if rules != self.rules:
+            raise ValueError(f"tabular policy {self.path} was solved for {self.rules}, not for this table's {rules}")
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """One action per decision, drawn from the table at its information state."""
+        self.check_rules(batch.rules)
         u = batch.uniforms(1)[:, 0]
         keys = [self.text(batch.core, int(i), int(s)) for i, s in zip(batch.envs, batch.seats)]
         return np.array([self.table.sample(k, float(uk)) for k, uk in zip(keys, u)], np.int64)

@@ -8,7 +8,8 @@
     venv = kungsholmskille_v0.VecEnv(4096, players=4)   # batched SB3 VecEnv (krypenv.kungsholmskille.vec)
 
 The three share one configuration (``players``, ``first_dealer``, ``max_deals``,
-``skip_forced``, ``illegal``, ``render_mode``) and one compiled batch, so the same seed gives
+``skip_forced``, ``illegal``, ``render_mode``, ``preset``, ``ranks``, ``pot_deals``; e.g.
+``env(players=2, preset="small")``, KILLE.md L20–L22) and one compiled batch, so the same seed gives
 the same episodes in all of them.  The Gymnasium id is the registry's ``gym_id``
 (:data:`krypenv.games.GAMES`).  ``VecEnv`` loads on first access, since it imports
 Stable-Baselines3 (and torch).  The version in the module name is the environments'

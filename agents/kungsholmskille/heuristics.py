@@ -46,7 +46,8 @@ class TacticsAgent:
         P = int(batch.rules.players)
         off = self._offsets.setdefault(P, offsets(P))
         out = np.empty(len(batch), np.int64)
-        decide_batch(batch.obs, batch.mask, P, self.kind, self.params, off, out)
+        counts = np.asarray(batch.rules.deck_counts, np.int64)  # L1, L20: the cards this deck holds
+        decide_batch(batch.obs, batch.mask, P, self.kind, self.params, off, counts, out)
         return out
 
 

@@ -6,7 +6,7 @@ out to its end with a fast policy for every seat (``rollout="expert"`` or ``"tim
 compiled tactics of :mod:`krypenv.agents.kungsholmskille.tactics`), and plays the move with the best
 mean money.  The same worlds serve every move (common random numbers).
 
-**Worlds.**  The seat's unseen cards (each rank twice, L1, less its hand, its discards and
+**Worlds.**  The seat's unseen cards (the deck's cards, L1, L20, less its hand, its discards and
 every card played, L8, L10) are shuffled and dealt, in order, to the hands of the other
 players still in (each keeps its current number of cards), the hands of the players who
 folded (L6), the other players' discards (as many as each exchanged, a public count, L8) and
@@ -39,7 +39,7 @@ from numba import njit
 
 from krypenv.agent_api import DecisionBatch
 from krypenv.kungsholmskille.actions import MAX_LEGAL, N_ACTIONS
-from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS
+from krypenv.kungsholmskille.cards import N_RANKS
 from krypenv.kungsholmskille.engine import DealBatch, kernels
 from krypenv.kungsholmskille.observation import encode_into, mask_into, obs_size
 
@@ -52,7 +52,8 @@ VALUES = ("episode", "deal")
 
 @njit(cache=True)
 def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.ndarray, seat: int, kind: int,
-                   par: np.ndarray, off: np.ndarray, obs: np.ndarray, episode: bool, out: np.ndarray) -> None:
+                   par: np.ndarray, off: np.ndarray, counts: np.ndarray, obs: np.ndarray, episode: bool,
+                   out: np.ndarray) -> None:
     """Per row: make action ``first[i]``, play the deal out with policy ``kind``; ``out[i]`` its value (docstring)."""
     mask = np.empty(N_ACTIONS, np.int8)
     buf = np.empty(MAX_LEGAL + 5, np.int64)
@@ -64,19 +65,20 @@ def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.nda
             s = row[kernels.TO_ACT]
             encode_into(row, cr, money, 0, 0, False, players, s, obs)
             mask_into(row, s, False, mask, buf)
-            kernels.apply(row, cr, players, decide(obs, mask, players, kind, par, off))
+            kernels.apply(row, cr, players, decide(obs, mask, players, kind, par, off, counts))
         if not episode:
             out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat]
         elif row[kernels.OUTCOME] == kernels.BUDRUNDA:
             # the pot stays in the episode: its antes, and a fair share of it
             out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat] + cr[kernels.POT_NEXT] / players
-        else:  # the pot went out: the episode ends, the next pot's antes are never paid
+        else:  # the pot went out (L14, L15) or was settled (L21): the episode ends, the next antes are never paid
             out[i] = cr[kernels.MONEY + seat]
 
 
-def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Generator) -> np.ndarray:
+def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Generator,
+                 counts: np.ndarray | None = None) -> np.ndarray:
     """A copy of an engine record whose hidden cards (seen from ``seat``) are dealt afresh (see the module
-    docstring)."""
+    docstring); ``counts`` (21,): the deck's copies of each rank (default 2 each, L1; ``rules.deck_counts``, L20)."""
     w = row.copy()
     hand_at = lambda s: slice(kernels.HANDS + N_RANKS * s, kernels.HANDS + N_RANKS * (s + 1))
     seen = w[hand_at(seat)].astype(np.int64).copy()
@@ -88,7 +90,7 @@ def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Genera
             c = w[kernels.TRICK_CARDS + kernels.MAXP * t + s]
             if c >= 0:
                 seen[c] += 1
-    pool = np.repeat(np.arange(N_RANKS), 2 - seen)
+    pool = np.repeat(np.arange(N_RANKS), (np.full(N_RANKS, 2) if counts is None else counts) - seen)
     rng.shuffle(pool)
     k = 0
     others = [s for s in range(players) if s != seat]
@@ -101,9 +103,9 @@ def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Genera
             if w[kernels.DISCARDS + 2 * s + j] >= 0:
                 w[kernels.DISCARDS + 2 * s + j] = pool[k]
                 k += 1
-    tpos = int(w[kernels.TPOS])
-    w[kernels.DECK + tpos:kernels.DECK + DECK_SIZE] = pool[k:k + DECK_SIZE - tpos]
-    k += DECK_SIZE - tpos
+    tpos, end = int(w[kernels.TPOS]), int(w[kernels.DECK_LEN])
+    w[kernels.DECK + tpos:kernels.DECK + end] = pool[k:k + end - tpos]
+    k += end - tpos
     if k != pool.size:
         raise RuntimeError(f"world sampling dealt {k} of {pool.size} unseen cards")
     return w
@@ -132,7 +134,8 @@ class PimcAgent:
         P = int(core.players)  # type: ignore[attr-defined]
         legal = np.flatnonzero(mask)
         row, cr = core.deals.state[i], core.deals.cash[i]  # type: ignore[attr-defined]
-        worlds = np.stack([sample_world(row, P, seat, rng) for _ in range(self.worlds)])
+        counts = np.asarray(core.rules.deck_counts, np.int64)  # type: ignore[attr-defined]  # L1, L20
+        worlds = np.stack([sample_world(row, P, seat, rng, counts) for _ in range(self.worlds)])
         A, W = legal.size, self.worlds
         deals = DealBatch(core.rules, A * W)  # type: ignore[attr-defined]
         deals.state[:] = np.tile(worlds, (A, 1))
@@ -141,7 +144,7 @@ class PimcAgent:
         off = self._offsets.setdefault(P, offsets(P))
         out = np.empty(A * W, np.float64)
         rollout_values(deals.state, deals.cash, P, np.repeat(legal, W).astype(np.int64), seat, kind, par, off,
-                       np.empty(obs_size(P), np.int16), self.value == "episode", out)
+                       counts, np.empty(obs_size(P), np.int16), self.value == "episode", out)
         return legal, out.reshape(A, W)
 
     def act(self, batch: DecisionBatch) -> np.ndarray:

@@ -16,7 +16,10 @@ The network is SB3's MLP actor-critic on the observation alone
 Loading checks, each failure one ValueError line naming the file: the zip, format and game
 (a Krypkasino checkpoint is refused here, and this one at a Krypkasino table), the observation
 layout id and length for the checkpoint's player count, and the network's input size.  A
-table of another player count is refused when the agent is asked to act.
+table of another player count is refused when the agent is asked to act, and so is a table of
+other deck or pot rules (KILLE.md L20–L22): the metadata's ``"rules"`` holds the rule keys the
+policy was trained on when they are not the standard game's (``{"ranks": 11, "max_deals": 3}``
+for ``small``); a checkpoint without it — every shipped one — plays only the standard game.
 
 **Acting.**  One forward pass over the whole batch and the argmax over the legal actions:
 deterministic, and the same for a decision alone or in a batch (:class:`krypenv.agents.ppo.PPOAgent`,
@@ -33,6 +36,8 @@ from krypenv.agents import ppo as shared
 from krypenv.agents.base import register
 from krypenv.agents.checkpoint import FORMAT, bad, krypenv_version, layout_digest, playing_only
 
+from krypenv.agent_api import DecisionBatch
+
 __all__ = ["GAME", "INPUT_CAP", "PPOAgent", "layout_id", "load", "metadata", "read_metadata"]
 
 GAME = "kungsholmskille"
@@ -46,13 +51,32 @@ def layout_id(players: int) -> str:
     return layout_digest(obs_size(players), layout(players))
 
 
-def metadata(players: int, max_deals: int, **extra: Any) -> dict[str, Any]:
-    """The ``krypenv.json`` object of a policy trained at a ``players``-seat Kungsholmskille table."""
+def metadata(players: int, max_deals: int, rules: Any = None, **extra: Any) -> dict[str, Any]:
+    """The ``krypenv.json`` object of a policy trained at a ``players``-seat Kungsholmskille table (``rules``: its
+    :class:`~krypenv.kungsholmskille.rules.Rules`, recorded as ``"rules"`` only when not standard, L20–L22)."""
     from krypenv.kungsholmskille.observation import obs_size
 
+    variant = {} if rules is None else variant_keys(rules)
     return {"format": FORMAT, "game": GAME, "krypenv": krypenv_version(), "players": int(players),
             "max_deals": int(max_deals), "obs_dim": obs_size(players), "layout": layout_id(players),
-            "features": None, **extra}
+            "features": None, **({"rules": variant} if variant else {}), **extra}
+
+
+def variant_keys(rules: Any) -> dict[str, Any]:
+    """The rule keys of ``rules`` other than ``players`` that differ from the standard game's (L23), as in a record."""
+    return {k: v for k, v in rules.to_dict().items() if k != "players"}
+
+
+def check_rules(where: str, meta: dict[str, Any], rules: Any) -> None:
+    """ValueError (one line) unless ``rules`` have the deck and pot bound a checkpoint was trained on (L20–L22)."""
+    trained = meta.get("rules") or {}
+    if trained != variant_keys(rules):
+        from krypenv.kungsholmskille.rules import Rules
+
+        name = Rules.from_dict({"players": rules.players, **trained}).preset_name if trained else "standard"
+        raise ValueError(f"{where} was trained on the {name} preset {trained or ''}and cannot play the "
+                         f"{rules.preset_name} one {variant_keys(rules) or ''}(KILLE.md L22: the deck and the pot "
+                         f"differ; train one for it with train.py --game kungsholmskille --preset)")
 
 
 def _input_scale(observation_space: Any) -> np.ndarray:
@@ -109,6 +133,11 @@ class PPOAgent(shared.PPOAgent):
     GAME = GAME
     read_metadata = staticmethod(read_metadata)
     custom_objects = staticmethod(_custom_objects)
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The most probable legal action of each decision; ValueError for other deck or pot rules (L22)."""
+        check_rules(f"ppo checkpoint {self.path}" if self.path else f"agent {self.name!r}", self.meta, batch.rules)
+        return super().act(batch)
 
 
 def load(path: str) -> PPOAgent:

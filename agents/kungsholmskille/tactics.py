@@ -166,12 +166,14 @@ def _trick_play(hand: np.ndarray, mask: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.ndarray, off: np.ndarray) -> int:
-    """The action of policy ``kind`` (TIMID or EXPERT, parameters ``par``) for one observation and mask."""
+def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.ndarray, off: np.ndarray,
+           counts: np.ndarray) -> int:
+    """The action of policy ``kind`` (TIMID or EXPERT, parameters ``par``) for one observation and mask; ``counts``
+    (21,) are the copies of each rank in the deck (``rules.deck_counts``: 2 each, L1, or the lowest ranks, L20)."""
     hand = obs[off[O_HAND]:off[O_HAND] + N_RANKS].astype(np.int64)
     unseen = np.empty(N_RANKS, np.int64)
     for x in range(N_RANKS):
-        unseen[x] = max(0, 2 - hand[x] - obs[off[O_DISCARDS] + x] - obs[off[O_PLAYED] + x])
+        unseen[x] = max(0, counts[x] - hand[x] - obs[off[O_DISCARDS] + x] - obs[off[O_PLAYED] + x])
     r = _lowest(hand)
     n_in = 0
     stayed = 0  # other players who said stay after a knock (L6)
@@ -224,7 +226,7 @@ def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.n
 
 @njit(cache=True)
 def decide_batch(obs: np.ndarray, masks: np.ndarray, players: int, kind: int, par: np.ndarray, off: np.ndarray,
-                 out: np.ndarray) -> None:
+                 counts: np.ndarray, out: np.ndarray) -> None:
     """:func:`decide` for every row of a batch."""
     for i in range(obs.shape[0]):
-        out[i] = decide(obs[i], masks[i], players, kind, par, off)
+        out[i] = decide(obs[i], masks[i], players, kind, par, off, counts)

@@ -24,12 +24,15 @@ OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "reco
 
 
 def default_out(config: EvalConfig) -> Path:
-    """``evals/kille-<agents>-<P>p-<deals>d-s<seed>[-m<max deals>][-<seatings>]``: one folder per configuration."""
+    """``evals/kille-<agents>-<P>p-<deals>d-s<seed>[-m<max deals>][-<seatings>][-<preset>]``: one folder per
+    configuration."""
     tags = [f"{config.players}p", f"{config.deals}d", f"s{config.seed}"]
     if config.max_deals != EvalConfig.max_deals:
         tags.append(f"m{config.max_deals}")
     if config.seatings != EvalConfig.seatings:
         tags.append(config.seatings)
+    if config.preset != EvalConfig.preset:
+        tags.append(config.preset)
     return out_folder(config.labels, tags, prefix="kille-")
 
 
@@ -38,7 +41,8 @@ def config_from_args(args: argparse.Namespace, agents: tuple[str, ...]) -> EvalC
     return EvalConfig(agents=agents, players=args.players, deals=args.deals, seed=args.seed,
                       max_deals=EvalConfig.max_deals if args.max_deals is None else args.max_deals,
                       seatings=args.seatings, workers=args.workers or cores(), batch=args.batch,
-                      records=not args.no_records, ray=getattr(args, "ray", None))
+                      records=not args.no_records, ray=getattr(args, "ray", None),
+                      preset=getattr(args, "preset", None) or EvalConfig.preset)
 
 
 def command_line(config: EvalConfig, out: Path) -> str:
@@ -47,7 +51,8 @@ def command_line(config: EvalConfig, out: Path) -> str:
              "--deals", str(config.deals), "--seed", str(config.seed), "--max-deals", str(config.max_deals),
              "--seatings", config.seatings, "--workers", str(config.workers), "--batch", str(config.batch),
              "--out", str(out)]
-    return shlex.join(words + ([] if config.records else ["--no-records"]) + ray_words(config.ray))
+    preset = [] if config.preset == EvalConfig.preset else ["--preset", config.preset]
+    return shlex.join(words + preset + ([] if config.records else ["--no-records"]) + ray_words(config.ray))
 
 
 def run_eval(config: EvalConfig, out: Path, progress: bool = True, stdout: TextIO | None = None) -> Results:

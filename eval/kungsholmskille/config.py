@@ -13,17 +13,23 @@ GAME = "kungsholmskille"
 
 @dataclass(frozen=True)
 class EvalConfig(EvalSettings):
-    """What to evaluate: the common fields and the most deals an episode may last."""
+    """What to evaluate: the common fields, the most deals an episode may last and the preset (KILLE.md L22)."""
 
     players: int = 4
     batch: int = 64
     max_deals: int = 50
+    preset: str = "standard"
 
     def __post_init__(self) -> None:
+        super().__post_init__()
+        self.env_config  # noqa: B018  (ValueError naming players, max_deals or preset)
+
+    @property
+    def env_config(self) -> Any:
+        """The environments' :class:`~krypenv.kungsholmskille.config.EnvConfig` of every episode."""
         from krypenv.kungsholmskille.config import EnvConfig
 
-        super().__post_init__()
-        EnvConfig(players=self.players, max_deals=self.max_deals)  # ValueError naming players or max_deals
+        return EnvConfig(players=self.players, max_deals=self.max_deals, preset=self.preset)
 
     @property
     def schedule(self) -> Schedule:
@@ -42,5 +48,8 @@ class EvalConfig(EvalSettings):
 
     def games_dict(self) -> dict[str, Any]:
         """The fields that define the games and so the results."""
-        return {"game": GAME, "agents": list(self.agents), "players": self.players, "deals": self.deals,
-                "seed": self.seed, "max_deals": self.max_deals, "seatings": self.seatings}
+        out = {"game": GAME, "agents": list(self.agents), "players": self.players, "deals": self.deals,
+               "seed": self.seed, "max_deals": self.max_deals, "seatings": self.seatings}
+        if self.preset != "standard":  # standard results stay as they were
+            out["preset"] = self.preset
+        return out

@@ -26,7 +26,8 @@ from krypenv.agent_api import Agent
 
 @dataclass
 class Played:
-    """Per episode: seat money, deals dealt, how it ended (1 pot out, 2 truncated), pot left, winning seat (−1)."""
+    """Per episode: seat money, deals dealt, how it ended (1 pot out or settled, 2 truncated), pot left, winning seat
+    (−1: none, e.g. a settled pot, L21)."""
 
     episodes: np.ndarray
     money: np.ndarray
@@ -72,13 +73,13 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
     """Play a chunk of episodes to their end; every deal's record if ``config.records``."""
     from krypenv.agent_api import check_actions
     from krypenv.kungsholmskille.cards import deck_names
-    from krypenv.kungsholmskille.config import POT_OUT, RUNNING, EnvConfig
+    from krypenv.kungsholmskille.config import POT_OUT, RUNNING
     from krypenv.kungsholmskille.engine import DealBatch
     from krypenv.kungsholmskille.env_kernels import k_act_external
     from krypenv.kungsholmskille.records import record_from_deals
 
     n, P = len(chunk.games), config.players
-    core = _duplicate_core(EnvConfig(players=P, max_deals=config.max_deals), n)
+    core = _duplicate_core(config.env_config, n)
     core.seed(chunk.deck_seeds)
     core.seed_agents(chunk.agent_seeds)
     core.reset()
@@ -117,7 +118,8 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
         raise RuntimeError("episodes stopped before their end")
     winner = np.full(n, -1, np.int64)
     for i in np.flatnonzero(over == POT_OUT):
-        winner[i] = core.deals.result(int(i))["winner"]
+        won = core.deals.result(int(i))["winner"]
+        winner[i] = -1 if won is None else won  # None: the pot was settled (L21)
     if config.records:
         for i in range(n):
             recs[i].append(json.dumps(record_from_deals(core.deals, i)))

@@ -26,8 +26,10 @@ def text(results: Results, elapsed: float | None = None) -> str:
     c = results.config
     T = len(c.tables)
     deals = int(results.played.deals.sum())
-    lines = [f"Kungsholmskille, {c.players} players: {c.deals} deck sets x {T} tables = {c.n_episodes} episodes "
-             f"({deals} deals, {results.finished:.1%} pots out, max {c.max_deals} deals; duplicate, {c.seatings}), "
+    preset = "" if c.preset == "standard" else f", {c.preset} preset (KILLE.md L22)"
+    lines = [f"Kungsholmskille{preset}, {c.players} players: {c.deals} deck sets x {T} tables = {c.n_episodes} "
+             f"episodes ({deals} deals, {results.finished:.1%} pots out, max {c.env_config.episode_deals} deals; "
+             f"duplicate, {c.seatings}), "
              f"seed {c.seed}" + (f"; {c.n_episodes / elapsed:,.1f} episodes/s" if elapsed else "")]
     width = max(8, *(len(r.agent) for r in results.rows))
     lines.append(f"{'agent':<{width}}  {'money/ep':>8}  {'95% CI':>16}  {'per deal':>8}  {'deals/ep':>8}  "

@@ -21,7 +21,11 @@ tricks, and must judge when to stay in, knock, fold, exchange and show.
 Keywords (the same in all three interfaces): `players` (2–6, default 4), `first_dealer`
 (None = seat P−1, L2, or a seat), `max_deals` (deals before truncation, 1–1000, default 50,
 L16), `skip_forced` (default False), `illegal` ("raise" or "lose"), `render_mode` (None,
-"ansi" or "human").  A bad value is a ValueError naming the keyword.
+"ansi" or "human"), `preset` ("standard", default, or "small", KILLE.md L22), `ranks` (the
+deck's ranks, L20; None = the preset's) and `pot_deals` (the rule key `max_deals`, deals per
+pot before L21 settles it; None = the preset's).  A bad value is a ValueError naming the keyword.
+The observation layout is the same in every preset; only the Box highs of `talon`, `deal` and
+`deals_left` change (KILLE.md "Presets").
 
 ### Action space
 
@@ -107,9 +111,11 @@ class raw_env(GameAECEnv):
     core: KungsholmskilleBatch
 
     def __init__(self, players: int = 4, first_dealer: int | None = None, max_deals: int = 50,
-                 skip_forced: bool = False, illegal: str = "raise", render_mode: str | None = None) -> None:
+                 skip_forced: bool = False, illegal: str = "raise", render_mode: str | None = None,
+                 preset: str = "standard", ranks: int | None = None, pot_deals: int | None = None) -> None:
         """A table of ``players`` seats; the keywords are documented in the module docstring."""
-        super().__init__(EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode))
+        super().__init__(EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode, preset, ranks,
+                                   pot_deals))
         P = self.core.players
         self._base = np.zeros(P, np.int64)  # each seat's money when it was last rewarded
         self._money_delta = np.zeros(P, np.int64)

@@ -18,7 +18,10 @@ deal; deal follows deal, the dealer passing left (L2: deal k is dealt by
 goes out by a walkover (L15) or a showdown (L14) — *terminated*; the antes for the next pot
 (``antes_next``) are then not paid.  An episode whose ``max_deals``-th deal ends in a
 budrunda is *truncated* (L16): the pot belongs to nobody, and the antes for a deal that is
-never dealt are not paid.  ``episodes[i]`` counts the episodes env i has
+never dealt are not paid.  With a pot bound (rules ``max_deals``, L21; the env keyword
+``pot_deals``, e.g. the ``small`` preset) a budrunda in the pot's last deal settles the pot
+(shared out equally) and the episode is *terminated*, so every episode ends within the bound.
+Decks hold the rules' ranks (L20).  ``episodes[i]`` counts the episodes env i has
 started (``reset`` and the env shells' auto-resets), so an opponent league can tell a new
 episode from the next deal of the same pot.
 
@@ -64,7 +67,9 @@ from krypenv.kungsholmskille.config import (
     C_KINDS,
     C_MAX_DEALS,
     C_P,
+    C_POT_DEALS,
     C_RANDOM_SEAT,
+    C_RANKS,
     C_SKIP,
     CFG_SIZE,
     E_DEAL,
@@ -114,12 +119,13 @@ class KungsholmskilleBatch(EnvBatch):
         self.episode[:, E_SEAT] = self.first_seat
         self.episode[:, E_OFFENDER] = -1
         packed = np.zeros(CFG_SIZE, np.int64)
-        packed[C_P], packed[C_MAX_DEALS], packed[C_FIRST_DEALER] = P, config.max_deals, config.dealer0
+        packed[C_P], packed[C_MAX_DEALS], packed[C_FIRST_DEALER] = P, config.episode_deals, config.dealer0
+        packed[C_RANKS], packed[C_POT_DEALS] = self.rules.ranks, self.rules.max_deals or 0  # L20, L21
         packed[C_SKIP], packed[C_RANDOM_SEAT] = bool(config.skip_forced), self.random_seat
         packed[C_KINDS:C_KINDS + P] = self.kinds
         self.packed = packed
         self.dim = obs_size(P)
-        self.low, self.high = bounds(P, config.max_deals)
+        self.low, self.high = bounds(P, config.episode_deals, self.rules.deck_size)
 
     def _attach(self) -> None:
         """Point ``state`` and ``cash`` at the engine's arrays again after unpickling."""

@@ -11,7 +11,9 @@ index order:
 
 (``3`` is index 5, ``12`` is index 14.)  No card has any power beyond its rank.
 
-A *deck order* is a (42,) int8 array of rank indices, dealt from index 0 (L4).
+A *deck order* is a (42,) int8 array of rank indices, dealt from index 0 (L4).  A smaller deck
+(L20: the lowest ``ranks`` ranks, each twice) is a (2·ranks,) array of indices 0 … ranks−1;
+every function below takes ``ranks`` (default 21, the kille deck).
 :func:`shuffled_decks` draws them from a numpy Generator so that row i never depends on how
 many rows are drawn: the same seed gives the same decks at any batch size.
 """
@@ -62,9 +64,9 @@ def names_from_counts(counts: Sequence[int] | np.ndarray) -> list[str]:
     return [RANKS[r] for r in range(N_RANKS) for _ in range(int(counts[r]))]
 
 
-def ordered_deck() -> np.ndarray:
-    """The 42 rank indices of an unshuffled deck: 0..20 then 0..20 (L1)."""
-    return np.concatenate([np.arange(N_RANKS), np.arange(N_RANKS)]).astype(np.int8)
+def ordered_deck(ranks: int = N_RANKS) -> np.ndarray:
+    """The 2·ranks rank indices of an unshuffled deck: 0..ranks−1 twice (L1, L20)."""
+    return np.concatenate([np.arange(ranks), np.arange(ranks)]).astype(np.int8)
 
 
 def deck_names(deck: Sequence[int] | np.ndarray) -> list[str]:
@@ -72,37 +74,40 @@ def deck_names(deck: Sequence[int] | np.ndarray) -> list[str]:
     return [RANKS[int(r)] for r in deck]
 
 
-def check_deck(deck: np.ndarray) -> str | None:
-    """Why a (42,) array of rank indices is not a kille deck (L1), or None if it is one."""
+def check_deck(deck: np.ndarray, ranks: int = N_RANKS) -> str | None:
+    """Why an array of rank indices is not a deck of the lowest ``ranks`` ranks twice (L1, L20), or None."""
     deck = np.asarray(deck)
-    if deck.shape != (DECK_SIZE,):
-        return f"a deck must hold {DECK_SIZE} cards, got shape {deck.shape}"
-    if not np.issubdtype(deck.dtype, np.integer) or (deck < 0).any() or (deck >= N_RANKS).any():
-        return f"deck entries must be rank indices 0..{N_RANKS - 1}"
-    counts = np.bincount(deck.astype(np.int64), minlength=N_RANKS)
-    wrong = [f"{RANKS[r]} x{int(counts[r])}" for r in range(N_RANKS) if counts[r] != N_COPIES]
+    size = N_COPIES * ranks
+    if deck.shape != (size,):
+        return f"a deck must hold {size} cards, got shape {deck.shape}"
+    if not np.issubdtype(deck.dtype, np.integer) or (deck < 0).any() or (deck >= ranks).any():
+        return f"deck entries must be rank indices 0..{ranks - 1}"
+    counts = np.bincount(deck.astype(np.int64), minlength=ranks)
+    wrong = [f"{RANKS[r]} x{int(counts[r])}" for r in range(ranks) if counts[r] != N_COPIES]
     if wrong:
-        return f"the deck is not 21 ranks twice (L1): {', '.join(wrong[:6])}"
+        where = "(L1)" if ranks == N_RANKS else f"of the lowest {ranks} (L20)"
+        return f"the deck is not {ranks} ranks twice {where}: {', '.join(wrong[:6])}"
     return None
 
 
-def parse_deck(names: Sequence[str]) -> np.ndarray:
-    """Deck order (42,) int8 from 42 rank names; ValueError unless it is 21 ranks twice (L1)."""
-    if not isinstance(names, (list, tuple)) or len(names) != DECK_SIZE:
+def parse_deck(names: Sequence[str], ranks: int = N_RANKS) -> np.ndarray:
+    """Deck order (2·ranks,) int8 from rank names; ValueError unless it is the lowest ``ranks`` ranks twice (L20)."""
+    size = N_COPIES * ranks
+    if not isinstance(names, (list, tuple)) or len(names) != size:
         got = f"{len(names)} cards" if isinstance(names, (list, tuple)) else type(names).__name__
-        raise ValueError(f"a deck must list {DECK_SIZE} rank names, got {got}")
+        raise ValueError(f"a deck must list {size} rank names, got {got}")
     deck = np.array([rank_index(n) for n in names], np.int8)
-    why = check_deck(deck)
+    why = check_deck(deck, ranks)
     if why:
         raise ValueError(why)
     return deck
 
 
-def shuffled_decks(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` deck orders (n, 42) int8; row i is driven by row i of ``rng.random((n, 41))`` only."""
-    return shuffled_deck_rows(rng, n, DECK_SIZE, N_RANKS)
+def shuffled_decks(rng: np.random.Generator, n: int, ranks: int = N_RANKS) -> np.ndarray:
+    """``n`` deck orders (n, 2·ranks) int8; row i is driven by row i of ``rng.random((n, 2·ranks − 1))`` only."""
+    return shuffled_deck_rows(rng, n, N_COPIES * ranks, ranks)
 
 
-def shuffled_deck(rng: np.random.Generator) -> np.ndarray:
-    """One deck order (42,) int8: :func:`shuffled_decks` with n = 1."""
-    return shuffled_decks(rng, 1)[0]
+def shuffled_deck(rng: np.random.Generator, ranks: int = N_RANKS) -> np.ndarray:
+    """One deck order (2·ranks,) int8: :func:`shuffled_decks` with n = 1."""
+    return shuffled_decks(rng, 1, ranks)[0]

@@ -1,11 +1,17 @@
 """The Kungsholmskille environments' configuration: :class:`EnvConfig` and the layouts of ``cfg`` and ``ep``.
 
 :class:`EnvConfig` validates the keywords every interface takes (``players``, ``first_dealer``,
-``max_deals``, ``skip_forced``, ``illegal``, ``render_mode``), naming the bad field in a
-ValueError.  The constants below are shared by the compiled env functions
+``max_deals``, ``skip_forced``, ``illegal``, ``render_mode``, ``preset``, ``ranks``, ``pot_deals``),
+naming the bad field in a ValueError.  ``preset`` names a rule set (L22: ``"standard"``, the
+default, or ``"small"``); ``ranks`` and ``pot_deals`` override its rule keys ``ranks`` (L20) and
+``max_deals`` (L21; the env keyword is ``pot_deals`` because ``max_deals`` is the env's
+truncation bound of L16).  With a pot bound the episode (one pot) ends at the latest with the
+pot's last deal, settled by L21 (terminated); it is truncated only if the env's ``max_deals``
+is smaller than the pot bound.  The constants below are shared by the compiled env functions
 (:mod:`krypenv.kungsholmskille.env_kernels`) and :class:`krypenv.kungsholmskille.batch.KungsholmskilleBatch`,
 which packs a configuration into one int64 ``cfg`` vector at the ``C_*`` offsets (player
-count, ``max_deals``, first dealer, ``skip_forced``, random learner seat, and who acts for
+count, ``max_deals``, first dealer, ``skip_forced``, random learner seat, the deck's ranks
+(L20), the pot bound (L21; 0 = none), and who acts for
 each seat: ``LEARNER``, ``EXTERNAL`` Python agents or the built-in ``RANDOM`` policy) and keeps
 one int64 episode record per env at the ``E_*`` offsets (deal number, over code, learner
 seat, the learner's money at its previous decision, the illegal offender, money per seat).
@@ -30,7 +36,7 @@ RUNNING, POT_OUT, TRUNCATED, FORFEIT = 0, 1, 2, 3  # episode state E_OVER: POT_O
 BUF = MAX_LEGAL + 5  # scratch length for legal_list
 
 # cfg vector (int64)
-C_P, C_MAX_DEALS, C_FIRST_DEALER, C_SKIP, C_RANDOM_SEAT = range(5)
+C_P, C_MAX_DEALS, C_FIRST_DEALER, C_SKIP, C_RANDOM_SEAT, C_RANKS, C_POT_DEALS = range(7)
 C_KINDS = 8  # who acts for relative seat r (to the learner): C_KINDS + r
 CFG_SIZE = C_KINDS + kernels.MAXP
 # ep (N, EP_WIDTH) int64: the episode record of each env
@@ -50,9 +56,17 @@ class EnvConfig:
     skip_forced: bool = False
     illegal: str = "raise"
     render_mode: str | None = None
+    preset: str = "standard"
+    ranks: int | None = None
+    pot_deals: int | None = None
 
     def __post_init__(self) -> None:
-        Rules(self.players)  # ValueError naming players (L2)
+        pd = self.pot_deals
+        if pd is not None and (isinstance(pd, bool) or not isinstance(pd, (int, np.integer))
+                               or not 1 <= pd <= MAX_DEALS):
+            raise ValueError(f"pot_deals must be None (the preset's bound) or an integer from 1 to {MAX_DEALS} "
+                             f"(L21), got {pd!r}")
+        self.rules  # noqa: B018  (ValueError naming players, preset or ranks: L2, L20, L22)
         fd = self.first_dealer
         if fd is not None and (isinstance(fd, bool) or not isinstance(fd, (int, np.integer))
                                or not 0 <= fd < self.players):
@@ -67,8 +81,19 @@ class EnvConfig:
 
     @property
     def rules(self) -> Rules:
-        """The rules (L2: the player count)."""
-        return Rules(self.players)
+        """The rules: ``preset`` (L22) with ``players``, ``ranks`` (L20) and ``pot_deals`` as ``max_deals`` (L21)."""
+        overrides: dict[str, Any] = {"players": self.players}
+        if self.ranks is not None:
+            overrides["ranks"] = self.ranks
+        if self.pot_deals is not None:
+            overrides["max_deals"] = self.pot_deals
+        return Rules.from_preset(self.preset, **overrides)
+
+    @property
+    def episode_deals(self) -> int:
+        """The most deals an episode can have: ``max_deals`` (L16), or the pot bound if smaller (L21)."""
+        bound = self.rules.max_deals
+        return self.max_deals if bound is None else min(self.max_deals, bound)
 
     @property
     def dealer0(self) -> int:
@@ -87,7 +112,9 @@ __all__ = [
     "C_KINDS",
     "C_MAX_DEALS",
     "C_P",
+    "C_POT_DEALS",
     "C_RANDOM_SEAT",
+    "C_RANKS",
     "C_SKIP",
     "EP_WIDTH",
     "EXTERNAL",

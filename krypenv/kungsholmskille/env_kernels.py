@@ -15,14 +15,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS
+from krypenv.kungsholmskille.cards import N_COPIES
 from krypenv.kungsholmskille.config import (
     BUF,
     C_FIRST_DEALER,
     C_KINDS,
     C_MAX_DEALS,
     C_P,
+    C_POT_DEALS,
     C_RANDOM_SEAT,
+    C_RANKS,
     C_SKIP,
     E_BASE,
     E_DEAL,
@@ -49,11 +51,14 @@ from krypenv.rng import draw_deck, rand_float
 # --------------------------------------------------------------------------- one env
 @njit(cache=True)
 def deal_one(st, cash, ep, rng, cfg, i, pot):
-    """Deal env ``i``'s deal number ``ep[i, E_DEAL]`` (L4) with a fresh deck from its stream and the given pot."""
+    """Deal env ``i``'s deal number ``ep[i, E_DEAL]`` (L4) with a fresh deck (L1, L20) from its stream and the given
+    pot; the pot's last deal (L21) is marked."""
     P = cfg[C_P]
-    deck = draw_deck(rng, i, DECK_SIZE, N_RANKS)
-    dealer = (cfg[C_FIRST_DEALER] + ep[i, E_DEAL]) % P  # L2: the deal passes to the left after every deal
-    kernels.reset_row(st[i], cash[i], P, deck, dealer, pot)
+    deck = draw_deck(rng, i, N_COPIES * cfg[C_RANKS], cfg[C_RANKS])
+    deal = ep[i, E_DEAL]
+    dealer = (cfg[C_FIRST_DEALER] + deal) % P  # L2: the deal passes to the left after every deal
+    last = 1 if cfg[C_POT_DEALS] > 0 and deal == cfg[C_POT_DEALS] - 1 else 0
+    kernels.reset_row(st[i], cash[i], P, deck, dealer, pot, deal, last)
 
 
 @njit(cache=True)
@@ -76,8 +81,8 @@ def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash):
     """Settle env ``i``'s finished deal and deal the next one; True when the episode is over.
 
     A budrunda (L12): its antes are paid and the next deal is dealt into the same pot, unless
-    that was deal ``max_deals`` (truncation, L16).  A walkover or showdown (L14, L15): the
-    deal's money moves and the episode is terminated; ``antes_next`` are not paid.
+    that was deal ``max_deals`` (truncation, L16).  A walkover, showdown or settlement (L14, L15,
+    L21): the deal's money moves and the episode is terminated; ``antes_next`` are not paid.
     """
     if ep[i, E_OVER] != RUNNING:
         return True

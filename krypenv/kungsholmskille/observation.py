@@ -38,9 +38,10 @@ entries (121 for P = 2, 167 for P = 4, 213 for P = 6):
 | pot          | 1    | 0–32767 | the pot now (antes for this deal paid; 0 once it went out)               |
 | trick        | 1    | 0–4     | the current trick (4 after the fourth)                                   |
 | high         | 1    | −1–20   | the highest rank played to the current trick so far (−1: none, L10)     |
-| talon        | 1    | 0–32    | cards left in the talon (L4, L8)                                         |
+| talon        | 1    | 0–32    | cards left in the talon (L4, L8); at most deck size − 5P (L20)           |
 | deal         | 1    | 0–999   | deal number within the episode, 0 first (L2: the dealer rotates)         |
-| deals_left   | 1    | 0–999   | deals still possible after this one before truncation (L16)              |
+| deals_left   | 1    | 0–999   | deals still possible after this one before truncation (L16) or the pot's |
+|              |      |         | settlement (L21)                                                         |
 
 dtype: **int16**.  Cards, calls and flags fit int8, but money and the pot outgrow it (a pot
 grows by up to P per budrunda, L12, and a penalty equals the pot, L14).  With
@@ -103,8 +104,9 @@ def split(obs: np.ndarray, players: int) -> dict[str, np.ndarray]:
     return {name: obs[..., s] for name, s in layout(players).items()}
 
 
-def bounds(players: int, max_deals: int) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) int16 vectors of the observation Box."""
+def bounds(players: int, max_deals: int, deck_size: int = DECK_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) int16 vectors of the observation Box; ``max_deals`` is the episode's bound (L16, L21),
+    ``deck_size`` the deck's (L20)."""
     lay = layout(players)
     low = np.zeros(obs_size(players), OBS_DTYPE)
     high = np.zeros(obs_size(players), OBS_DTYPE)
@@ -120,7 +122,7 @@ def bounds(players: int, max_deals: int) -> tuple[np.ndarray, np.ndarray]:
     low[lay["money"]], high[lay["money"]] = -MONEY_CAP, MONEY_CAP
     high[lay["pot"]] = MONEY_CAP
     high[lay["trick"]] = 4
-    high[lay["talon"]] = DECK_SIZE - HAND_SIZE * players
+    high[lay["talon"]] = deck_size - HAND_SIZE * players
     high[lay["deal"]] = max(1, max_deals - 1)  # ≥ 1: a one-deal episode keeps a non-empty range
     high[lay["deals_left"]] = max(1, max_deals - 1)
     return low, high
@@ -198,7 +200,7 @@ def encode_into(row: np.ndarray, cr: np.ndarray, money: np.ndarray, deal_no: int
     out[o] = 0 if went_out else _sat(cr[kernels.POT])
     out[o + 1] = row[kernels.TRICK]
     out[o + 2] = row[kernels.HIGH] if row[kernels.PHASE] == kernels.TRICKS else -1
-    out[o + 3] = DECK_SIZE - row[kernels.TPOS]
+    out[o + 3] = row[kernels.DECK_LEN] - row[kernels.TPOS]
     out[o + 4] = deal_no
     out[o + 5] = deals_left
 

@@ -11,6 +11,11 @@ A record is one JSON object (L18)::
      "result": {"outcome": "showdown", "winner": 1, "shower": 0, "penalty": 8,
                 "money": [-8, 16, 0, 0], "antes_next": [2, 0, 0, 2], "pot_next": 4}}
 
+With a smaller deck (L20) ``rules`` names ``ranks`` and ``deck`` lists its 2·ranks cards; with
+a pot bound (L21) ``rules`` names ``max_deals`` and the record gives ``deal``, the deal's number
+within its pot (0 first), so a replay knows whether a budrunda settles the pot (outcome
+``settled``).  Standard records have neither key (L23).
+
 Moves are L17 strings; the seat of each is implied by the rules.  ``result`` is present only
 once the deal is finished: a *partial* record (fewer moves, no ``result``) is valid and
 replays to ``result=None``.  Unknown keys are rejected everywhere, so a misspelt key is never
@@ -38,22 +43,24 @@ import numpy as np
 
 from krypenv import records as common  # the checks every game's records share
 from krypenv.kungsholmskille.actions import action_name, parse_move
-from krypenv.kungsholmskille.cards import DECK_SIZE, deck_names, parse_deck, rank_index
+from krypenv.kungsholmskille.cards import deck_names, parse_deck, rank_index
 from krypenv.kungsholmskille.engine import MAX_POT, OUTCOME_NAMES, DealBatch
 from krypenv.kungsholmskille.rules import Rules
 from krypenv.records import ParsedRecord, RecordError, ReplayOutcome
 
 GAME = "kungsholmskille"
 RECORD_KEYS = ("game", "rules", "dealer", "pot", "deck", "moves", "result")
+DEAL_KEY = "deal"  # only with rules.max_deals (L21)
 RESULT_KEYS = ("outcome", "winner", "shower", "penalty", "money", "antes_next", "pot_next")
 
 
 @dataclass(kw_only=True)
 class ParsedPotRecord(ParsedRecord):
     """A validated Kungsholmskille record, whose deal starts with a pot: the shared fields (deck (42,) int8 rank
-    indices in dealing order, moves action indices) and the pot."""
+    indices in dealing order, moves action indices), the pot and the deal's number in its pot (L21)."""
 
     pot: int
+    deal: int = 0
 
 
 # --------------------------------------------------------------------------- writing
@@ -61,7 +68,7 @@ def record_from_deals(deals: DealBatch, i: int = 0) -> dict[str, Any]:
     """The record of deal ``i`` of a batch, finished or partial (``result`` only when done)."""
     if not 0 <= i < deals.n:
         raise ValueError(f"deal index {i} is outside 0..{deals.n - 1}")
-    if not np.array_equal(np.bincount(deals.deck[i].astype(np.int64), minlength=21), np.full(21, 2)):
+    if not np.array_equal(np.bincount(deals.deck[i].astype(np.int64), minlength=21), deals.rules.deck_counts):
         raise ValueError(f"deal {i} has not been dealt (call reset first); it has no record")
     record: dict[str, Any] = {
         "game": GAME,
@@ -71,6 +78,8 @@ def record_from_deals(deals: DealBatch, i: int = 0) -> dict[str, Any]:
         "deck": deck_names(deals.deck[i]),
         "moves": deals.moves(i),
     }
+    if deals.rules.max_deals is not None:
+        record[DEAL_KEY] = int(deals.pot_deal[i])  # L21
     if deals.done[i]:
         record["result"] = deals.result(i)
     return record
@@ -112,22 +121,33 @@ def _parse_result(res: Any, players: int, pot: int) -> dict[str, Any]:
 
 def parse_record(obj: Any) -> ParsedPotRecord:
     """Validate a loaded record; RecordError names exactly what is wrong (``.move`` for a bad move string)."""
-    common.check_keys(obj, GAME, RECORD_KEYS)
+    has_deal = isinstance(obj, dict) and DEAL_KEY in obj
+    common.check_keys(obj, GAME, (*RECORD_KEYS, DEAL_KEY) if has_deal else RECORD_KEYS)
     rules = common.parse_rules(Rules, obj["rules"])
+    deal = 0
+    if rules.max_deals is None and has_deal:
+        raise RecordError("deal is only recorded when rules give max_deals (L21)")
+    if rules.max_deals is not None:
+        if not has_deal:
+            raise RecordError("rules give max_deals, so the record must give deal: the deal's number in its pot (L21)")
+        deal = obj[DEAL_KEY]
+        if not common.is_int(deal) or not 0 <= deal < rules.max_deals:
+            raise RecordError(f"deal must be the deal's number in its pot, 0..{rules.max_deals - 1} (L21), got "
+                              f"{deal!r}")
     dealer, pot = common.check_dealer(obj["dealer"], rules.players), obj["pot"]
     if not common.is_int(pot) or not 0 <= pot <= MAX_POT:
         raise RecordError(f"pot must be a whole number of kronor from 0 to {MAX_POT} (L3), got {pot!r}")
     names = obj["deck"]
-    if not isinstance(names, list) or len(names) != DECK_SIZE:
+    if not isinstance(names, list) or len(names) != rules.deck_size:
         got = f"{len(names)} cards" if isinstance(names, list) else type(names).__name__
-        raise RecordError(f"deck must list all {DECK_SIZE} rank names in dealing order, got {got}")
+        raise RecordError(f"deck must list all {rules.deck_size} rank names in dealing order, got {got}")
     for j, name in enumerate(names):
         try:
             rank_index(name)
         except ValueError as exc:
             raise RecordError(f"deck[{j}]: {exc}") from None
     try:
-        deck = parse_deck(names)
+        deck = parse_deck(names, rules.ranks)
     except ValueError as exc:
         raise RecordError(f"bad deck: {exc}") from None
     if not isinstance(obj["moves"], list):
@@ -140,7 +160,8 @@ def parse_record(obj: Any) -> ParsedPotRecord:
             raise RecordError(str(exc), m) from None
     res = obj.get("result")
     result = None if res is None else _parse_result(res, rules.players, pot)
-    return ParsedPotRecord(rules=rules, dealer=dealer, pot=pot, deck=deck, moves=moves, result=result)
+    return ParsedPotRecord(rules=rules, dealer=dealer, pot=pot, deck=deck, moves=moves, result=result,
+                           deal=int(deal))
 
 
 # --------------------------------------------------------------------------- replaying
@@ -161,7 +182,7 @@ def _move_error(deals: DealBatch, m: int, move: str, why: str) -> str:
 def _replay(parsed: ParsedPotRecord, legal: bool, total: int) -> tuple[ReplayOutcome, DealBatch]:
     """Replay a parsed record through a one-deal engine; also return the engine where it stopped."""
     deals = DealBatch(parsed.rules, 1)
-    deals.reset(decks=parsed.deck[None, :], dealers=parsed.dealer, pots=parsed.pot)
+    deals.reset(decks=parsed.deck[None, :], dealers=parsed.dealer, pots=parsed.pot, deals=parsed.deal)
     out = ReplayOutcome(ok=True, total_moves=total)
     for m, a in enumerate(parsed.moves):
         if legal:
@@ -229,6 +250,8 @@ def describe_result(result: dict[str, Any], pot: int) -> str:
     oc = result["outcome"]
     if oc == "budrunda":
         return f"budrunda (L12): the pot of {pot} stays"
+    if oc == "settled":
+        return f"settled (L21): the pot of {pot} is shared out, {'/'.join(str(m) for m in result['money'])}"
     if oc == "walkover":
         return f"walkover (L15): seat {result['winner']} wins {pot}"
     text = f"showdown: seat {result['winner']} wins {pot}"
@@ -244,6 +267,10 @@ def summary(label: str, obj: Any, outcome: ReplayOutcome) -> list[str]:
     else:
         players, pot = obj["rules"]["players"], obj["pot"]
         head = f"{label}: ok: {players} players, dealer seat {obj['dealer']}, pot {pot}, {outcome.moves_played} moves"
+        variant = {k: v for k, v in obj["rules"].items() if k != "players"}
+        if variant:  # L20, L21: only non-standard records say so
+            keys = ", ".join(f"{k} {v}" for k, v in variant.items())
+            head += f" ({keys}; deal {obj[DEAL_KEY]} of its pot)" if DEAL_KEY in obj else f" ({keys})"
         res = outcome.result
         if res is None:
             lines = [f"{head}, partial deal (no result until it is finished)"]

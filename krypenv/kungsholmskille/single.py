@@ -62,10 +62,11 @@ class KungsholmskilleEnv(GameGymEnv):
 
     def __init__(self, seat: int | str = 0, opponents: Any = "random", players: int = 4,
                  first_dealer: int | None = None, max_deals: int = 50, skip_forced: bool = False,
-                 illegal: str = "raise", render_mode: str | None = None) -> None:
+                 illegal: str = "raise", render_mode: str | None = None, preset: str = "standard",
+                 ranks: int | None = None, pot_deals: int | None = None) -> None:
         """The learner at ``seat`` against ``opponents``; the other keywords as the AEC env."""
-        super().__init__(EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode), seat,
-                         opponents)
+        super().__init__(EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode, preset, ranks,
+                                   pot_deals), seat, opponents)
         self._action = np.zeros(1, np.int64)
         self._status = np.zeros(1, np.int64)
 

@@ -15,7 +15,7 @@ agent and round trip.
 | Masks       | ``action_masks()`` → (N, 279) bool in one call; ``env_method("action_masks")`` returns |
 |             | its rows without touching any game                                                    |
 | Reward      | float32, the change of the learner's money since its previous decision               |
-| Done        | when the pot goes out (L14, L15) or after ``max_deals`` deals (L16;                   |
+| Done        | when the pot goes out (L14, L15, L21) or after ``max_deals`` deals (L16;              |
 |             | ``infos[i]["TimeLimit.truncated"]``); ``infos[i]["terminal_observation"]``,           |
 |             | ``["terminal_action_mask"]`` and ``["money"]`` (the learner's net money, = its        |
 |             | return) describe the finished episode; the game restarts at once (auto-reset)         |
@@ -55,11 +55,12 @@ class KungsholmskilleVecEnv(GameVecEnv):
 
     def __init__(self, num_envs: int, seat: int | str = 0, opponents: Any = "random", seed: int | None = None,
                  players: int = 4, first_dealer: int | None = None, max_deals: int = 50, skip_forced: bool = False,
-                 illegal: str = "raise", render_mode: str | None = None) -> None:
+                 illegal: str = "raise", render_mode: str | None = None, preset: str = "standard",
+                 ranks: int | None = None, pot_deals: int | None = None) -> None:
         """``num_envs`` games; the keywords as the Gymnasium env (no rendering)."""
         self.check_arguments(num_envs, render_mode)
-        super().__init__(num_envs, EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, None), seat,
-                         opponents, seed)
+        super().__init__(num_envs, EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, None, preset,
+                                             ranks, pot_deals), seat, opponents, seed)
 
     def _dones(self) -> np.ndarray:
         """(N,) bool: the games whose pot went out, that were truncated or forfeited in the last step."""

@@ -29,10 +29,13 @@ far and the pot; never another seat's hand or discards, nor the talon order.
 | forehand, dealer | the current forehand (L2, L7) and the dealer                                |
 | deal             | the deal number within the episode (0 first)                                |
 | talon            | cards left in the talon (L4, L8)                                            |
+| deck_counts      | (21,) copies of each rank in this deck: 2 for the lowest ``ranks``, else 0  |
+|                  | (L1, L20)                                                                   |
+| last_deal        | this deal is its pot's last: a budrunda settles the pot (L21)               |
 
 Derived: ``in_play`` (seats still in), ``n_in``, ``played`` (ranks played by anyone),
-``seen`` (own hand + own discards + played), ``unseen`` (2 − seen per rank: the cards that may
-lie in the other hands or the talon), ``current_trick`` and ``action_for(move)``.
+``seen`` (own hand + own discards + played), ``unseen`` (deck_counts − seen per rank: the cards
+that may lie in the other hands or the talon), ``current_trick`` and ``action_for(move)``.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from krypenv.kungsholmskille.actions import CALL_WORDS, action_name, parse_move
-from krypenv.kungsholmskille.cards import DECK_SIZE, N_COPIES, N_RANKS
+from krypenv.kungsholmskille.cards import N_COPIES, N_RANKS
 from krypenv.kungsholmskille.config import E_DEAL, E_MONEY, E_OVER, RUNNING
 from krypenv.kungsholmskille.engine import kernels
 
@@ -84,6 +87,8 @@ class SeatView:
     dealer: int
     deal: int
     talon: int
+    deck_counts: np.ndarray = field(default_factory=lambda: np.full(N_RANKS, N_COPIES, np.int64))
+    last_deal: bool = False
     _played: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(N_RANKS, np.int64))
 
     @property
@@ -108,8 +113,8 @@ class SeatView:
 
     @property
     def unseen(self) -> np.ndarray:
-        """(21,) cards it has not seen (each rank twice, L1): in other hands, their discards or the talon."""
-        return N_COPIES - self.seen
+        """(21,) cards it has not seen (of ``deck_counts``, L1, L20): in other hands, their discards or the talon."""
+        return self.deck_counts - self.seen
 
     @property
     def current_trick(self) -> list[tuple[int, int]]:
@@ -172,6 +177,6 @@ def seat_view(deals: DealBatch, i: int, seat: int, episode: np.ndarray) -> SeatV
         exchanged=row[kernels.EXCHANGED:kernels.EXCHANGED + P].astype(np.int64), discards=discards, tricks=tricks,
         trick_winners=winners, trick=cur, high=int(row[kernels.HIGH]) if row[kernels.PHASE] == kernels.TRICKS else -1,
         forehand=int(row[kernels.FOREHAND]), dealer=int(row[kernels.DEALER]), deal=int(episode[E_DEAL]),
-        talon=int(DECK_SIZE - row[kernels.TPOS]),
-        _played=played)
+        talon=int(row[kernels.DECK_LEN] - row[kernels.TPOS]), deck_counts=deals.rules.deck_counts,
+        last_deal=bool(row[kernels.LAST]), _played=played)
 

@@ -1,9 +1,12 @@
 """``python_kungsholmskille``: one pot of Kungsholmskille as an OpenSpiel game, on the project's engine and env kernels.
 
 One OpenSpiel game is one episode of our env: every seat antes (L3) and deals are played into
-the same pot until it goes out (a walkover or showdown, L14, L15) or ``max_deals`` deals were
-budrundor (L12; the env's truncation, L16), so the game is finite; ``max_deals`` (default 50,
-the env's) is a parameter with ``players``, ``preset`` and ``first_dealer`` (−1: seat P−1, L2).
+the same pot until it goes out (a walkover or showdown, L14, L15), is settled after the
+preset's bound of deals (L21, ``small``), or ``max_deals`` deals were budrundor (L12; the env's
+truncation, L16), so the game is finite even on the standard preset, whose pot is unbounded:
+``max_deals`` (default 50, the env's) bounds it.  Parameters: ``players``, ``preset`` (L22),
+``ranks`` (L20) and ``pot_deals`` (L21; 0: the preset's), ``max_deals``, ``first_dealer``
+(−1: seat P−1, L2).
 Every decision is explicit (the env's ``skip_forced=False``).  Nothing here implements a rule:
 
 * **Chance.** Each deal's deck is drawn by explicit chance nodes at the start of that deal:
@@ -32,8 +35,8 @@ from krypenv.agent_api import DecisionBatch
 from krypenv.kungsholmskille import env_kernels
 from krypenv.kungsholmskille.actions import DISCARD1, DISCARD2, N_ACTIONS, PLAY, action_name
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
-from krypenv.kungsholmskille.cards import RANKS
-from krypenv.kungsholmskille.config import RUNNING, EnvConfig
+from krypenv.kungsholmskille.cards import HAND_SIZE, RANKS
+from krypenv.kungsholmskille.config import C_POT_DEALS, RUNNING, EnvConfig
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.observation import layout
 from krypenv.openspiel.deal import next_card_outcomes
@@ -41,8 +44,9 @@ from krypenv.openspiel.deal import next_card_outcomes
 __all__ = ["GAME_NAME", "KungsholmskilleGame", "KungsholmskilleState"]
 
 GAME_NAME = "python_kungsholmskille"
-DEFAULTS: dict[str, Any] = {"players": 4, "preset": "standard", "max_deals": 50, "first_dealer": -1}
-HAND = 5  # L4
+DEFAULTS: dict[str, Any] = {"players": 4, "preset": "standard", "ranks": 0, "pot_deals": 0, "max_deals": 50,
+                            "first_dealer": -1}
+HAND = HAND_SIZE  # L4
 
 
 def config_from_params(params: dict[str, Any]) -> EnvConfig:
@@ -50,11 +54,10 @@ def config_from_params(params: dict[str, Any]) -> EnvConfig:
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:
         raise ValueError(f"unknown python_kungsholmskille parameter(s) {unknown}; known: {sorted(DEFAULTS)}")
-    if params["preset"] != "standard":
-        raise ValueError(f"preset must be standard for now, got {params['preset']!r}")
     first = int(params["first_dealer"])
     return EnvConfig(players=int(params["players"]), first_dealer=None if first < 0 else first,
-                     max_deals=int(params["max_deals"]))
+                     max_deals=int(params["max_deals"]), preset=str(params["preset"]),
+                     ranks=int(params["ranks"]) or None, pot_deals=int(params["pot_deals"]) or None)
 
 
 class _Machine:
@@ -105,8 +108,9 @@ class KungsholmskilleGame(pyspiel.Game):
         self.config = config_from_params(params)
         self.params = params
         P, deals = self.config.players, self.config.max_deals
-        self.counts = np.full(len(RANKS), 2, np.int64)  # L1
-        self.deck_size = int(self.counts.sum())
+        rules = self.config.rules
+        self.counts = np.asarray(rules.deck_counts, np.int64)  # L1, L20
+        self.deck_size = int(rules.deck_size)
         bound = 2 + deals * P + 2 * (2 * P + deals * P)  # antes, and a pot plus an equal penalty (L14)
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS, max_chance_outcomes=len(RANKS), num_players=P,
@@ -186,7 +190,7 @@ class KungsholmskilleState(pyspiel.State):
         return k, self.cards[start:], counts
 
     def deck(self) -> np.ndarray:
-        """(42,) the deck order of the drawn cards: card k of the hands goes to seat forehand + k (L4)."""
+        """(deck size,) the deck order of the drawn cards: card k of the hands goes to seat forehand + k (L4)."""
         P = self._game.config.players
         deck = np.zeros(self._game.deck_size, np.int64)
         for j in range(HAND * P):  # the j-th drawn hand card is card number j % HAND of seat group j // HAND
@@ -221,8 +225,9 @@ class KungsholmskilleState(pyspiel.State):
             if not self.dealing:
                 b = self.env()
                 deck = self.deck()
+                deal, bound = int(b.episode[0, 0]), int(b.packed[C_POT_DEALS])
                 kernels.reset_row(b.state[0], b.cash[0], b.players, deck, int(b.state[0, kernels.DEALER]),
-                                  int(b.cash[0, kernels.POT]))
+                                  int(b.cash[0, kernels.POT]), deal, 1 if bound > 0 and deal == bound - 1 else 0)
                 self.decks.append([int(c) for c in deck])
                 self.deal_log.append([])
                 self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))

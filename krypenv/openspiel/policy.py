@@ -10,7 +10,10 @@ A file is one JSON object::
 keyed by the game's ``information_state_string`` (the same text our envs give,
 :func:`krypenv.openspiel.krypkasino.information_state_text`), actions as OpenSpiel (= env)
 action ids.  Probabilities are written with 6 decimals and the actions of probability 0 are
-left out, which keeps the tiny preset's solved policy small.  :meth:`TabularPolicyFile.load`
+left out.  To keep a shipped policy small, a file may key its entries by the first 16 hex
+digits of the SHA-1 of the information state string instead (``"keys": "sha1-16"``; 64 bits,
+so a collision among the tiny preset's 40 540 information states has odds below 1e-10), and a
+path ending in ``.gz`` is read and written gzip-compressed.  :meth:`TabularPolicyFile.load`
 checks the format, that every entry is a distribution (sums to 1 within 1e-4), and names the
 first bad entry in a ValueError.
 
@@ -22,33 +25,44 @@ is drawn from the stored distribution with a uniform from the game's stream.
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT", "TabularPolicyFile"]
+__all__ = ["FORMAT", "HASHED", "TabularPolicyFile", "hashed_key"]
 
 FORMAT = "krypenv-tabular/1"
 TOLERANCE = 1e-4
+HASHED = "sha1-16"
+
+
+def hashed_key(infostate: str) -> str:
+    """The hashed key of an information state string: the first 16 hex digits of its SHA-1."""
+    return hashlib.sha1(infostate.encode("utf-8")).hexdigest()[:16]
 
 
 class TabularPolicyFile:
     """A game string and, per information state string, a distribution over actions."""
 
-    def __init__(self, game: str, table: dict[str, dict[int, float]], meta: dict[str, Any] | None = None) -> None:
+    def __init__(self, game: str, table: dict[str, dict[int, float]], meta: dict[str, Any] | None = None,
+                 hashed: bool = False) -> None:
         self.game = game
         self.table = table
         self.meta = dict(meta or {})
+        self.hashed = hashed  # keys are hashed_key(information state)
 
     # ------------------------------------------------------------------ files
     @classmethod
     def load(cls, path: str | Path) -> TabularPolicyFile:
         """Read and check a policy file; ValueError naming the file and what is wrong."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            raw = Path(path).read_bytes()
+            data = json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw)
+        except (OSError, ValueError, EOFError) as exc:
             raise ValueError(f"tabular policy {path}: cannot read it as JSON ({exc})") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"tabular policy {path}: format must be {FORMAT!r}")
@@ -64,26 +78,38 @@ class TabularPolicyFile:
             if not probs or min(probs.values()) < 0 or abs(sum(probs.values()) - 1.0) > TOLERANCE:
                 raise ValueError(f"tabular policy {path}: entry {key!r} is not a probability distribution")
             table[key] = probs
+        keys = data.get("keys", "text")
+        if keys not in ("text", HASHED):
+            raise ValueError(f"tabular policy {path}: keys must be 'text' or {HASHED!r}, got {keys!r}")
         meta = data.get("meta", {})
-        return cls(data["game"], table, meta if isinstance(meta, dict) else {})
+        return cls(data["game"], table, meta if isinstance(meta, dict) else {}, hashed=keys == HASHED)
 
-    def save(self, path: str | Path) -> None:
-        """Write the policy as JSON (sorted keys, 6 decimals, zero-probability actions left out)."""
+    def save(self, path: str | Path, hashed: bool | None = None) -> None:
+        """Write the policy as JSON (6 decimals, zero-probability actions left out; gzip for ``.gz``).
+
+        ``hashed=True`` keys the entries by :func:`hashed_key` (default: as this table is keyed).
+        """
+        hashed = self.hashed if hashed is None else hashed
+        if self.hashed and not hashed:
+            raise ValueError("a table keyed by hashes cannot be written with text keys")
         policy = {}
-        for key in sorted(self.table):
-            dist = {a: round(p, 6) for a, p in sorted(self.table[key].items()) if round(p, 6) > 0}
+        for text in sorted(self.table):
+            key = hashed_key(text) if hashed and not self.hashed else text
+            dist = {a: round(p, 6) for a, p in sorted(self.table[text].items()) if round(p, 6) > 0}
             if not dist:  # all below 1e-6: keep the likeliest
-                best = max(self.table[key], key=lambda a: self.table[key][a])
+                best = max(self.table[text], key=lambda a: self.table[text][a])
                 dist = {best: 1.0}
             total = sum(dist.values())
             policy[key] = {str(a): round(p / total, 6) for a, p in dist.items()}
-        data = {"format": FORMAT, "game": self.game, "meta": self.meta, "policy": policy}
-        Path(path).write_text(json.dumps(data, indent=0, sort_keys=False) + "\n", encoding="utf-8")
+        data = {"format": FORMAT, "game": self.game, "keys": HASHED if hashed else "text", "meta": self.meta,
+                "policy": policy}
+        text_out = (json.dumps(data, indent=0, sort_keys=False) + "\n").encode("utf-8")
+        Path(path).write_bytes(gzip.compress(text_out, mtime=0) if str(path).endswith(".gz") else text_out)
 
     # ------------------------------------------------------------------ use
     def probabilities(self, infostate: str) -> dict[int, float]:
         """The distribution at an information state; ValueError if the table does not hold it."""
-        dist = self.table.get(infostate)
+        dist = self.table.get(hashed_key(infostate) if self.hashed else infostate)
         if dist is None:
             raise ValueError(f"tabular policy for {self.game}: no entry for information state {infostate!r} "
                              "(the policy was solved for another game, preset or player count?)")

@@ -8,7 +8,8 @@ tree instead of calling the engine again.  Every ``--eval-every`` iterations the
 policy's NashConv is computed by OpenSpiel's C++ best response (``pyspiel.nash_conv``) and a
 row ``iteration,seconds,nash_conv`` goes to ``nashconv.csv`` (seconds: wall clock since the
 start, tree caching included).  At the end it writes ``nashconv.png``, the average policy as
-a :mod:`krypenv.openspiel.policy` file (``policy.json``) and ``summary.json``: the game value
+a :mod:`krypenv.openspiel.policy` file (``policy.json.gz``, keys hashed: the form shipped as
+``checkpoints/cfr-tiny.json.gz``) and ``summary.json``: the game value
 per seat under the policy, and what the equilibrium shows (:func:`play_statistics`): how
 often a played card creeps (K12), the tabbes (K14) each seat makes and suffers, compared
 with the uniform random policy.
@@ -111,7 +112,7 @@ def solve(game_string: str, iterations: int, eval_every: int, out: Path, algorit
     uniform = play_statistics(game, os_policy.UniformRandomPolicy(game))
     meta = {"solver": f"OpenSpiel {ALGORITHMS[algorithm]} on cached_tree", "iterations": iterations,
             "nash_conv": rows[-1][2], "seconds": rows[-1][1], "infostates": len(table)}
-    TabularPolicyFile(str(game), table, meta).save(out / "policy.json")
+    TabularPolicyFile(str(game), table, meta).save(out / "policy.json.gz", hashed=True)  # the shipped form
     summary = {"game": str(game), "algorithm": algorithm, **meta, "equilibrium": stats, "uniform_random": uniform}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     _plot(rows, out / "nashconv.png", str(game), algorithm)

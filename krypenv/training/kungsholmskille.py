@@ -1,8 +1,10 @@
 """Kungsholmskille's pieces of ``train.py``: an episode is one pot, dealt on until it goes out; the reward is money.
 
 * defaults: 4 players, league ``expert=6,timid=2,random=1,self=1``, network ``mlp`` (its only one);
-* episode: one pot, dealt on until it goes out (L16: at most ``--max-deals`` deals); the
-  reward the learner's money change;
+* episode: one pot, dealt on until it goes out (L16: at most ``--max-deals`` deals; with
+  ``--preset small`` at most 3, the pot settled by L21); the reward the learner's money change;
+* ``--preset``: ``standard`` (default) or ``small`` (KILLE.md L22, 2–3 players); the checkpoint
+  records a non-standard preset's rules and plays only them;
 * env: :class:`krypenv.kungsholmskille.vec.KungsholmskilleVecEnv` with ``skip_forced=True``:
   a forced play (L10) is not a learner decision;
 * network: an MLP on :class:`krypenv.agents.kungsholmskille.ppo.KilleInput`;
@@ -45,12 +47,17 @@ def check_options(args: Any) -> None:
         raise ValueError(f"--policy {args.policy} reads Krypkasino's move features; Kungsholmskille has mlp only")
 
 
+def preset(args: Any) -> str:
+    """The run's preset (KILLE.md L22): ``args.preset``, ``standard`` when train.py has no such option."""
+    return getattr(args, "preset", None) or "standard"
+
+
 def game_config(args: Any) -> dict[str, Any]:
     """The rule keywords of the env and of the evaluations (checked: ValueError for a bad value)."""
     from krypenv.kungsholmskille.config import EnvConfig
 
-    EnvConfig(args.players, None, args.max_deals, True, "raise", None)  # ValueError for a bad value
-    return {"players": args.players, "max_deals": args.max_deals}
+    EnvConfig(args.players, None, args.max_deals, True, "raise", None, preset(args))  # ValueError for a bad value
+    return {"players": args.players, "max_deals": args.max_deals, "preset": preset(args)}
 
 
 def make_env(args: Any, league: Any) -> Any:
@@ -76,10 +83,13 @@ def network(args: Any, env: Any, sizes: list[int]) -> tuple[Any, Any, dict[str, 
 
 
 def metadata(args: Any, features: str | None) -> dict[str, Any]:
-    """The checkpoint's ``krypenv.json``: the table, ``--max-deals`` and the run's arguments."""
+    """The checkpoint's ``krypenv.json``: the table, ``--max-deals``, a non-standard preset's rules (L22) and the
+    run's arguments."""
     from krypenv.agents.kungsholmskille.ppo import metadata as ppo_metadata
+    from krypenv.kungsholmskille.config import EnvConfig
 
-    return ppo_metadata(args.players, args.max_deals, args=dataclasses.asdict(args))
+    rules = EnvConfig(args.players, None, args.max_deals, True, "raise", None, preset(args)).rules
+    return ppo_metadata(args.players, args.max_deals, rules=rules, args=dataclasses.asdict(args))
 
 
 def check_init(meta: dict[str, Any], args: Any, where: str) -> None:
@@ -102,7 +112,7 @@ def money_among(agent: Any, opponent: str, args: Any, episodes: int, seed: int) 
     opp = agents.load(opponent, game="kungsholmskille")
     config = EvalConfig(agents=("learner",) + (opponent,) * (players - 1), players=players,
                          deals=max(2, episodes // players), seed=seed, max_deals=args.max_deals, workers=1, batch=256,
-                         records=False)
+                         records=False, preset=preset(args))
     res = evaluate(config, agents=[agent] + [opp] * (players - 1))
     row = next(r for r in res.rows if r.agent == "learner")
     return row.money.mean, row.money.low, row.money.high, row.episodes

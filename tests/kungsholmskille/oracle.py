@@ -40,12 +40,14 @@ def move_order(move: str) -> int:
 class OracleDeal:
     """One deal played by the book, one move string at a time."""
 
-    def __init__(self, players: int, dealer: int, pot: int, deck: list[str]) -> None:
-        """Deal ``deck`` (42 rank names, front first) per L4 with ``dealer`` and a starting ``pot``."""
-        assert 2 <= players <= 6 and 0 <= dealer < players and len(deck) == 42
+    def __init__(self, players: int, dealer: int, pot: int, deck: list[str], last: bool = False) -> None:
+        """Deal ``deck`` (42 rank names, or the lowest k ranks twice, L20; front first) per L4 with ``dealer`` and a
+        starting ``pot``; ``last``: the pot's last deal, where a budrunda settles the pot (L21)."""
+        k = len(deck) // 2
+        assert 2 <= players <= 6 and 0 <= dealer < players and 2 * k - 5 * players >= 2 * players
         ranks = [RANKS.index(name) for name in deck]
-        assert sorted(ranks) == sorted(list(range(N)) * 2)
-        self.players, self.dealer, self.pot = players, dealer, pot
+        assert sorted(ranks) == sorted(list(range(k)) * 2)
+        self.players, self.dealer, self.pot, self.last = players, dealer, pot, last
         self.forehand = (dealer + 1) % players  # L2
         self.hands = [[0] * N for _ in range(players)]
         order = [(self.forehand + k) % players for k in range(players)]
@@ -208,7 +210,18 @@ class OracleDeal:
         self._end("showdown", winner=winner, shower=shower, penalty=penalty, antes=antes)
 
     def _budrunda(self) -> None:
-        """L12: the pot stays; antes from everybody, or from the folders only if someone folded."""
+        """L12: the pot stays; antes from everybody, or from the folders only if someone folded.  L21 in the last
+        deal: equal shares, the remainder one each from the dealer's left, antes 2 each for a new pot."""
+        if self.last:
+            n = self.players
+            order = [(self.dealer + 1 + j) % n for j in range(n)]
+            money = [self.pot // n] * n
+            for s in order[:self.pot % n]:
+                money[s] += 1
+            self.outcome = {"outcome": "settled", "winner": None, "shower": None, "penalty": 0, "money": money,
+                            "antes_next": [2] * n, "pot_next": 2 * n}
+            self.done, self.queue, self.phase = True, [], "done"
+            return
         if any(self.folded):
             antes = [1 if f else 0 for f in self.folded]
         else:

@@ -49,10 +49,11 @@ def test_krypkasino_random_sim_test(params: dict) -> None:
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_kungsholmskille_random_sim_test(players: int) -> None:
-    """One pot of Kungsholmskille passes OpenSpiel's random simulation checks."""
-    game = pyspiel.load_game("python_kungsholmskille", {"players": players, "max_deals": 3})
+@pytest.mark.parametrize("params", [{"players": 2, "max_deals": 3}, {"players": 4, "max_deals": 3},
+                                    {"players": 3, "preset": "small"}])
+def test_kungsholmskille_random_sim_test(params: dict) -> None:
+    """One pot of Kungsholmskille (standard, and the small preset's bounded pot, L21, L22) passes OpenSpiel's checks."""
+    game = pyspiel.load_game("python_kungsholmskille", params)
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 

@@ -23,25 +23,25 @@ def chunk_bounds(n: int, chunks: int, ch: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots):
+def _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots, deals, last):
     for i in range(lo, hi):
         if active[i]:
-            reset_row(st[i], cash[i], players, decks[i], dealers[i], pots[i])
+            reset_row(st[i], cash[i], players, decks[i], dealers[i], pots[i], deals[i], last[i])
 
 
 @njit(cache=True, parallel=True)
-def reset_par(st, cash, players, active, decks, dealers, pots, chunks):
-    """Deal every active deal (L4), in parallel."""
+def reset_par(st, cash, players, active, decks, dealers, pots, deals, last, chunks):
+    """Deal every active deal (L4), in parallel; ``last[i]`` = 1 marks a pot's last deal (L21)."""
     n = st.shape[0]
     for ch in prange(chunks):
         lo, hi = chunk_bounds(n, chunks, ch)
-        _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots)
+        _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots, deals, last)
 
 
 @njit(cache=True)
-def reset_ser(st, cash, players, active, decks, dealers, pots, chunks):
+def reset_ser(st, cash, players, active, decks, dealers, pots, deals, last, chunks):
     """Serial twin of :func:`reset_par`."""
-    _reset_range(st, cash, 0, st.shape[0], players, active, decks, dealers, pots)
+    _reset_range(st, cash, 0, st.shape[0], players, active, decks, dealers, pots, deals, last)
 
 
 @njit(cache=True)

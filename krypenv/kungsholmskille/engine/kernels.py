@@ -8,7 +8,8 @@ player count (seats ≥ P are unused), so every column is a compile-time constan
 
 | columns (st)          | meaning                                                            |
 |-----------------------|--------------------------------------------------------------------|
-| DECK … +42            | deck order, rank indices, dealt from index 0 (L4)                  |
+| DECK … +42            | deck order, rank indices, dealt from index 0 (L4); a smaller deck  |
+|                       | (L20) fills the first DECK_LEN slots, the rest hold −1             |
 | TPOS                  | deck index of the talon's front card (L4, L8)                      |
 | DEALER, FOREHAND      | dealer seat; current forehand (dealer+1, moved on by L7)           |
 | TO_ACT, PHASE, DONE   | seat to act (−1 when done); phase code; 1 once finished            |
@@ -22,6 +23,10 @@ player count (seats ≥ P are unused), so every column is a compile-time constan
 | SHOWER                | the first to say show (L11)                                        |
 | OUTCOME, WINNER       | outcome code (−1 until done); who took the pot                     |
 | N_MOVES               | moves made so far                                                  |
+| DECK_LEN              | cards in this deal's deck: 42, or 2·ranks (L20); the talon is      |
+|                       | deck[TPOS:DECK_LEN]                                                |
+| LAST                  | 1 if this is its pot's last deal: a budrunda settles the pot (L21) |
+| POT_DEAL              | the deal's number within its pot, 0 first (L21)                    |
 | HANDS + 21·s … +21    | seat s's hand as rank counts                                       |
 | FOLDED + s            | 1 if seat s folded (L6)                                            |
 | EXCHANGED + s         | cards seat s exchanged (0 = stand; public), −1 before its turn     |
@@ -74,7 +79,7 @@ MAX_MOVES = 9 * MAXP - 1  # the longest deal, see Rules.max_moves
 # Phases (PHASE column)
 FIRST_CALL, FOLDING, EXCHANGE, SECOND_CALL, TRICKS, SHOWING, FINISHED = range(7)
 # Outcomes (OUTCOME column)
-NO_OUTCOME, BUDRUNDA, WALKOVER, SHOWDOWN = -1, 0, 1, 2
+NO_OUTCOME, BUDRUNDA, WALKOVER, SHOWDOWN, SETTLED = -1, 0, 1, 2, 3
 # Move check results
 OK, DEAL_OVER, NO_SUCH_ACTION, WRONG_KIND, NOT_HELD, MUST_OVERTAKE, MUST_LOWEST = range(7)
 
@@ -82,6 +87,7 @@ OK, DEAL_OVER, NO_SUCH_ACTION, WRONG_KIND, NOT_HELD, MUST_OVERTAKE, MUST_LOWEST 
 DECK = 0
 (TPOS, DEALER, FOREHAND, TO_ACT, PHASE, DONE, N_IN, START, KNOCKER1, KNOCKER2, TRICK, N_PLAYED, HIGH, CUR_WIN,
  SHOWER, OUTCOME, WINNER, N_MOVES) = range(42, 60)  # fmt: skip
+DECK_LEN, LAST, POT_DEAL = 60, 61, 62  # L20, L21 (column 63 is free)
 HANDS = 64
 FOLDED = HANDS + 21 * MAXP
 EXCHANGED = FOLDED + MAXP  # from here to END every column starts at −1
@@ -116,12 +122,23 @@ def next_in(row: np.ndarray, players: int, s: int) -> int:
 
 
 @njit(cache=True)
-def reset_row(row: np.ndarray, cr: np.ndarray, players: int, deck: np.ndarray, dealer: int, pot: int) -> None:
-    """Start a deal: L2 forehand = dealer+1, L4 deal one card at a time clockwise from forehand."""
+def reset_row(row: np.ndarray, cr: np.ndarray, players: int, deck: np.ndarray, dealer: int, pot: int,
+              deal: int, last: int) -> None:
+    """Start a deal: L2 forehand = dealer+1, L4 deal one card at a time clockwise from forehand.
+
+    ``deck`` holds 42 cards or a smaller deck (L20); ``deal`` is the deal's number in its pot and
+    ``last`` = 1 marks the pot's last deal (L21).
+    """
     row[:] = 0
     row[EXCHANGED:END] = -1
-    for k in range(42):
+    n_cards = deck.shape[0]
+    for k in range(n_cards):
         row[DECK + k] = deck[k]
+    for k in range(n_cards, 42):
+        row[DECK + k] = -1
+    row[DECK_LEN] = n_cards
+    row[LAST] = last
+    row[POT_DEAL] = deal
     fh = (dealer + 1) % players
     for k in range(5 * players):  # L4: card k goes to seat forehand + k
         row[HANDS + 21 * ((fh + k) % players) + deck[k]] += 1
@@ -244,8 +261,27 @@ def _finish(row: np.ndarray, outcome: int, winner: int) -> None:
 
 
 @njit(cache=True)
+def settle(row: np.ndarray, cr: np.ndarray, players: int) -> None:
+    """L21: a budrunda in the pot's last deal: the pot is split equally, the remainder one krona each clockwise
+    from the dealer's left neighbour; a new pot follows, every player antes 2 (L3)."""
+    pot = cr[POT]
+    share = pot // players
+    rest = pot - share * players
+    first = (row[DEALER] + 1) % players
+    for k in range(players):
+        s = (first + k) % players
+        cr[MONEY + s] = share + (1 if k < rest else 0)
+        cr[ANTES + s] = 2
+    cr[POT_NEXT] = 2 * players
+    _finish(row, SETTLED, -1)
+
+
+@njit(cache=True)
 def budrunda(row: np.ndarray, cr: np.ndarray, players: int) -> None:
-    """L12: the pot stays; antes 1 each if nobody folded, else 1 per folder."""
+    """L12: the pot stays; antes 1 each if nobody folded, else 1 per folder.  In the pot's last deal: L21."""
+    if row[LAST]:
+        settle(row, cr, players)
+        return
     anyone_folded = row[N_IN] < players
     total = 0
     for s in range(players):

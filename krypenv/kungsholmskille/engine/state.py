@@ -8,7 +8,8 @@ to the state):
 
 | attribute     | shape       | meaning                                                        |
 |---------------|-------------|----------------------------------------------------------------|
-| deck          | (N, 42)     | deck order, rank indices (L1, L4)                              |
+| deck          | (N, D)      | deck order, rank indices (L1, L4); D = ``rules.deck_size``     |
+|               |             | (42, or 2·ranks for a smaller deck, L20)                       |
 | talon_pos     | (N,)        | deck index of the talon's front card; the talon is deck[pos:]  |
 | dealer        | (N,)        | dealer seat (L2)                                               |
 | forehand      | (N,)        | current forehand: dealer+1, moved on when it folds (L7)        |
@@ -34,7 +35,9 @@ to the state):
 | hist_action   | (N, M)      | action index of every move, in order                           |
 | hist_seat     | (N, M)      | the seat that made it                                          |
 | n_moves       | (N,)        | moves made so far                                              |
-| outcome       | (N,)        | BUDRUNDA 0, WALKOVER 1, SHOWDOWN 2 once done                   |
+| pot_deal      | (N,)        | the deal's number within its pot, 0 first (L21)                |
+| last          | (N,)        | 1 if it is its pot's last deal: a budrunda settles it (L21)    |
+| outcome       | (N,)        | BUDRUNDA 0, WALKOVER 1, SHOWDOWN 2, SETTLED 3 once done        |
 | winner        | (N,)        | who took the pot (−1 after a budrunda)                         |
 | shower        | (N,)        | the first to show (−1 unless showdown)                         |
 | pot           | (N,) int32  | the pot at the start of the deal, antes for it paid            |
@@ -43,16 +46,19 @@ to the state):
 | antes_next    | (N, P) int32| antes into the next pot (L12, L14, L15), 0 until done          |
 | pot_next      | (N,) int32  | the next deal's starting pot (L18), 0 until done               |
 
-Invariant at every step: hands + talon + discards + cards played = the 42 cards of L1
-(:meth:`DealBatch.card_census`).  Batches of at least ``PARALLEL_FROM`` deals use the
+Invariant at every step: hands + talon + discards + cards played = the deck's cards (L1, L20;
+:meth:`DealBatch.card_census`).  Batches of at least ``PARALLEL_FROM`` deals use the
 parallel (``prange``) kernels.
 
 The methods:
 
-- ``reset(decks=None, dealers=None, pots=None, rng=None, active=None)`` deals (L4); a deal
-  depends only on (players, dealer, pot, deck order).  One ``DealBatch`` plays one deal per row:
-  a session of deals passes the deal to the left itself (L2: ``dealers=dealer + 1``,
-  ``pots=pot_next``) and truncates endless pots itself (L16).
+- ``reset(decks=None, dealers=None, pots=None, rng=None, active=None, deals=None)`` deals (L4);
+  a deal depends only on (rules, dealer, pot, deck order, its number ``deals`` in the pot).  One
+  ``DealBatch`` plays one deal per row: a session of deals passes the deal to the left itself
+  (L2: ``dealers=dealer + 1``, ``pots=pot_next``, ``deals=deal + 1``) and truncates endless pots
+  itself (L16).  With ``rules.max_deals`` set, deal number ``max_deals − 1`` is the pot's last:
+  a budrunda there settles the pot (outcome ``settled``, L21), so ``pot_settled`` tells that
+  the pot is over, and ``money`` is each seat's share of it.
 - ``legal_masks(out=None) -> (N, 279) bool``; ``legal_actions(i)``, ``legal_moves(i)`` (L17
   strings in action-index order).
 - ``step(actions)`` raises :class:`IllegalMoveError` (nothing changes in any deal) or applies one
@@ -66,6 +72,7 @@ The methods:
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numba
@@ -83,7 +90,7 @@ from krypenv.kungsholmskille.actions import (
     parse_move,
 )  # fmt: skip
 from krypenv.kungsholmskille.actions import FOLD as FOLD_ACTION
-from krypenv.kungsholmskille.cards import DECK_SIZE, N_RANKS, RANKS, check_deck, names_from_counts, shuffled_decks
+from krypenv.kungsholmskille.cards import N_RANKS, RANKS, check_deck, names_from_counts, shuffled_decks
 from krypenv.kungsholmskille.engine import drivers as D
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.rules import Rules
@@ -96,8 +103,8 @@ FIRST_CALL, FOLDING, EXCHANGE, SECOND_CALL, TRICKS, SHOWING, FINISHED = (
 PHASE_NAMES = ("first call", "fold", "exchange", "second call", "tricks", "show", "done")
 PHASE_TEXT = ("the first call (L5)", "the fold decisions (L6)", "the exchange (L8)", "the second call (L9)",
               "the tricks (L10)", "the show calls (L11)", "")
-BUDRUNDA, WALKOVER, SHOWDOWN = kernels.BUDRUNDA, kernels.WALKOVER, kernels.SHOWDOWN
-OUTCOME_NAMES = ("budrunda", "walkover", "showdown")
+BUDRUNDA, WALKOVER, SHOWDOWN, SETTLED = kernels.BUDRUNDA, kernels.WALKOVER, kernels.SHOWDOWN, kernels.SETTLED
+OUTCOME_NAMES = ("budrunda", "walkover", "showdown", "settled")
 MOVE_ERRORS = {
     kernels.DEAL_OVER: "moves after the end of the deal",
     kernels.NO_SUCH_ACTION: "an action outside 0..278",
@@ -112,7 +119,8 @@ _SCALARS = {
     "talon_pos": kernels.TPOS, "dealer": kernels.DEALER, "forehand": kernels.FOREHAND, "to_act": kernels.TO_ACT,
     "phase": kernels.PHASE, "n_in": kernels.N_IN, "knocker1": kernels.KNOCKER1, "knocker2": kernels.KNOCKER2,
     "trick": kernels.TRICK, "n_played": kernels.N_PLAYED, "high": kernels.HIGH, "outcome": kernels.OUTCOME,
-    "winner": kernels.WINNER, "shower": kernels.SHOWER, "n_moves": kernels.N_MOVES,
+    "winner": kernels.WINNER, "shower": kernels.SHOWER, "n_moves": kernels.N_MOVES, "pot_deal": kernels.POT_DEAL,
+    "last": kernels.LAST,
 }  # fmt: skip
 _PER_SEAT = {
     "folded": kernels.FOLDED, "exchanged": kernels.EXCHANGED, "call1": kernels.CALL1, "call2": kernels.CALL2,
@@ -130,10 +138,10 @@ def _rank(x: int) -> str:
     return RANKS[int(x)]
 
 
-def _check_decks(decks: np.ndarray, mask: np.ndarray) -> None:
-    """ValueError unless every active deal's deck is a kille deck (L1)."""
+def _check_decks(decks: np.ndarray, mask: np.ndarray, ranks: int) -> None:
+    """ValueError unless every active deal's deck is the lowest ``ranks`` ranks twice (L1, L20)."""
     for i in np.flatnonzero(mask):
-        why = check_deck(decks[i])
+        why = check_deck(decks[i], ranks)
         if why:
             raise ValueError(f"deck of deal {i}: {why}")
 
@@ -161,6 +169,9 @@ class DealBatch:
         self._all = np.ones(self.n, np.bool_)
         self._dealers0 = np.full(self.n, rules.default_dealer, np.int64)  # L2
         self._pots0 = np.full(self.n, rules.initial_pot, np.int64)  # L3
+        self._deals0 = np.zeros(self.n, np.int64)
+        self._shuffle = partial(shuffled_decks, ranks=rules.ranks)
+        self._check = partial(_check_decks, ranks=rules.ranks)
         self._views()
 
     def _views(self) -> None:
@@ -170,7 +181,7 @@ class DealBatch:
             setattr(self, name, st[:, col])
         for name, col in _PER_SEAT.items():
             setattr(self, name, st[:, col:col + p])
-        self.deck = st[:, kernels.DECK:kernels.DECK + DECK_SIZE]
+        self.deck = st[:, kernels.DECK:kernels.DECK + self.rules.deck_size]
         self.hands = st[:, kernels.HANDS:kernels.HANDS + N_RANKS * p].reshape(n, p, N_RANKS)
         self.discards = st[:, kernels.DISCARDS:kernels.DISCARDS + 2 * p].reshape(n, p, 2)
         self.trick_lead = st[:, kernels.TRICK_LEAD:kernels.TRICK_LEAD + 4]
@@ -231,19 +242,24 @@ class DealBatch:
         pots: int | np.ndarray | None = None,
         rng: np.random.Generator | None = None,
         active: np.ndarray | None = None,
+        deals: int | np.ndarray | None = None,
     ) -> None:
-        """Deal every (active) deal (L4) from deck orders (N, 42) or decks shuffled by ``rng``.
+        """Deal every (active) deal (L4) from deck orders (N, deck_size) or decks shuffled by ``rng``.
 
-        ``dealers`` defaults to seat P−1 (L2) and ``pots`` to 2·P (L3: the first deal's pot);
-        each is an int or an (N,) array.  A deal depends only on (players, dealer, pot, deck).
+        ``dealers`` defaults to seat P−1 (L2), ``pots`` to 2·P (L3: the first deal's pot) and
+        ``deals`` (the deal's number within its pot, L21) to 0; each is an int or an (N,) array.
+        A deal depends only on (rules, dealer, pot, deck, deal number).
         """
         mask = self._mask(active)
-        decks = reset_decks(decks, rng, mask, DECK_SIZE, shuffled_decks, _check_decks)
+        decks = reset_decks(decks, rng, mask, self.rules.deck_size, self._shuffle, self._check)
         dealers = self._per_deal("dealers", dealers, self._dealers0, self.players)
         pots = self._per_deal("pots", pots, self._pots0, MAX_POT + 1)
+        bound = self.rules.max_deals
+        deals = self._per_deal("deals", deals, self._deals0, bound if bound is not None else MAX_POT + 1)
+        last = (deals == bound - 1).astype(np.int64) if bound is not None else self._deals0
         self._unfinished = self.n
         driver = D.reset_par if self._par else D.reset_ser
-        driver(self.state, self.cash, self.players, mask, decks, dealers, pots,
+        driver(self.state, self.cash, self.players, mask, decks, dealers, pots, deals, last,
                self._chunks)
 
     # ----------------------------------------------------------------- legality
@@ -379,6 +395,13 @@ class DealBatch:
         return f"{name} ({who}): {why or 'legal'}; legal moves: {legal}"
 
     # ----------------------------------------------------------------- results
+    @property
+    def pot_settled(self) -> np.ndarray:
+        """(N,) bool: the deal is finished and its pot went out (walkover, showdown or L21 settlement), so the pot
+        is over; ``money`` is then each seat's gain from the pot and ``antes_next`` open the next one."""
+        out = self.state[:, kernels.OUTCOME]
+        return (self.state[:, kernels.DONE] != 0) & (out != kernels.BUDRUNDA) & (out >= 0)
+
     def result(self, i: int = 0) -> dict[str, Any]:
         """The L18 ``result`` object of finished deal ``i``; ValueError while it is unfinished."""
         if not self.done[i]:
@@ -409,7 +432,8 @@ class DealBatch:
         return np.bincount(d[d >= 0].astype(np.int64), minlength=N_RANKS)
 
     def card_census(self, i: int = 0) -> np.ndarray:
-        """(21,) copies of each rank in hands, talon, discards and tricks of deal ``i``: always 2 each (L1)."""
+        """(21,) copies of each rank in hands, talon, discards and tricks of deal ``i``: always ``rules.deck_counts``
+        (L1, L20)."""
         talon = np.bincount(np.asarray(self.talon(i), np.int64), minlength=N_RANKS)
         return self.hands[i].sum(axis=0) + talon + self.discarded(i) + self.played(i)
 
