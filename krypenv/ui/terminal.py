@@ -74,6 +74,9 @@ def render_end(session: Session, style: Style) -> list[str]:
     return lines + ui.terminal_end(session.state(), names, totals)
 
 
+HINT_STARTED = "hint: searching (Ctrl-C gives it up)"
+
+
 def hint_lines(session: Session, spec: str | None) -> list[str]:
     """A hint's lines, computed on a thread so that Ctrl-C gives it up at once (after the search step it is in).
 
@@ -146,6 +149,7 @@ def play(session: Session, stdin: TextIO, out: TextIO, colour: bool, hint_spec: 
                         + render_legal(st))
                     continue
                 if text in ("h", "hint"):
+                    say([HINT_STARTED])  # a search can take seconds: say it runs and how to stop it
                     say(hint_lines(session, hint_spec))
                     continue
                 try:

@@ -75,7 +75,7 @@ def test_play_loop_help_hint_reask_and_eof(tmp_path: Path) -> None:
     assert play(s, io.StringIO("?\nnonsense\nh\n1\n"), out, colour=False, hint_spec="expert") == 0
     text = out.getvalue()
     assert "Krypkasino moves: type the number" in text and "unknown card name 'nonsense'" in text
-    assert "hint from expert" in text and "end of input" in text
+    assert "hint: searching (Ctrl-C gives it up)\nhint from expert" in text and "end of input" in text
     (rec,) = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert len(rec["moves"]) == 2 and "result" not in rec and check_record(rec).ok
 
@@ -175,8 +175,8 @@ def test_ctrl_c_gives_up_a_long_hint_and_the_game_goes_on(tmp_path: Path) -> Non
     child = spawn_play(tmp_path, "--players", "6", "--agents", "random", "--seed", "1", "--hint",
                        "pimc:samples=256,rollouts=4")
     child.sendline("h")
-    child.expect("\r\n")  # the echo of h: the hint has started
-    time.sleep(1.0)  # inside the search (12 votes of 256 worlds × 4 rollouts)
+    child.expect("Ctrl-C gives it up")  # printed by the game once it has read h (the tty's echo of h is not)
+    time.sleep(0.5)  # inside the search (12 votes of 256 worlds × 4 rollouts: seconds)
     child.sendintr()
     child.expect("hint interrupted")
     child.expect("your move")
