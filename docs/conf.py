@@ -24,7 +24,7 @@ release = "0.1.0"
 
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.viewcode", "krypenv_pages"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "generated/*-agents.md", "generated/games.md"]  # fragments, included by pages
+exclude_patterns = ["_build", "generated/*-agents.md", "generated/*-presets.md", "generated/games.md"]  # fragments, included by pages
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 autodoc_default_options = {"members": True, "show-inheritance": True}

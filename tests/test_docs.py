@@ -32,9 +32,33 @@ def test_environment_page_shows_the_live_spaces(name: str) -> None:
         space = aec.observation_space(aec.possible_agents[0])["observation"]
         assert f"| {players} | `Box({space.dtype.name}, ({space.shape[0]},))`" in text
     assert f"| Action space | `Discrete({int(aec.action_space(aec.possible_agents[0]).n)})`" in text
-    for section in ("## PettingZoo AEC", "## Gymnasium", "## VecEnv", "## Observation layout", "## Action table",
+    for section in ("### Spaces per preset", "## PettingZoo AEC", "## Gymnasium", "## VecEnv", "## Observation layout",
+                    "## Action table",
                     "## Version history", "Checkers:"):
         assert section in text, section
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_spaces_and_presets_tables_cover_every_preset(name: str) -> None:
+    """Every preset of the game's rules, with every player count it allows, has a row built from a live env."""
+    game = GAMES[name]
+    entry, rules = game.part("entry"), pages.rules_module(game)
+    allowed = pages.preset_players(game)
+    assert list(allowed) == list(rules.PRESETS) and all(allowed.values())
+    rows, table = "\n".join(pages.preset_spaces(game)), pages.presets_table(game)
+    for preset, counts in allowed.items():
+        assert f"| `{preset}` |" in table
+        for players in counts:
+            aec = entry.raw_env(players=players, preset=preset)
+            space = aec.observation_space(aec.possible_agents[0])["observation"]
+            assert f"| `{preset}` | {players} | `Box({space.dtype.name}, ({space.shape[0]},))`" in rows
+            assert f"{space.shape[0]} (P={players})" in table
+    for players in game.players:  # a preset that does not allow a player count has no row for it
+        for preset, counts in allowed.items():
+            if players not in counts:
+                with pytest.raises(ValueError):
+                    rules.Rules.from_preset(preset, players=players)
+                assert f"| `{preset}` | {players} |" not in rows
 
 
 def test_a_wrong_space_in_a_docstring_is_an_error() -> None:
