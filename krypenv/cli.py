@@ -145,6 +145,10 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--max-deals", type=_number(int, 1, "a positive integer"), default=None, metavar="M",
                     help="a game played in pots over several deals: deals after which an episode's pot is "
                          "truncated (Kungsholmskille L16, default 50)")
+    ev.add_argument("--preset", default="standard", metavar="NAME",
+                    help="a named rule set of the game (default standard; Krypkasino: tiny for 2 players, small for "
+                         "2-3, RULES.md K22; Kungsholmskille: small, KILLE.md L22); a non-standard preset tags the "
+                         "output folder")
     ev.add_argument("--agents", required=True, metavar="SPECS",
                     help="comma-separated agent specs, e.g. expert,greedy or pimc:samples=32,rollouts=4,random "
                          "(a k=v piece continues the previous spec)")
@@ -174,9 +178,6 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--two-player-deal", choices=("6+4", "5+6"), default="6+4", help="K6 variant for 2 players")
     ev.add_argument("--set-aside", choices=("court", "spades"), default="court", help="K8 variant")
     ev.add_argument("--last-capture-point", action="store_true", help="K17 variant")
-    ev.add_argument("--preset", default="standard", metavar="NAME",
-                    help="the deck and deal (default standard; Krypkasino: tiny for 2 players, small for 2-3, "
-                         "RULES.md K22); a non-standard preset tags the output folder")
     ev.set_defaults(func=_eval)
 
 

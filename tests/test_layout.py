@@ -33,7 +33,10 @@ SHARED = ("krypenv.agent_api", "krypenv.records", "krypenv.replay", "krypenv.ben
           "krypenv.agents.base", "krypenv.eval", "krypenv.eval.schedule", "krypenv.eval.stats", "krypenv.eval.play",
           "krypenv.eval.ray_pool", "krypenv.eval.report", "krypenv.eval.command", "krypenv.eval.bench", "krypenv.envs",
           "krypenv.envs.batch", "krypenv.envs.aec", "krypenv.envs.gym", "krypenv.envs.vec", "krypenv.envs.spaces")
-SHARED_PACKAGES = ("krypenv.envs",)  # sub-packages of krypenv written once for every game (not games)
+SHARED_PACKAGES = ("krypenv.envs", "krypenv.openspiel")  # sub-packages of krypenv written once for every game
+# krypenv.openspiel wraps every game for OpenSpiel (one module per game, named after it); its modules that play
+# our agents sit with the evaluation layer:
+OPENSPIEL_EVAL = ("krypenv.openspiel.exploit", "krypenv.openspiel.solve")
 
 # The only dynamic loads allowed, each by a registry of names (they are not import statements,
 # so the graph below does not hold them; records, bench, the CLI, the UI and train.py load a
@@ -162,7 +165,7 @@ def layer(name: str) -> int:
     """The layer of a module: 0 the games and what they share, 1 agents, 2 evaluation, 3 training, UI, CLI."""
     if name == "krypenv.agents" or name.startswith("krypenv.agents."):
         return 1
-    if name == "krypenv.eval" or name.startswith("krypenv.eval."):
+    if name == "krypenv.eval" or name.startswith("krypenv.eval.") or name in OPENSPIEL_EVAL:
         return 2
     if name in ("train", "krypenv.cli") or name.startswith((UI, "krypenv.training")):
         return 3

@@ -19,7 +19,7 @@ from krypenv.eval.schedule import out_folder
 
 # this game's own options of ``krypenv eval`` (argparse dest -> the values that mean "not given"); another
 # game's command refuses them when given
-OPTIONS = {"max_deals": (None,)}
+OPTIONS = {"max_deals": (None,), "preset": ("standard",)}  # preset: both games take it (L22)
 OUTPUTS = ("results.csv", "head_to_head.csv", "results.json", "games.csv", "records.jsonl", "money.png", "run.json")
 
 

@@ -182,9 +182,10 @@ def add_arguments(parser: Any) -> None:
 
 
 def add_rules_arguments(parser: Any) -> None:
-    """Krypkasino's rules options (K6, K8, K17, K18) and the deck and deal preset (K22)."""
+    """The game's preset (RULES.md K22, KILLE.md L22) and Krypkasino's rules options (K6, K8, K17, K18)."""
     parser.add_argument("--preset", default=None, metavar="NAME",
-                        help="the deck and deal: standard (default), tiny (2 players) or small (2-3 players), K22")
+                        help="a named rule set of the game (default standard; tiny: Krypkasino, 2 players; "
+                             "small: RULES.md K22, KILLE.md L22)")
     parser.add_argument("--two-player-deal", choices=("6+4", "5+6"), default=None, help="K6 variant for 2 players")
     parser.add_argument("--set-aside", choices=("court", "spades"), default=None, help="K8 variant")
     parser.add_argument("--last-capture-point", action="store_true", default=None, help="K17 variant")
