@@ -4,6 +4,7 @@
     krypenv replay FILE... [--json] [--legal] [--max-errors N] [--html OUT]   replay game records, check every move
     krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine, env and eval throughput
     krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
+    krypenv exploit --agent SPEC [--game G] [--preset P] [--players N] [--json] [...]   exploitability of an agent
     krypenv play [--game G] [--agents human,expert,...] [--seed S] [...]   play against agents in the terminal
     krypenv serve [--host H] [--port P] [--open]           the local web app: play in the browser, watch replays
 
@@ -105,6 +106,12 @@ def _eval(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _exploit(args: argparse.Namespace) -> int:
+    from krypenv.training.exploit import run
+
+    return run(args)
+
+
 def _play(args: argparse.Namespace) -> int:
     from krypenv.ui.terminal import run
 
@@ -181,12 +188,25 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     ev.set_defaults(func=_eval)
 
 
+def _add_exploit(sub: argparse._SubParsersAction) -> None:
+    """The ``exploit`` sub-command (documented in full in :mod:`krypenv.training.exploit`)."""
+    from krypenv.training.exploit import add_arguments as add_exploit_arguments
+
+    ex = sub.add_parser("exploit", help="how much a best response gains against an agent: exact NashConv on small "
+                                        "presets (OpenSpiel), an approximate best response (PPO) otherwise",
+                        description="Exact best-response values and NashConv of an agent on a preset OpenSpiel can "
+                                    "traverse; otherwise train a PPO learner against the frozen agent and report "
+                                    "its gain by duplicate evaluation with a 95% interval.")
+    add_exploit_arguments(ex)
+    ex.set_defaults(func=_exploit)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``krypenv`` command."""
     titles = " and ".join(declared.title for declared in GAMES.values())
     parser = _Parser(prog="krypenv", description=f"Reinforcement-learning toolkit for the Swedish misère card games "
                                                  f"{titles}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval,play,serve}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,replay,bench,eval,exploit,play,serve}")
 
     demo = sub.add_parser("demo", help="play one deal between random players and print it turn by turn")
     demo.add_argument("--game", choices=names(), default=DEFAULT_GAME,
@@ -209,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="engine batch sizes (default 1,256,4096)")
     bench.set_defaults(func=_bench)
     _add_eval(sub)
+    _add_exploit(sub)
     _add_ui(sub)
     return parser
 

@@ -144,3 +144,25 @@ def final_table(agent: Any, args: Any) -> tuple[str, dict[str, Any]]:
     report = text(res, time.time() - t0)
     d = margin(res)
     return report, {"diff": d.mean, "ci_low": d.low, "ci_high": d.high}
+
+
+def exploit_gain(learner: Any, agent: str, args: Any, deals: int, seed: int) -> dict[str, Any]:
+    """``krypenv exploit``'s gain: points per deal the learner takes fewer than ``agent`` at its tables.
+
+    Duplicate deals at a table of the learner and ``players − 1`` copies of ``agent``, in every
+    rotation; the gain is agent − learner mean score per deal (K15: lower is better), 95% CI over decks.
+    """
+    from krypenv import agents
+    from krypenv.eval.krypkasino import EvalConfig, evaluate
+
+    g = game_config(args)
+    players = g["players"]
+    config = EvalConfig(agents=("learner",) + (agent,) * (players - 1), players=players, teams=g["teams"],
+                        deals=deals, seed=seed, two_player_deal=g["two_player_deal"], set_aside=g["set_aside"],
+                        last_capture_point=g["last_capture_point"], records=False, preset=g["preset"])
+    frozen = agents.load(agent)
+    res = evaluate(config, agents=[learner] + [frozen] * (players - 1))
+    d = margin(res, agent)
+    rows = {r.agent: r for r in res.rows}
+    return {"mean": -d.mean, "low": -d.high, "high": -d.low, "unit": "points per deal",
+            "games": rows["learner"].games, "learner": rows["learner"].score.mean, "agent": rows[agent].score.mean}

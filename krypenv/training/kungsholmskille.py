@@ -22,6 +22,8 @@ import dataclasses
 import time
 from typing import Any
 
+import numpy as np
+
 from krypenv.training.common import Curve, Point
 
 DEFAULTS: dict[str, Any] = {"players": 4, "league": "expert=6,timid=2,random=1,self=1", "policy": "mlp"}
@@ -138,3 +140,24 @@ def final_table(agent: Any, args: Any) -> tuple[str, dict[str, Any]]:
     t0 = time.time()
     rows = {b: money_among(agent, b, args, args.final_deals, args.final_seed) for b in BASELINES}
     return report(rows, time.time() - t0), dict(zip(("money", "ci_low", "ci_high", "episodes"), rows["expert"]))
+
+
+def exploit_gain(learner: Any, agent: str, args: Any, deals: int, seed: int) -> dict[str, Any]:
+    """``krypenv exploit``'s gain: the learner's money per episode among ``players − 1`` copies of ``agent``.
+
+    ``deals`` duplicate deck sets, each with the learner in every seat (the rotations of learner,
+    agent, agent, …), the interval over deck sets; at a table of ``agent`` alone the money is 0
+    by symmetry, so it is the learner's gain.  ``agent``: the mean money of the agent's seats.
+    """
+    from krypenv import agents
+    from krypenv.eval.kungsholmskille import EvalConfig, evaluate
+
+    players = args.players
+    frozen = agents.load(agent, game="kungsholmskille")
+    config = EvalConfig(agents=("learner",) + (agent,) * (players - 1), players=players, deals=deals, seed=seed,
+                        max_deals=args.max_deals, workers=1, batch=256, records=False)
+    res = evaluate(config, agents=[learner] + [frozen] * (players - 1))
+    row = next(r for r in res.rows if r.agent == "learner")
+    others = [r.money.mean for r in res.rows if r.agent != "learner"]
+    return {"mean": row.money.mean, "low": row.money.low, "high": row.money.high, "unit": "money per episode",
+            "games": row.episodes, "learner": row.money.mean, "agent": float(np.mean(others))}
