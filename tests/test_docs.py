@@ -32,7 +32,7 @@ def test_environment_page_shows_the_live_spaces(name: str) -> None:
         space = aec.observation_space(aec.possible_agents[0])["observation"]
         assert f"| {players} | `Box({space.dtype.name}, ({space.shape[0]},))`" in text
     assert f"| Action space | `Discrete({int(aec.action_space(aec.possible_agents[0]).n)})`" in text
-    for section in ("### Spaces per preset", "## PettingZoo AEC", "## Gymnasium", "## VecEnv", "## Observation layout",
+    for section in ("## Spaces per preset", "## PettingZoo AEC", "## Gymnasium", "## VecEnv", "## Observation layout",
                     "## Action table",
                     "## Version history", "Checkers:"):
         assert section in text, section

@@ -265,7 +265,7 @@ def environments_page(game: Any) -> str:
         "|---:|---|---|---|---|",
         *rows,
         "",
-        "### Spaces per preset",
+        "## Spaces per preset",
         "",
         (f"Every preset of the rules ({{doc}}`/{Path(game.rules_doc).stem}`, `Rules.from_preset`) with every "
          "player count it allows, built as live envs (`preset=...`): the observation layout and the action space "
