@@ -116,3 +116,19 @@ def test_the_site_is_offline_and_big_enough() -> None:
     index = (DOCS / "index.md").read_text(encoding="utf-8")
     for name in GAMES:
         assert f"generated/{name}-environments" in index
+
+
+def test_the_nash_conv_table_on_tiny_is_the_measured_csv() -> None:
+    """docs/research/results.md's NashConv table holds the rows of docs/exploit-tiny.csv (4 decimals), no more."""
+    import csv
+
+    with open(DOCS / "exploit-tiny.csv", newline="") as f:
+        measured = {row["agent"]: row for row in csv.DictReader(f)}
+    page = (DOCS / "research" / "results.md").read_text(encoding="utf-8")
+    section = page.split("## NashConv on tiny")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([^`]+)`[^|]* \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", section, re.MULTILINE)
+    assert {agent for agent, *_ in rows} == set(measured)
+    for agent, nash_conv, gain0, gain1 in rows:
+        row = measured[agent]
+        for shown, key in ((nash_conv, "nash_conv"), (gain0, "improvement_seat0"), (gain1, "improvement_seat1")):
+            assert shown == f"{float(row[key]):.4f}", (agent, key, shown, row[key])
