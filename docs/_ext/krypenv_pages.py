@@ -166,7 +166,8 @@ def preset_spaces(game: Any) -> list[str]:
 
 
 def presets_table(game: Any) -> str:
-    """The table of the game's presets: rule keys, deck and deal per allowed player count, spaces; from the code."""
+    """The table of the game's presets, from the code; a value that depends on the player count is a list
+    ``a / b / …`` in the order of the preset's player counts."""
     rules, entry = rules_module(game), game.part("entry")
     columns = [(label, attr) for label, attr in (
         ("deck", "deck_size"), ("hand", "hand_size"), ("table", "table_size"), ("talon", "talon_size"),
@@ -175,21 +176,22 @@ def presets_table(game: Any) -> str:
     lines = ["| preset | rule keys | players | " + " | ".join(label for label, _ in columns)
              + " | observation | actions |", "|---" * (5 + len(columns)) + "|"]
     for name, counts in preset_players(game).items():
-        keys = ", ".join(f"`{k}={'-'.join(v) if isinstance(v, tuple) else v}`" for k, v in rules.PRESETS[name].items())
+        keys = ", ".join(f"`{k}={'-'.join(v) if isinstance(v, tuple) else 'all' if v is None else v}`"
+                         for k, v in rules.PRESETS[name].items())
         cells: list[str] = []
         for _, attr in columns:
             values = [getattr(rules.Rules.from_preset(name, players=p), attr) for p in counts]
             shown = ["unbounded" if v is None else str(v) for v in values]
-            cells.append(shown[0] if len(set(shown)) == 1 else ", ".join(f"{v} (P={p})" for p, v in zip(counts, shown)))
+            cells.append(shown[0] if len(set(shown)) == 1 else " / ".join(shown))  # in the order of the players
         sizes, actions = [], set()
         for players in counts:
             aec = entry.raw_env(players=players, preset=name)
             agent = aec.possible_agents[0]
-            sizes.append(f"{aec.observation_space(agent)['observation'].shape[0]} (P={players})")
+            sizes.append(str(aec.observation_space(agent)["observation"].shape[0]))
             actions.add(int(aec.action_space(agent).n))
             aec.close()
         lines.append(f"| `{name}` | {keys or '(none: the standard game)'} | {', '.join(map(str, counts))} | "
-                     + " | ".join(cells) + f" | {', '.join(sizes)} | {', '.join(map(str, sorted(actions)))} |")
+                     + " | ".join(cells) + f" | {' / '.join(sizes)} | {', '.join(map(str, sorted(actions)))} |")
     return "\n".join(lines) + "\n"
 
 
