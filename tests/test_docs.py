@@ -137,3 +137,20 @@ def test_the_nash_conv_table_on_tiny_is_the_measured_csv() -> None:
         row = measured[agent]
         for shown, key in ((nash_conv, "nash_conv"), (gain0, "improvement_seat0"), (gain1, "improvement_seat1")):
             assert shown == f"{float(row[key]):.4f}", (agent, key, shown, row[key])
+
+
+def test_the_readme_nash_conv_headline_is_the_measured_csv() -> None:
+    """The README's NashConv-on-tiny table holds docs/exploit-tiny.csv's values (4 decimals) for the agents it names."""
+    import csv
+
+    with open(DOCS / "exploit-tiny.csv", newline="") as f:
+        measured = {row["agent"]: float(row["nash_conv"]) for row in csv.DictReader(f)}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    values = re.search(r"^\| NashConv on tiny \|(.*)\|$", readme, re.MULTILINE)
+    header = readme[:values.start()].rstrip("\n").splitlines()[-2] if values else ""
+    agents = [re.search(r"`([^`]+)`", cell).group(1) if "`" in cell else cell.strip()
+              for cell in header.strip("|").split("|")[1:]]
+    shown = [cell.strip().strip("*") for cell in values.group(1).split("|")] if values else []
+    assert agents and len(agents) == len(shown)
+    for agent, value in zip(agents, shown):
+        assert value == f"{measured[agent]:.4f}", (agent, value)
