@@ -8,7 +8,7 @@ inside the Gymnasium env, and the shipped solution ``tabular:cfr-tiny`` in ``kry
 
 Run: ``python docs/tutorials/openspiel_cfr_tiny.py`` (minutes for the whole ``tiny``: the solve of
 ``checkpoints/cfr-tiny-nashconv.csv`` had walked the tree and run 100 iterations after 339 s on the shared
-2-core machine, two NashConv computations included). ``KRYPENV_TUTORIAL_STEPS`` sets the CFR+ iterations
+2-core machine, six NashConv computations on the way included). ``KRYPENV_TUTORIAL_STEPS`` sets the CFR+ iterations
 (default 100), ``KRYPENV_TUTORIAL_GAME`` the OpenSpiel game (the tests use a 6-card cut of tiny,
 ``python_krypkasino(players=2,preset=tiny,ranks=A-2-3,hand=2,table=2)``), ``KRYPENV_TUTORIAL_DECKS``
 the decks of the evaluation (default 100).
