@@ -24,7 +24,8 @@ release = "0.1.0"
 
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.viewcode", "krypenv_pages"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "generated/*-agents.md", "generated/games.md"]  # fragments, included by pages
+# fragments, included by pages; OPENSPIEL.md is included by the research pages (one copy, also read on GitHub)
+exclude_patterns = ["_build", "generated/*-agents.md", "generated/*-presets.md", "generated/games.md", "OPENSPIEL.md"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 autodoc_default_options = {"members": True, "show-inheritance": True}

@@ -32,9 +32,38 @@ def test_environment_page_shows_the_live_spaces(name: str) -> None:
         space = aec.observation_space(aec.possible_agents[0])["observation"]
         assert f"| {players} | `Box({space.dtype.name}, ({space.shape[0]},))`" in text
     assert f"| Action space | `Discrete({int(aec.action_space(aec.possible_agents[0]).n)})`" in text
-    for section in ("## PettingZoo AEC", "## Gymnasium", "## VecEnv", "## Observation layout", "## Action table",
+    for section in ("## Spaces per preset", "## PettingZoo AEC", "## Gymnasium", "## VecEnv", "## Observation layout",
+                    "## Action table",
                     "## Version history", "Checkers:"):
         assert section in text, section
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_spaces_and_presets_tables_cover_every_preset(name: str) -> None:
+    """Every preset of the game's rules, with every player count it allows, has a row built from a live env."""
+    game = GAMES[name]
+    entry, rules = game.part("entry"), pages.rules_module(game)
+    allowed = pages.preset_players(game)
+    assert list(allowed) == list(rules.PRESETS) and all(allowed.values())
+    rows, table = "\n".join(pages.preset_spaces(game)), pages.presets_table(game)
+    for preset, counts in allowed.items():
+        sizes = []
+        for players in counts:
+            aec = entry.raw_env(players=players, preset=preset)
+            sizes.append(str(aec.observation_space(aec.possible_agents[0])["observation"].shape[0]))
+        cell = " / ".join(sizes)  # in the order of the players column
+        assert re.search(rf"^\| `{preset}` \| .* \| {', '.join(map(str, counts))} \| .* \| {cell} \| \d+ \|$", table,
+                         re.MULTILINE), (preset, cell)
+        for players in counts:
+            aec = entry.raw_env(players=players, preset=preset)
+            space = aec.observation_space(aec.possible_agents[0])["observation"]
+            assert f"| `{preset}` | {players} | `Box({space.dtype.name}, ({space.shape[0]},))`" in rows
+    for players in game.players:  # a preset that does not allow a player count has no row for it
+        for preset, counts in allowed.items():
+            if players not in counts:
+                with pytest.raises(ValueError):
+                    rules.Rules.from_preset(preset, players=players)
+                assert f"| `{preset}` | {players} |" not in rows
 
 
 def test_a_wrong_space_in_a_docstring_is_an_error() -> None:
@@ -92,3 +121,36 @@ def test_the_site_is_offline_and_big_enough() -> None:
     index = (DOCS / "index.md").read_text(encoding="utf-8")
     for name in GAMES:
         assert f"generated/{name}-environments" in index
+
+
+def test_the_nash_conv_table_on_tiny_is_the_measured_csv() -> None:
+    """docs/research/results.md's NashConv table holds the rows of docs/exploit-tiny.csv (4 decimals), no more."""
+    import csv
+
+    with open(DOCS / "exploit-tiny.csv", newline="") as f:
+        measured = {row["agent"]: row for row in csv.DictReader(f)}
+    page = (DOCS / "research" / "results.md").read_text(encoding="utf-8")
+    section = page.split("## NashConv on tiny")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([^`]+)`[^|]* \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", section, re.MULTILINE)
+    assert {agent for agent, *_ in rows} == set(measured)
+    for agent, nash_conv, gain0, gain1 in rows:
+        row = measured[agent]
+        for shown, key in ((nash_conv, "nash_conv"), (gain0, "improvement_seat0"), (gain1, "improvement_seat1")):
+            assert shown == f"{float(row[key]):.4f}", (agent, key, shown, row[key])
+
+
+def test_the_readme_nash_conv_headline_is_the_measured_csv() -> None:
+    """The README's NashConv-on-tiny table holds docs/exploit-tiny.csv's values (4 decimals) for the agents it names."""
+    import csv
+
+    with open(DOCS / "exploit-tiny.csv", newline="") as f:
+        measured = {row["agent"]: float(row["nash_conv"]) for row in csv.DictReader(f)}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    values = re.search(r"^\| NashConv on tiny \|(.*)\|$", readme, re.MULTILINE)
+    header = readme[:values.start()].rstrip("\n").splitlines()[-2] if values else ""
+    agents = [re.search(r"`([^`]+)`", cell).group(1) if "`" in cell else cell.strip()
+              for cell in header.strip("|").split("|")[1:]]
+    shown = [cell.strip().strip("*") for cell in values.group(1).split("|")] if values else []
+    assert agents and len(agents) == len(shown)
+    for agent, value in zip(agents, shown):
+        assert value == f"{measured[agent]:.4f}", (agent, value)

@@ -52,3 +52,8 @@ def test_every_link_of_the_readme_resolves() -> None:
     assert any(t.startswith("docs/") for t in links), "the README links into no docs page"
     missing = sorted(t for t in links if not (ROOT / t).exists())
     assert not missing, missing
+
+
+def test_the_readme_is_short() -> None:
+    """The README stays a front page of at most 250 lines (issue 27); the details live on the docs site."""
+    assert len(README.splitlines()) <= 250

@@ -29,7 +29,8 @@ def run(name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtur
 
 def test_every_tutorial_is_tested_and_shown() -> None:
     """Each script has a test below (or the Ray one) and a docs page that literalincludes it."""
-    tested = {"sb3_maskable_ppo", "cleanrl_ppo_vecenv", "tianshou_dqn", "torchrl_pettingzoo", "own_agent"} | RAY_ONLY
+    tested = {"sb3_maskable_ppo", "cleanrl_ppo_vecenv", "tianshou_dqn", "torchrl_pettingzoo", "own_agent",
+              "openspiel_cfr_tiny"} | RAY_ONLY
     scripts = {p.stem for p in TUTORIALS.glob("*.py")}
     assert scripts == tested
     index = (TUTORIALS / "index.md").read_text(encoding="utf-8")
@@ -74,3 +75,16 @@ def test_own_agent(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtur
     out = run("own_agent", monkeypatch, capsys, KRYPENV_TUTORIAL_DECKS="2")
     assert "own_agent:PointShy" in out and "head to head" in out
     assert "results.csv" in out and "records.jsonl" in out
+
+
+def test_openspiel_cfr_tiny(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenSpiel's CFR+ on a 6-card cut of tiny lowers NashConv; the policy plays in the env and krypenv eval."""
+    pytest.importorskip("pyspiel")
+    out = run("openspiel_cfr_tiny", monkeypatch, capsys, KRYPENV_TUTORIAL_STEPS="20", KRYPENV_TUTORIAL_DECKS="2",
+              KRYPENV_TUTORIAL_GAME="python_krypkasino(players=2,preset=tiny,ranks=A-2-3,hand=2,table=2)")
+    assert "NashConv of the uniform random policy: 3.3111" in out  # OpenSpiel's, as tests/training/test_exploit.py
+    after = float(out.split("after 20 CFR+ iterations: NashConv ")[1].split()[0])
+    assert 0 <= after < 0.1
+    assert "policy file: 882 information states" in out
+    assert "random against the CFR+ policy in the Gymnasium env" in out
+    assert "tabular:cfr-tiny - random" in out  # krypenv eval's head to head

@@ -7,6 +7,10 @@ sources, into ``docs/generated/`` (ignored by git):
   top computed from the live env objects (import, agents, action and observation spaces of the AEC,
   Gymnasium and VecEnv interfaces for every player count), then the module docstrings of the AEC,
   Gymnasium and VecEnv classes, the observation layout and the action table, and the version history;
+  its "Spaces per preset" section builds an env for every preset of the game's rules (``PRESETS``) and
+  every player count the preset allows, so the spaces stated per preset come from the code;
+* ``<game>-presets.md``: the table of the game's presets (rule keys, deck, deal, rounds or deals per pot,
+  total points, observation and action sizes), included by the research pages;
 * ``<game>-agents.md``: the spec table of the game's agents, from the agent registry
   (:func:`krypenv.agents.base.known`, :func:`~krypenv.agents.base.find_entry`);
 * ``games.md``: the registry of games itself (one row per :class:`krypenv.games.Game`).
@@ -108,6 +112,89 @@ def stated_space_errors(where: str, doc: str, actions: int, shapes: dict[int, in
     return errors
 
 
+def rules_module(game: Any) -> Any:
+    """The module of the game's rules (``<game package>.rules``: ``Rules`` and ``PRESETS``)."""
+    return importlib.import_module(f"{game.part('entry').__name__.rsplit('_v', 1)[0]}.rules")
+
+
+def preset_players(game: Any) -> dict[str, tuple[int, ...]]:
+    """Each preset of the game's rules -> the player counts it allows (those ``Rules.from_preset`` accepts)."""
+    rules = rules_module(game)
+    allowed: dict[str, tuple[int, ...]] = {}
+    for name in rules.PRESETS:
+        counts = []
+        for players in game.players:
+            try:
+                rules.Rules.from_preset(name, players=players)
+            except ValueError:
+                continue
+            counts.append(players)
+        allowed[name] = tuple(counts)
+    return allowed
+
+
+def field_highs(game: Any, players: int, high: np.ndarray) -> dict[str, int]:
+    """The largest high of each named field of the observation layout (``<game package>.observation.layout``)."""
+    obs_module = importlib.import_module(f"{game.part('entry').__name__.rsplit('_v', 1)[0]}.observation")
+    return {field: int(high[where].max()) for field, where in obs_module.layout(players).items()
+            if high[where].size}
+
+
+def preset_spaces(game: Any) -> list[str]:
+    """Rows of the spaces table per preset: every preset and allowed player count, built as live envs."""
+    entry = game.part("entry")
+    rows, standard_highs = [], {}
+    allowed = preset_players(game)
+    reference = "standard" if "standard" in allowed else next(iter(allowed))  # the default game's preset
+    for name, counts in sorted(allowed.items(), key=lambda item: item[0] != reference):
+        for players in counts:
+            aec = entry.raw_env(players=players, preset=name)
+            agent = aec.possible_agents[0]
+            obs = aec.observation_space(agent)["observation"]
+            gym_env = entry.GymEnv(players=players, preset=name)
+            highs = field_highs(game, players, np.asarray(obs.high))
+            if name == reference:
+                standard_highs[players] = highs
+            base = standard_highs.get(players, {})
+            changed = ", ".join(f"`{field}` ≤ {value}" for field, value in highs.items()
+                                if base and base.get(field) != value) or ("—" if base else "(the reference)")
+            rows.append(f"| `{name}` | {players} | `{space_text(obs)}` | `{space_text(gym_env.observation_space)}` "
+                        f"| `{space_text(aec.action_space(agent))}` | {changed} |")
+            aec.close()
+            gym_env.close()
+    return rows
+
+
+def presets_table(game: Any) -> str:
+    """The table of the game's presets, from the code; a value that depends on the player count is a list
+    ``a / b / …`` in the order of the preset's player counts."""
+    rules, entry = rules_module(game), game.part("entry")
+    columns = [(label, attr) for label, attr in (
+        ("deck", "deck_size"), ("hand", "hand_size"), ("table", "table_size"), ("talon", "talon_size"),
+        ("rounds", "rounds"), ("deals per pot", "max_deals"), ("total points", "total_points"))
+        if hasattr(rules.Rules, attr)]
+    lines = ["| preset | rule keys | players | " + " | ".join(label for label, _ in columns)
+             + " | observation | actions |", "|---" * (5 + len(columns)) + "|"]
+    for name, counts in preset_players(game).items():
+        keys = ", ".join(f"`{k}={'-'.join(v) if isinstance(v, tuple) else 'all' if v is None else v}`"
+                         for k, v in rules.PRESETS[name].items())
+        cells: list[str] = []
+        for _, attr in columns:
+            values = [getattr(rules.Rules.from_preset(name, players=p), attr) for p in counts]
+            shown = ["unbounded" if v is None else str(v) for v in values]
+            cells.append(shown[0] if len(set(shown)) == 1 else " / ".join(shown))  # in the order of the players
+        sizes, actions = [], set()
+        for players in counts:
+            aec = entry.raw_env(players=players, preset=name)
+            agent = aec.possible_agents[0]
+            sizes.append(str(aec.observation_space(agent)["observation"].shape[0]))
+            actions.add(int(aec.action_space(agent).n))
+            aec.close()
+        lines.append(f"| `{name}` | {keys or '(none: the standard game)'} | {', '.join(map(str, counts))} | "
+                     + " | ".join(cells) + f" | {' / '.join(sizes)} | {', '.join(map(str, sorted(actions)))} |")
+    return "\n".join(lines) + "\n"
+
+
 def environments_page(game: Any) -> str:
     """The generated environment page of one game: live table at the top, then the docstrings."""
     entry = game.part("entry")
@@ -179,6 +266,17 @@ def environments_page(game: Any) -> str:
         "| players | AEC `observation` | Gymnasium | VecEnv (per game) | VecEnv masks (2 games) |",
         "|---:|---|---|---|---|",
         *rows,
+        "",
+        "## Spaces per preset",
+        "",
+        (f"Every preset of the rules ({{doc}}`/{Path(game.rules_doc).stem}`, `Rules.from_preset`) with every "
+         "player count it allows, built as live envs (`preset=...`): the observation layout and the action space "
+         "are those of the standard game; only the Box highs follow the deck, and the last column names the "
+         "fields whose highest value differs from the standard preset's for the same player count."),
+        "",
+        "| preset | players | AEC `observation` | Gymnasium | actions | highs that differ from `standard` |",
+        "|---|---:|---|---|---|---|",
+        *preset_spaces(game),
         "",
         "## Entry module",
         "",
@@ -257,6 +355,7 @@ def generate(app: Sphinx) -> None:
     for game in GAMES.values():
         write_if_changed(out / f"{game.name}-environments.md", environments_page(game))
         write_if_changed(out / f"{game.name}-agents.md", agents_table(game))
+        write_if_changed(out / f"{game.name}-presets.md", presets_table(game))
     write_if_changed(out / "games.md", games_table())
 
 
