@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -139,8 +140,12 @@ def spawn_play(tmp_path: Path, *args: str) -> Any:
     pexpect = pytest.importorskip("pexpect")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("NO_COLOR", None)
+    # Started as from a shell, with Ctrl-C's default disposition: a child inherits an ignored SIGINT from its parent,
+    # and a test worker's SIGINT may have been set to ignored by an earlier test's library (Python then never raises
+    # KeyboardInterrupt in the child).
     child = pexpect.spawn(sys.executable, ["-m", "krypenv.cli", "play", *args, "--record", str(tmp_path / "t.jsonl")],
-                          env=env, cwd=str(tmp_path), encoding="utf-8", timeout=120)
+                          env=env, cwd=str(tmp_path), encoding="utf-8", timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     child.expect("your move")
     return child
 
