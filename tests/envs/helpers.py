@@ -84,3 +84,18 @@ def finished_returns(vec: Any, steps: int) -> Iterator[tuple[float, dict]]:
         for i in np.flatnonzero(dones):
             yield float(returns[i]), infos[i]
             returns[i] = 0.0
+
+
+def first_legal_trajectory(env: Any, seed: int, steps: int) -> list[tuple[bytes, int, float, bool]]:
+    """``steps`` of a Gymnasium env seeded ``seed`` playing its first legal action, resetting after each episode:
+    (observation bytes, action, reward, episode over) per step, as a VecEnv game is recorded."""
+    o, info = env.reset(seed=seed)
+    trajectory = []
+    for _ in range(steps):
+        a = int(np.flatnonzero(info["action_mask"])[0])
+        o2, r, term, trunc, info = env.step(a)
+        trajectory.append((o.tobytes(), a, r, term or trunc))
+        o = o2
+        if term or trunc:
+            o, info = env.reset()
+    return trajectory

@@ -27,7 +27,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from krypenv.games import GAMES, Game
-from tests.envs.helpers import FirstIllegal, FirstLegal, lowest_legal
+from tests.envs.helpers import FirstIllegal, FirstLegal, first_legal_trajectory, lowest_legal
 
 
 @pytest.fixture(params=list(GAMES.values()), ids=list(GAMES))
@@ -172,15 +172,7 @@ def test_vec_game_i_is_the_gym_env_seeded_seed_plus_i(game: Game, opponents: str
     for i in watched:
         opponent = FirstLegal() if opponents == "first" else "random"
         env = module.GymEnv(players=players, seat="random", opponents=opponent)
-        o, info = env.reset(seed=seed + i)
-        trajectory = []
-        for _ in range(steps):
-            a = int(np.flatnonzero(info["action_mask"])[0])
-            o2, r, term, trunc, info = env.step(a)
-            trajectory.append((o.tobytes(), a, r, term or trunc))
-            o = o2
-            if term or trunc:
-                o, info = env.reset()
+        trajectory = first_legal_trajectory(env, seed + i, steps)
         assert trajectory == trajectories[i], f"game {i} differs"
 
 

@@ -16,7 +16,7 @@ from pettingzoo.test import api_test, seed_test
 from krypenv import krypkasino_v0
 from krypenv.krypkasino.observation import layout
 from krypenv.krypkasino.rules import Rules
-from tests.envs.helpers import FirstLegal, lowest_legal
+from tests.envs.helpers import FirstLegal, first_legal_trajectory, lowest_legal
 
 TABLES = [("tiny", 2), ("small", 2), ("small", 3)]
 
@@ -75,13 +75,5 @@ def test_k22_vec_game_i_is_the_gym_env_seeded_seed_plus_i(preset: str, players: 
         obs = next_obs
     for i in range(3):
         env = krypkasino_v0.GymEnv(players=players, preset=preset, seat="random")
-        o, info = env.reset(seed=seed + i)
-        trajectory = []
-        for _ in range(steps):
-            a = int(np.flatnonzero(info["action_mask"])[0])
-            o2, r, term, trunc, info = env.step(a)
-            trajectory.append((o.tobytes(), a, r, term or trunc))
-            o = o2
-            if term or trunc:
-                o, info = env.reset()
+        trajectory = first_legal_trajectory(env, seed + i, steps)
         assert trajectory == seen[i], f"game {i} differs"
