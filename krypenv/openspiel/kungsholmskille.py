@@ -22,6 +22,10 @@ Every decision is explicit (the env's ``skip_forced=False``).  Nothing here impl
   as their count (they are face down, L8), its own with its hand after the draw; the tensor
   is the observation vector alone.
 * **Returns** are each seat's net money in the episode (L3, L18): the env's episode return.
+
+``resample_from_infostate`` (so OpenSpiel's IS-MCTS can play) deals every hidden card of the
+pot again among the deals consistent with the seat's information, the follow rule's
+inferences included (:mod:`krypenv.openspiel.kungsholmskille_resample`).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from krypenv.kungsholmskille.config import C_POT_DEALS, RUNNING, EnvConfig
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.observation import layout
 from krypenv.openspiel.deal import next_card_outcomes
+from krypenv.openspiel.kungsholmskille_resample import resample
 
 __all__ = ["GAME_NAME", "KungsholmskilleGame", "KungsholmskilleState"]
 
@@ -271,6 +276,10 @@ class KungsholmskilleState(pyspiel.State):
     def rewards(self) -> list[float]:
         """The change of each seat's money since the last decision (through the chance nodes after it)."""
         return list(self.last_rewards)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KungsholmskilleState:
+        """A state with the information state of ``player_id``, hidden cards dealt again (:func:`resample`)."""
+        return resample(self, player_id, probability_sampler)
 
     def __str__(self) -> str:
         """The deals' decks and moves so far."""

@@ -1,0 +1,209 @@
+"""``resample_from_infostate`` of python_kungsholmskille: exact counting, a rejection oracle on the engine, IS-MCTS."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pyspiel = pytest.importorskip("pyspiel")
+chi2 = pytest.importorskip("scipy.stats").chi2
+
+import krypenv.openspiel  # noqa: F401  (registers the games)
+from krypenv.kungsholmskille.actions import DISCARD1, FOLD, KNACKA, PLAY, STAND, discard_action
+from krypenv.kungsholmskille.engine import kernels
+from krypenv.openspiel.kungsholmskille_resample import count_in_intervals, sample_in_intervals
+
+GAME = "python_kungsholmskille"
+
+
+def brute_force_ways(pool: list[int], groups: list[tuple[int, int, int]]) -> Counter:
+    """Every way to give each group its cards (copies distinct), as a Counter of the groups' sorted rank tuples."""
+    items = [r for r, n in enumerate(pool) for _ in range(n)]
+    out: Counter = Counter()
+
+    def give(g: int, free: frozenset, taken: tuple) -> None:
+        if g == len(groups):
+            out[taken] += 1
+            return
+        m, lo, hi = groups[g]
+        for subset in combinations(sorted(i for i in free if lo <= items[i] <= hi), m):
+            give(g + 1, free - set(subset), (*taken, tuple(sorted(items[i] for i in subset))))
+
+    give(0, frozenset(range(len(items))), ())
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(pool=st.lists(st.integers(0, 2), min_size=1, max_size=6),
+       groups=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5), st.integers(0, 5)), max_size=3))
+def test_count_in_intervals_matches_brute_force(pool: list[int], groups: list[tuple[int, int, int]]) -> None:
+    """The dynamic program counts exactly the disjoint choices of cards within each group's ranks."""
+    groups = [(m, min(a, b), max(a, b)) for m, a, b in groups]
+    assert count_in_intervals(pool, groups) == sum(brute_force_ways(pool, groups).values())
+
+
+def test_sample_in_intervals_draws_every_way_equally() -> None:
+    """Samples follow the brute-force distribution (a chi-square test); drawing group by group would not.
+
+    Group 0 takes one card of ranks 0–2, group 1 two of ranks 0–1: group 0 takes the 2 in half of the ways
+    (group 1 then has three choices, otherwise one); choosing group 0's card first and uniformly gives it a quarter.
+    """
+    pool, groups = [1, 2, 1, 2], [(1, 0, 2), (2, 0, 1)]
+    ways = brute_force_ways(pool, groups)
+    rng = random.Random(5)
+    n = 20_000
+    seen = Counter(tuple(tuple(g) for g in sample_in_intervals(pool, groups, rng)) for _ in range(n))
+    assert set(seen) <= set(ways)
+    total = sum(ways.values())
+    stat = sum((seen[k] - n * w / total) ** 2 / (n * w / total) for k, w in ways.items())
+    assert chi2.sf(stat, len(ways) - 1) > 1e-4, (seen, ways)
+    with pytest.raises(ValueError, match="no cards"):
+        sample_in_intervals([1, 0, 0], [(2, 0, 2)], rng)
+
+
+def play_to(game, seed: int, stop) -> object:
+    """Seeded play (nobody folds, calls mostly knock so tricks are played) until ``stop(state)`` or the end."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal() and not (not state.is_chance_node() and stop(state)):
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        legal = state.legal_actions()
+        choice = [a for a in legal if a != FOLD and (a == KNACKA or KNACKA not in legal)] or legal
+        state.apply_action(int(rng.choice(choice)))
+    return state
+
+
+def under_play(state, seat: int, players: int) -> bool:
+    """``seat`` played under the trick's highest rank in the current deal (L10: an inference about its hand)."""
+    plays = [(s, a - PLAY) for s, a, _ in state.deal_log[-1] if a >= PLAY] if state.deal_log else []
+    return any(s == seat and i % players and c < max(c2 for _, c2 in plays[i - i % players:i])
+               for i, (s, c) in enumerate(plays))
+
+
+def features(state, seat: int) -> tuple:
+    """What is hidden from the other seat: ``seat``'s hand now, its discards, and the deal's talon."""
+    row = state.env().state[0]
+    hand = row[kernels.HANDS + 21 * seat:kernels.HANDS + 21 * seat + 21]
+    discards = [a for s, a, _ in state.deal_log[-1] if s == seat and DISCARD1 <= a < PLAY]
+    return (tuple(r for r in range(21) for _ in range(int(hand[r]))), tuple(discards),
+            tuple(state.decks[-1][10:]))
+
+
+def rejection_oracle(game, state, player: int, n: int, rng: random.Random) -> list[tuple]:
+    """``n`` deals the player cannot tell apart, by rejection on the engine: the other cards shuffled, kept when
+    every move is legal and the player's information state is the same (another seat's discards: a uniform
+    subset of its hand).  Two players, one deal; the player's own hand stays, its drawn cards stay in the places
+    it drew from, in either order (it knows what it drew, not the talon's order)."""
+    deck, moves = state.decks[-1], state.deal_log[-1]
+    target = state.information_state_string(player)
+    forehand = (game.config.first_dealer + 1) % 2 if game.config.first_dealer is not None else 0
+    own = {nth * 2 + (player - forehand) % 2 for nth in range(5)}
+    talon_at, mine = 10, set()
+    for s, a, _ in moves:
+        if a == STAND or DISCARD1 <= a < PLAY:
+            k = 0 if a == STAND else 1 if a < 27 else 2
+            if s == player:
+                mine |= set(range(talon_at, talon_at + k))
+            talon_at += k
+    free = [i for i in range(len(deck)) if i not in own | mine]
+    out = []
+    while len(out) < n:
+        cards = [deck[i] for i in free]
+        rng.shuffle(cards)
+        trial = list(deck)
+        for i, c in zip(free, cards):
+            trial[i] = c
+        drawn = [deck[i] for i in sorted(mine)]
+        rng.shuffle(drawn)
+        for i, c in zip(sorted(mine), drawn):
+            trial[i] = c
+        hands = {s: [trial[nth * 2 + (s - forehand) % 2] for nth in range(5)] for s in range(2)}
+        again = game.new_initial_state()
+        for c in sorted(hands[forehand]) + sorted(hands[1 - forehand]) + trial[10:]:
+            again.apply_action(c)
+        for s, a, _ in moves:
+            if s != player and DISCARD1 <= a < PLAY:
+                a = discard_action(*rng.sample(hands[s], 1 if a < 27 else 2))
+            if a not in again.legal_actions():
+                break
+            again.apply_action(a)
+        else:
+            if again.information_state_string(player) == target:
+                out.append(features(again, 1 - player))
+    return out
+
+
+def test_resample_agrees_with_a_rejection_oracle_on_the_engine() -> None:
+    """After the opponent played under (L10), resampled deals follow the oracle's distribution (chi-square tests)."""
+    game = pyspiel.load_game(GAME, {"players": 2, "ranks": 7, "max_deals": 1})
+    state = play_to(game, 0, lambda s: s.current_player() == 0 and under_play(s, 1, 2))
+    assert under_play(state, 1, 2) and not state.is_terminal()
+    oracle = rejection_oracle(game, state, 0, 400, random.Random(1))
+    ours = [features(state.resample_from_infostate(0, np.random.default_rng(k).random), 1) for k in range(4000)]
+    for part in range(3):  # the opponent's hand, its discards, the talon's order
+        expected, seen = Counter(f[part] for f in ours), Counter(f[part] for f in oracle)
+        assert set(seen) <= set(expected), part
+        if len(expected) > 1:
+            stat = sum((seen[k] - len(oracle) * e / len(ours)) ** 2 / (len(oracle) * e / len(ours))
+                       for k, e in expected.items())
+            assert chi2.sf(stat, len(expected) - 1) > 1e-4, (part, seen, expected)
+
+
+@pytest.mark.parametrize("params", [{"players": 2, "preset": "small"}, {"players": 4, "max_deals": 3},
+                                    {"players": 6, "max_deals": 2}])
+def test_resample_keeps_the_information_state_and_deals_the_rest_again(params: dict) -> None:
+    """At every decision of seeded pots: same information state and legal moves, other seats' cards dealt again."""
+    game = pyspiel.load_game(GAME, params)
+    changed = under = 0
+    for seed in range(3):
+        state = play_to(game, seed, lambda s: False)
+        history = state.history()
+        replay = game.new_initial_state()
+        for a in history:
+            if not replay.is_chance_node() and not replay.is_terminal():
+                player = replay.current_player()
+                others = {replay.resample_from_infostate(player, np.random.default_rng(k).random)
+                          .information_state_string((player + 1) % game.num_players()) for k in range(3)}
+                for other in [replay.resample_from_infostate(player, np.random.default_rng(9).random)]:
+                    assert other.information_state_string(player) == replay.information_state_string(player)
+                    assert other.legal_actions() == replay.legal_actions()
+                    assert len(other.history()) == len(replay.history())
+                changed += len(others) > 1
+                under += under_play(replay, (player + 1) % game.num_players(), game.num_players())
+            replay.apply_action(a)
+    assert changed and under  # hands really are dealt again, and states after an under-play were resampled
+
+
+def test_ismcts_plays_kungsholmskille_tricks() -> None:
+    """OpenSpiel's Python IS-MCTS plays pots of the small preset, tricks included (it resamples at every step)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game(GAME, {"players": 3, "preset": "small"})
+    rng = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=10,
+                           random_state=rng)
+    plays = 0
+    for seed in range(2):
+        state = play_to(game, seed, lambda s: True)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            elif state.current_player() == 0:
+                action = bot.step(state)
+                plays += action >= PLAY
+                state.apply_action(action)
+            else:
+                legal = [a for a in state.legal_actions() if a != FOLD] or state.legal_actions()
+                state.apply_action(int(rng.choice(legal)))
+        assert sum(state.returns()) <= 0  # money only leaves the seats into a pot left standing (L16)
+    assert plays > 0
