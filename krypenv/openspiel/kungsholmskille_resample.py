@@ -11,6 +11,7 @@ constrains hands.  It constrains them simply, though:
   ``h`` or more, and ``c`` was its lowest card (L10), so every card it still holds lies in
   ``[c, h - 1]``; every other play constrains nothing (a leader plays anything, a seat that
   reached ``h`` chose among its cards of rank ``h`` or more);
+* after a showdown (L14) every seat still in has shown its last card: its interval is that card;
 * a seat's hand after its exchange is its played cards plus those unknown cards; it drew the
   exchanged ones from the talon's front in exchange order (L8), and its discards (face down)
   are any cards.
@@ -39,7 +40,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from krypenv.kungsholmskille.actions import DISCARD1, DISCARD2, FOLD, PAIR_X, PAIR_Y, PLAY, STAND, discard_action
+from krypenv.kungsholmskille.actions import DISCARD1, DISCARD2, FOLD, PAIR_X, PAIR_Y, PLAY, SHOW, STAND, discard_action
 from krypenv.kungsholmskille.cards import HAND_SIZE, RANKS
 
 __all__ = ["count_in_intervals", "resample", "resample_deal", "sample_in_intervals"]
@@ -168,6 +169,12 @@ def resample_deal(deck: list[int], moves: list[tuple[int, int, str]], counts: np
                 bounds[seat] = (max(lo, card), min(hi, max(trick) - 1))
             plays[seat].append(card)
             trick = [] if len(trick) + 1 == P - len(folded) else [*trick, card]
+    if any(a == SHOW for _, a, _ in moves):  # a showdown (L14): every seat still in showed its last card
+        for s, (places, action, _) in exchange.items():
+            hand = [deck[nth * P + (s - forehand) % P] for nth in range(HAND_SIZE)]
+            last = Counter(hand) - Counter(_discarded(action)) + Counter(deck[HAND_SIZE * P + t] for t in places)
+            (card,) = (last - Counter(plays[s])).elements()
+            bounds[s] = (card, card)
     known = Counter(own) + Counter(c for s in range(P) if s != player for c in plays[s])
     drawn: list[int] = []
     if player in exchange:

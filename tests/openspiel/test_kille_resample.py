@@ -15,7 +15,7 @@ pyspiel = pytest.importorskip("pyspiel")
 chi2 = pytest.importorskip("scipy.stats").chi2
 
 import krypenv.openspiel  # noqa: F401  (registers the games)
-from krypenv.kungsholmskille.actions import DISCARD1, FOLD, KNACKA, PLAY, STAND, discard_action
+from krypenv.kungsholmskille.actions import DISCARD1, FOLD, KNACKA, PLAY, SHOW, STAND, discard_action
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.openspiel.kungsholmskille_resample import count_in_intervals, sample_in_intervals
 
@@ -163,7 +163,7 @@ def test_resample_agrees_with_a_rejection_oracle_on_the_engine() -> None:
 def test_resample_keeps_the_information_state_and_deals_the_rest_again(params: dict) -> None:
     """At every decision of seeded pots: same information state and legal moves, other seats' cards dealt again."""
     game = pyspiel.load_game(GAME, params)
-    changed = under = 0
+    changed = under = shows = 0
     for seed in range(3):
         state = play_to(game, seed, lambda s: False)
         history = state.history()
@@ -180,7 +180,13 @@ def test_resample_keeps_the_information_state_and_deals_the_rest_again(params: d
                 changed += len(others) > 1
                 under += under_play(replay, (player + 1) % game.num_players(), game.num_players())
             replay.apply_action(a)
-    assert changed and under  # hands really are dealt again, and states after an under-play were resampled
+        assert replay.is_terminal()
+        for seat in range(game.num_players()):  # a finished pot: the shown cards (L14) stay, the rest is dealt again
+            other = replay.resample_from_infostate(seat, np.random.default_rng(seat).random)
+            assert other.information_state_string(seat) == replay.information_state_string(seat)
+            assert other.returns() == replay.returns()
+            shows += any(a == SHOW for _, a, _ in replay.deal_log[-1])
+    assert changed and under and shows  # hands really are dealt again, and states after an under-play were resampled
 
 
 def test_ismcts_plays_kungsholmskille_tricks() -> None:
