@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,15 @@ def test_refused_elsewhere_naming_what_is_wrong(menu: AgentMenu, spec: str, rule
     assert words in str(err.value) and "offered" in str(err.value), str(err.value)
     if spec.startswith("tabular:cfr-tiny") and rules.players == 2 and rules.preset_name == "standard":
         assert str(err.value).endswith("ppo:ppo-2p") and "tabular:cfr-tiny" not in str(err.value).split("offered")[-1]
+
+
+def test_without_openspiel_no_policy_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the extra (``import pyspiel`` fails) the menu builds, offers no ``tabular:`` and refuses one by name."""
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes ``import pyspiel`` raise ImportError
+    menu = AgentMenu.build()
+    assert not any(s.startswith("tabular:") for s in offered(menu)) and "expert" in offered(menu)
+    with pytest.raises(ValueError, match=r"no tabular policy named 'cfr-tiny' .*offered: none\)"):
+        menu.resolve("tabular:cfr-tiny", "krypkasino", TINY)
 
 
 def tiny_policy_copy(folder: Path, name: str, game: str | None = None) -> Path:
