@@ -8,8 +8,9 @@ does not hold is refused with a ValueError naming it.  ``PATH`` is a file, or th
 shipped policy in ``checkpoints/``: ``tabular:cfr-tiny`` is the CFR+ solution of Krypkasino's
 ``tiny`` preset (``python -m krypenv.openspiel.solve``, docs/OPENSPIEL.md).  The agent refuses a
 table whose rules differ from the policy's game (ValueError naming both).  ``krypenv serve``
-does not offer ``tabular:`` specs (the server takes no paths from requests, and its menu does
-not know presets yet).  Needs the extra
+offers the shipped policies (and ``.json[.gz]`` files given with ``--checkpoint``) by name only,
+never a path, at the table each was solved for: the players and preset of its game string
+(:mod:`krypenv.ui.tabulars`, :mod:`krypenv.ui.menu`).  Needs the extra
 ``openspiel`` (the information state text comes from :mod:`krypenv.openspiel`).  A shipped
 policy ``NAME`` is ``checkpoints/NAME.json.gz`` (or ``.json``).
 """

@@ -114,4 +114,4 @@ class Champion:
 register("champion", Champion, "the strongest agent measured for the table: with 2 players pimc:samples=256,z=1; "
          "policy-guided search over checkpoints/ppo-{P}p[-teams…].zip where one fits (3, 4, 6 players, 2v2); "
          "else pimc (module krypenv.agents.krypkasino.champion)",
-         games=("krypkasino",))
+         games=("krypkasino",), presets=("standard",))

@@ -85,7 +85,7 @@ class App:
 
     # ------------------------------------------------------------------ the API
     def meta(self) -> dict[str, Any]:
-        """Games, the agents offered for each, defaults."""
+        """Games, the agents offered for each (with the players and presets each plays), defaults."""
         from krypenv.ui.hints import default_hint_spec
 
         return {"games": {g.name: {"title": g.title, "agents": self.menu.offer(g.name),
@@ -118,7 +118,8 @@ class App:
         deals = int_field(body, "deals", 1, 1, 100)
         options = _rules(game, players, body.get("rules"))
         seats, human = parse_specs(specs, players, seat, agents_name="agents", seat_name="seat")
-        loaded = {s: agents.load(self.menu.resolve(spec, game), game=game)
+        rules = GAMES[game].part("ui").rules_of(players, options)  # the table the agents must fit
+        loaded = {s: agents.load(self.menu.resolve(spec, game, rules), game=game)
                   for s, spec in enumerate(seats) if spec != HUMAN}
         gid = self.store.new_id()
         session = Session(game, players, seats, seat=human, seed=seed, deals=deals, options=options,
@@ -156,7 +157,7 @@ class App:
         _fields(body, "hint")
         game = table.session.game_name
         shown = body.get("spec") or default_hint_spec(game)
-        resolved = self.menu.resolve(shown, game)
+        resolved = self.menu.resolve(shown, game, table.session.game.rules)
 
         def job() -> dict[str, Any]:
             with table.lock:

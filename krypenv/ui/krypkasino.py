@@ -157,6 +157,11 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
     return opts
 
 
+def trained_preset(meta: dict[str, Any], players: int) -> str:
+    """The preset (K22) of a checkpoint's metadata: its deck and deal keys (K20, K21; absent: standard), or custom."""
+    return Rules.from_dict({"players": players, **{k: meta[k] for k in VARIANT_DEFAULTS if k in meta}}).preset_name
+
+
 def rules_of(players: int, options: dict[str, Any]) -> Rules:
     """The :class:`Rules` of adapter options (record rules keys and ``preset``, K22), ValueError naming the field."""
     rest = {k: v for k, v in options.items() if k != "preset"}

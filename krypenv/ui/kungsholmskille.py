@@ -97,6 +97,11 @@ def options_from_json(obj: Any, players: int) -> dict[str, Any]:
     return opts
 
 
+def trained_preset(meta: dict[str, Any], players: int) -> str:
+    """The preset (L22) of a checkpoint's metadata: its ``rules`` keys (absent: standard), or custom."""
+    return Rules.from_dict({"players": players, **(meta.get("rules") or {})}).preset_name
+
+
 def rules_of(players: int, options: dict[str, Any]) -> Rules:
     """The rules of a match: ``options`` (``preset``, ``ranks``, ``max_deals``) for ``players`` seats (L20–L22)."""
     unknown = sorted(set(options) - set(RULE_OPTIONS))

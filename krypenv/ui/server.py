@@ -26,8 +26,10 @@ deals only).  The page never applies a rule: it shows the legal moves it is sent
 
 | method and path                 | body / answer                                                   |
 |---------------------------------|-----------------------------------------------------------------|
-| GET  /api/meta                  | games, the agents offered (``[{spec, summary, players}]``),     |
-|                                 | default players and opponent, hint agent, ``rules`` options     |
+| GET  /api/meta                  | games, the agents offered (``[{spec, summary, players,          |
+|                                 | presets}]``: the player counts and presets each plays, null for |
+|                                 | any), default players and opponent, hint agent, ``rules``       |
+|                                 | options                                                         |
 | POST /api/games                 | ``{game, players, agents, seat, seed, deals, rules}`` →         |
 |                                 | ``{id, seed, state}``                                           |
 | GET  /api/games/ID              | ``{state}`` (``?since=N``: events from N on)                    |
@@ -47,10 +49,12 @@ next decision or after a few seconds with ``state.thinking`` true (then ``GET`` 
 until it is false).  A Krypkasino game's ``rules`` are ``teams`` (K18: null, a number of
 teams, or seat lists), ``two_player_deal`` (K6), ``set_aside`` (K8), ``last_capture_point``
 (K17) and ``preset`` (K22: ``standard``, ``tiny``, ``small``; the page offers it), checked
-strictly (:mod:`krypenv.ui.krypkasino`).  Every bad request (unknown field,
-illegal move, unknown id, malformed JSON, a records file of which no record parses) is a 4xx
-with ``{"error": "..."}`` naming what was wrong and changes nothing; an unexpected failure is
-a 500 with its message, and the server keeps running.
+strictly (:mod:`krypenv.ui.krypkasino`).  An agent bound to a table (a checkpoint's or a tabular
+policy's players and preset, e.g. ``tabular:cfr-tiny`` at ``tiny`` with 2 players) is a 400 at
+any other table, for a game and for a hint alike, and the page offers it only where it fits.
+Every bad request (unknown field, illegal move, unknown id, malformed JSON, a records file of
+which no record parses) is a 4xx with ``{"error": "..."}`` naming what was wrong and changes
+nothing; an unexpected failure is a 500 with its message, and the server keeps running.
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ from krypenv.ui.menu import AgentMenu
 from krypenv.ui.replay import STATIC, frames, load_file, page
 from krypenv.ui.session import InputError
 from krypenv.ui.store import Busy, Store, Table
+from krypenv.ui.tabulars import MAX_TABULAR_BYTES
 
 MAX_BODY = 16 * 1024 * 1024  # bytes of a request body (an uploaded records file: its text JSON-escaped)
 MAX_CONNECTIONS = 64  # requests handled at once; more are answered 503 at once
@@ -353,7 +358,9 @@ def add_arguments(parser: Any) -> None:
                         help="records files to offer in the replay view (e.g. evals/.../records.jsonl)")
     parser.add_argument("--checkpoint", nargs="*", default=[], metavar="PATH", dest="checkpoints",
                         help="more checkpoints the page may play, offered by file name (ppo:NAME); loading one runs "
-                             "pickle, so name only files you trust (the shipped checkpoints are always offered)")
+                             "pickle, so name only files you trust (the shipped checkpoints are always offered). A "
+                             f".json or .json.gz file is a tabular policy (JSON, no pickle; at most "
+                             f"{MAX_TABULAR_BYTES >> 20} MiB), offered as tabular:NAME at the table it was solved for")
     parser.add_argument("--allow-host", nargs="*", default=[], metavar="NAME", dest="allow_hosts",
                         help="host names the page may be reached by besides the bound address (and localhost on a "
                              "loopback address); requests naming any other Host are refused (DNS rebinding)")

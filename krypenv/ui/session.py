@@ -62,6 +62,7 @@ class GameAdapter(Protocol):
 
     name: str
     players: int
+    rules: Any  # the game's rules of the match (players, preset_name, to_dict()): what agents must fit
 
     def start_deal(self, k: int) -> list[str]:
         """Deal the k-th deal of the match; the talk that goes with it."""

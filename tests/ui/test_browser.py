@@ -445,6 +445,49 @@ def test_opponents_are_picked_from_the_servers_offer(browser: Any, base: str) ->
     page.close()
 
 
+def test_tabular_policy_is_offered_at_its_preset_and_plays(browser: Any, base: str) -> None:
+    """Issue 26: with the tiny preset (2 players) the Opponents list offers ``tabular:cfr-tiny``; picked, it plays a
+    deal clicked to its end; with the standard preset or 3 players it is not offered (nor ``ppo:ppo-2p`` at tiny)."""
+    pytest.importorskip("pyspiel", reason="the tabular policies need the extra openspiel")
+    page = browser.new_page(viewport=LAPTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{base}/#play")
+    page.wait_for_selector("#f-agents option", state="attached")
+    page.select_option("#f-game", "krypkasino")
+    page.fill("#f-players", "2")
+    specs = "os => os.map((o) => o.value)"
+    page.select_option("#f-preset", "standard")
+    offered = page.eval_on_selector_all("#f-agents option", specs)
+    assert "tabular:cfr-tiny" not in offered and "ppo:ppo-2p" in offered
+    page.select_option("#f-preset", "tiny")
+    offered = page.eval_on_selector_all("#f-agents option", specs)
+    assert "tabular:cfr-tiny" in offered and "ppo:ppo-2p" not in offered and "champion" not in offered
+    page.select_option("#f-agents", "tabular:cfr-tiny")
+    assert "tabular policy cfr-tiny" in page.inner_text("#agents-help")
+    page.fill("#f-seed", "26")
+    page.select_option("#f-speed", "0")
+    shot(page, "setup-tabular-tiny")
+    page.click("#start")
+    page.wait_for_function("location.hash.startsWith('#play/')")
+    gid, moves = page.evaluate("location.hash").split("/")[1], 0
+    while not (st := wait_drawn(page, base, gid))["over"]:
+        assert st["names"][1] == "seat 1 (tabular:cfr-tiny)" and st["agent_error"] is None
+        click_move(page, "krypkasino", pick(st["legal"], moves))
+        page.wait_for_function(f"document.body.dataset.events !== '{st['n_events']}'")
+        moves += 1
+    page.wait_for_selector("#end:not([hidden])")
+    assert moves == 3 and sum(st["totals"]) == 7  # the tiny deal: 3 cards each, 7 points (K20, K22)
+    shot(page, "end-tabular-tiny")
+    page.click("#new-btn")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.select_option("#f-preset", "tiny")
+    page.fill("#f-players", "3")
+    assert "tabular:cfr-tiny" not in page.eval_on_selector_all("#f-agents option", specs)
+    assert errors == []
+    page.close()
+
+
 @pytest.mark.slow
 def test_the_page_waits_out_the_agents_thinking(browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A move answered before the agents are done (``thinking``: here every agent move takes 0.2 s and the server

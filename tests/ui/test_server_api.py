@@ -234,14 +234,47 @@ def test_meta_lists_the_rules_options(base: str) -> None:
 
 
 def test_every_offered_agent_plays(base: str) -> None:
-    """Every agent /api/meta offers, for every game, starts a game and answers a move (Kungsholmskille's pimc
-    included, which could not act at the web table before its adapter offered the engine's rows)."""
+    """Every agent /api/meta offers, for every game, starts a game at a table it plays (its players and preset) and
+    answers a move (Kungsholmskille's pimc included, which could not act at the web table before its adapter offered
+    the engine's rows; ``tabular:cfr-tiny`` at a tiny table)."""
     meta = call(base, "GET", "/api/meta")[1]["games"]
     for game, info in meta.items():
         for offer in info["agents"]:
             players = offer["players"][0] if offer["players"] else info["default_players"]
+            rules = {"preset": offer["presets"][0]} if offer["presets"] else None
             status, out = call(base, "POST", "/api/games", {"game": game, "players": players, "seed": 2,
-                                                            "agents": [offer["spec"]]})
+                                                            "agents": [offer["spec"]], "rules": rules})
             assert status == 200, (game, offer, out)
             status, out = move(base, out["id"], out["state"])
             assert status == 200 and out["state"]["agent_error"] is None, (game, offer, out)
+
+
+def test_tabular_policy_plays_and_hints_at_its_table_only(base: str) -> None:
+    """Issue 26: ``tabular:cfr-tiny`` is offered for 2 players and the tiny preset, plays a tiny game to its end and
+    hints there; at a standard or 3-player table, or named by a path, it is a 400 naming what differs."""
+    pytest.importorskip("pyspiel", reason="the tabular policies need the extra openspiel")
+    [offer] = [a for a in call(base, "GET", "/api/meta")[1]["games"]["krypkasino"]["agents"]
+               if a["spec"] == "tabular:cfr-tiny"]
+    assert offer["players"] == [2] and offer["presets"] == ["tiny"]
+    tiny = {"game": "krypkasino", "players": 2, "seed": 26, "agents": ["tabular:cfr-tiny"], "rules": {"preset": "tiny"}}
+    status, out = call(base, "POST", "/api/games", tiny)
+    assert status == 200 and out["state"]["names"][1] == "seat 1 (tabular:cfr-tiny)", out
+    gid, st = out["id"], out["state"]
+    status, h = call(base, "POST", f"/api/games/{gid}/hint", {"spec": "tabular:cfr-tiny"})
+    assert status == 200 and h["spec"] == "tabular:cfr-tiny" and 1 <= h["best"]["n"] <= len(st["legal"]), h
+    while not st["over"]:
+        status, out = move(base, gid, st)
+        assert status == 200 and out["state"]["agent_error"] is None, out
+        st = out["state"]
+    assert sum(st["totals"]) == 7  # the tiny deck's points (K4, K20)
+    _, standard = call(base, "POST", "/api/games", {"game": "krypkasino", "players": 2, "seed": 1,
+                                                    "agents": ["random"]})
+    cases = [({**tiny, "rules": None}, "not this table (2 players, standard preset"),
+             ({**tiny, "players": 3, "rules": None}, "players 3 here, 2 in the policy"),
+             ({**tiny, "agents": ["tabular:checkpoints/cfr-tiny.json.gz"]}, "never a path"),
+             ({**tiny, "agents": ["tabular:cfr-none"]}, "no tabular policy named 'cfr-none'")]
+    for body, words in cases:
+        status, err = call(base, "POST", "/api/games", body)
+        assert status == 400 and words in err["error"] and "offered" in err["error"], (body, err)
+    status, err = call(base, "POST", f"/api/games/{standard['id']}/hint", {"spec": "tabular:cfr-tiny"})
+    assert status == 400 and "solved for 2 players and the tiny preset" in err["error"], err

@@ -177,21 +177,30 @@ async function loadMeta() {
 function setupGame() {
   const g = $("f-game").value;
   $("f-players").value = play.meta.games[g].default_players;
-  offerAgents(play.meta.games[g].default_opponent);
   buildRules();
   updateRules();
+  offerAgents(play.meta.games[g].default_opponent);
 }
 
-// The opponents the server offers for this game and player count (/api/meta): a name and its line each.
+// The preset chosen in the rules (K22, L22): the option's default where the game has none or it is greyed out.
+function chosenPreset() {
+  const o = ruleOptions().preset, input = $("f-preset");
+  return input && !input.disabled ? input.value : (o && o.default) || "standard";
+}
+
+// The opponents the server offers for this game, player count and preset (/api/meta): a name and its line each.
+// An offer's ``players`` and ``presets`` list what it plays (null: any).
 function offerAgents(keep) {
   const m = play.meta.games[$("f-game").value], P = Number($("f-players").value), box = $("f-agents");
-  const fits = m.agents.filter((a) => !a.players || a.players.includes(P));
+  const preset = chosenPreset();
+  const fits = m.agents.filter((a) => (!a.players || a.players.includes(P)) && (!a.presets || a.presets.includes(preset)));
   box.replaceChildren(...fits.map((a) => {
     const o = new Option(`${a.spec} — ${a.summary}`, a.spec);
     o.title = a.summary;
     return o;
   }));
-  box.value = fits.some((a) => a.spec === keep) ? keep : m.default_opponent;
+  const pick = [keep, m.default_opponent].find((spec) => fits.some((a) => a.spec === spec));
+  box.value = pick || (fits.length ? fits[0].spec : "");
   describeAgent();
 }
 
@@ -234,7 +243,7 @@ function buildRules() {
     }
     input.id = `f-${key}`;
     input.dataset.rule = key;
-    input.addEventListener("change", updateRules);
+    input.addEventListener("change", () => { updateRules(); offerAgents($("f-agents").value); });
     box.insertBefore(label, help);
   }
 }
@@ -681,7 +690,7 @@ async function route() {
 function init() {
   $("setup-form").addEventListener("submit", startGame);
   $("f-game").addEventListener("change", setupGame);
-  $("f-players").addEventListener("input", () => { offerAgents($("f-agents").value); updateRules(); });
+  $("f-players").addEventListener("input", () => { updateRules(); offerAgents($("f-agents").value); });
   $("f-agents").addEventListener("change", describeAgent);
   $("f-seat").addEventListener("input", updateRules);
   $("hint-btn").addEventListener("click", askHint);
