@@ -76,7 +76,7 @@ def _preset_label(name: str) -> str:
 
 
 def rules_meta() -> dict[str, Any]:
-    """Krypkasino's rules options for the web page: rule id, default, choices, the player counts they fit, labels."""
+    """Krypkasino's rules options for the web page: rule id, default, choices, the players and presets they fit."""
     default = Rules()
     return {
         "teams": {"rule": "K18", "label": "Teams", "default": None, "players": [4, 6],
@@ -84,7 +84,7 @@ def rules_meta() -> dict[str, Any]:
                   "help": "seats alternate so that neighbours are opponents; a team's score is the sum of its "
                           "seats' scores"},
         "two_player_deal": {"rule": "K6", "label": "2-player deal", "default": default.two_player_deal,
-                            "players": [2], "choices": list(TWO_PLAYER_DEALS),
+                            "players": [2], "presets": ["standard"], "choices": list(TWO_PLAYER_DEALS),
                             "labels": {"6+4": "6+4 (hand 6, table 4)", "5+6": "5+6 (hand 5, table 6)"},
                             "help": "the initial deal of a 2-player game: 6 cards in hand and 4 on the table, or "
                                     "5 and 6; 12 rounds either way"},

@@ -460,9 +460,11 @@ def test_tabular_policy_is_offered_at_its_preset_and_plays(browser: Any, base: s
     page.select_option("#f-preset", "standard")
     offered = page.eval_on_selector_all("#f-agents option", specs)
     assert "tabular:cfr-tiny" not in offered and "ppo:ppo-2p" in offered
+    assert page.is_enabled("#f-two_player_deal")
     page.select_option("#f-preset", "tiny")
     offered = page.eval_on_selector_all("#f-agents option", specs)
     assert "tabular:cfr-tiny" in offered and "ppo:ppo-2p" not in offered and "champion" not in offered
+    assert not page.is_enabled("#f-two_player_deal")  # K6's deal patterns are the standard deck's (K21)
     page.select_option("#f-agents", "tabular:cfr-tiny")
     assert "tabular policy cfr-tiny" in page.inner_text("#agents-help")
     page.fill("#f-seed", "26")

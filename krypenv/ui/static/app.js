@@ -254,8 +254,12 @@ function updateRules() {
   $("f-rules").hidden = !on;
   if (!on) return;
   const P = Number($("f-players").value), seat = Number($("f-seat").value);
+  const presetOption = ruleOptions().preset, presetInput = $("f-preset");
+  const preset = presetOption && presetInput && presetOption.players.includes(P) ? presetInput.value : "standard";
   for (const [key, o] of Object.entries(ruleOptions())) {
-    const input = $(`f-${key}`), fits = o.players.includes(P), label = input.closest("label");
+    const input = $(`f-${key}`), label = input.closest("label");
+    const forPlayers = o.players.includes(P), forPreset = !o.presets || o.presets.includes(preset);
+    const fits = forPlayers && forPreset;
     if (!Array.isArray(o.choices)) {
       const keep = input.value, layouts = o.choices[String(P)] || [];
       input.replaceChildren(new Option(fits ? "none" : `none (${o.players.join(" or ")} players)`, ""),
@@ -264,14 +268,15 @@ function updateRules() {
     }
     input.disabled = !fits;
     label.classList.toggle("off", !fits);
-    label.title = `${o.label} (${o.rule}): ${fits ? o.help || "" : `only with ${o.players.join(" or ")} players`}`;
+    const why = forPlayers ? `only with the ${(o.presets || []).join(" or ")} deck` : `only with ${o.players.join(" or ")} players`;
+    label.title = `${o.label} (${o.rule}): ${fits ? o.help || "" : why}`;
   }
   const teams = $("f-teams") && $("f-teams").value ? JSON.parse($("f-teams").value) : null;
   const mine = teamOf(teams, seat), partners = mine ? mine.filter((s) => s !== seat) : [];
   $("rules-help").textContent = partners.length
     ? `You play seat ${seat}; your partner${partners.length > 1 ? "s" : ""}: seat ${partners.join(" and seat ")}. ` +
       "Neighbours are opponents; a team scores the sum of its seats' scores, the lowest wins (K18)."
-    : "Greyed-out options do not fit this many players. The lowest score wins.";
+    : "Greyed-out options do not fit this many players or this deck. The lowest score wins.";
 }
 
 // The request's ``rules``: every option open to this player count (teams null for none).
