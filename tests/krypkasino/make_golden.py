@@ -8,7 +8,10 @@ JSON before committing it (every changed line is a changed legal move or score).
 
 Each deal is a RULES.md game record (game, rules, dealer, deck, moves, result) plus
 ``name``, ``choice_seed`` and ``legal`` (one list of legal moves per decision).  Decks come
-from ``numpy.random.default_rng(deck_seed)``; moves are chosen by
+from ``numpy.random.default_rng(deck_seed)``: the five standard deals' as the first version of
+this script drew them (``rng.permutation`` of the 104 card codes), the variant deals' by
+:func:`~krypenv.krypkasino.engine.shuffled_deck` (``test_golden`` checks that this script
+rebuilds the file byte for byte); moves are chosen by
 ``random.Random(choice_seed).randrange`` over the canonically sorted legal moves, so the
 choice does not depend on the engine's enumeration order.
 """
@@ -28,7 +31,7 @@ from krypenv.krypkasino.rules import PRESETS, Rules
 
 GOLDEN = Path(__file__).with_name("golden") / "playthroughs.json"
 
-# name, rules, dealer, deck seed, choice seed
+# name, rules, dealer, deck seed, choice seed (the deck drawn by deal_deck)
 SPECS: list[tuple[str, dict[str, Any], int, int, int]] = [
     ("2p", {"players": 2}, 1, 1, 101),
     ("2p 5+6 last_capture_point", {"players": 2, "two_player_deal": "5+6", "last_capture_point": True}, 0, 5, 105),
@@ -50,10 +53,18 @@ def canonical(moves: list[tuple[int, np.ndarray]]) -> list[tuple[int, np.ndarray
     return sorted(moves, key=lambda m: (int(m[0]), [c for c in range(52) for _ in range(int(m[1][c]))]))
 
 
+def deal_deck(rules: Rules, deck_seed: int) -> np.ndarray:
+    """A golden deal's deck: a standard one as first drawn here (a permutation of its codes), a variant's shuffled."""
+    rng = np.random.default_rng(deck_seed)
+    if rules.preset_name == "standard":
+        return rng.permutation(np.tile(np.arange(52), 2)).astype(np.int8)
+    return shuffled_deck(rng, rules)
+
+
 def play_deal(name: str, rules_kw: dict[str, Any], dealer: int, deck_seed: int, choice_seed: int) -> dict[str, Any]:
     """Play one golden deal and return its record with the legal moves of every decision."""
     rules = Rules(**rules_kw)
-    deck = shuffled_deck(np.random.default_rng(deck_seed), rules)
+    deck = deal_deck(rules, deck_seed)
     d = DealBatch(rules, 1)
     d.reset(decks=deck[None, :], dealers=np.array([dealer]))
     chooser = random.Random(choice_seed)
