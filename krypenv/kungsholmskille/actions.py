@@ -70,6 +70,17 @@ def discard_action(x: int, y: int | None = None) -> int:
     return DISCARD2 + pair_index(lo, hi)
 
 
+def discard_ranks(a: int) -> list[int]:
+    """The ranks an exchange move discards (L8): none for ``stand``, one for ``discard:X``, two for ``discard:X,Y``."""
+    if a == STAND:
+        return []
+    if DISCARD1 <= a < DISCARD2:
+        return [a - DISCARD1]
+    if DISCARD2 <= a < PLAY:
+        return [int(PAIR_X[a - DISCARD2]), int(PAIR_Y[a - DISCARD2])]
+    raise ValueError(f"action {a!r} is not an exchange move (stand or discard, L8)")
+
+
 def play_action(x: int) -> int:
     """The action playing rank x."""
     return PLAY + int(x)

@@ -204,6 +204,15 @@ class KungsholmskilleState(pyspiel.State):
         deck[HAND * P:] = self.cards[HAND * P:]
         return deck
 
+    def forehand(self, deal: int) -> int:
+        """The seat dealt first in deal ``deal`` of the pot: the dealer's left neighbour, the deal passing left (L2)."""
+        return (self._game.config.dealer0 + deal + 1) % self._game.config.players
+
+    def dealt_hands(self, deal: int) -> list[list[int]]:
+        """Each seat's five cards (sorted ranks) in deal ``deal``: card k of the deck to seat forehand + k (L4)."""
+        P, deck, fh = self._game.config.players, self.decks[deal], self.forehand(deal)
+        return [sorted(deck[k] for k in range(HAND * P) if (fh + k) % P == seat) for seat in range(P)]
+
     def current_player(self) -> int:
         """The seat to act, CHANCE while a deck is drawn, TERMINAL once the pot is over."""
         if int(self.rows[2][1]) != RUNNING:
@@ -319,10 +328,8 @@ class KungsholmskilleObserver:
             text += " " + " ".join(f"{name}=" + ",".join(str(int(v)) for v in obs[s])
                                    for name, s in layout(P).items() if obs[s].any())
         if self.perfect_recall:
-            for d, (deck, moves) in enumerate(zip(state.decks, state.deal_log)):
-                fh = (int(d + (P - 1 if self.game.config.first_dealer is None else self.game.config.first_dealer))
-                      + 1) % P
-                own = sorted(deck[k] for k in range(HAND * P) if (fh + k) % P == player)
+            for d, moves in enumerate(state.deal_log):
+                own = state.dealt_hands(d)[player]
                 text += f" | deal {d} hand " + ",".join(RANKS[c] for c in own) + ": "
                 text += " ".join(_move_text(s, a, h, player) for s, a, h in moves)
         return text

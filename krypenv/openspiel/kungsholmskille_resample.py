@@ -40,7 +40,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from krypenv.kungsholmskille.actions import DISCARD1, DISCARD2, FOLD, PAIR_X, PAIR_Y, PLAY, SHOW, STAND, discard_action
+from krypenv.kungsholmskille.actions import DISCARD1, FOLD, PLAY, SHOW, STAND, discard_action, discard_ranks
 from krypenv.kungsholmskille.cards import HAND_SIZE, RANKS
 
 __all__ = ["count_in_intervals", "resample", "resample_deal", "sample_in_intervals"]
@@ -57,6 +57,10 @@ class PotState(Protocol):
 
     @property
     def dealing(self) -> bool: ...
+
+    def forehand(self, deal: int) -> int: ...
+
+    def dealt_hands(self, deal: int) -> list[list[int]]: ...
 
     def get_game(self) -> Any: ...
 
@@ -132,36 +136,33 @@ def sample_in_intervals(pool: list[int], groups: list[Interval], rng: random.Ran
     return out
 
 
-def _discarded(action: int) -> list[int]:
-    """The ranks an exchange action discards (none for ``stand``)."""
-    if action == STAND:
-        return []
-    if action < DISCARD2:
-        return [action - DISCARD1]
-    return [int(PAIR_X[action - DISCARD2]), int(PAIR_Y[action - DISCARD2])]
+def _is_exchange(action: int) -> bool:
+    """``stand`` or a discard (L8)."""
+    return action == STAND or DISCARD1 <= action < PLAY
 
 
-def resample_deal(deck: list[int], moves: list[tuple[int, int, str]], counts: np.ndarray, players: int,
-                  forehand: int, player: int, rng: random.Random) -> tuple[list[int], list[int]]:
-    """A deal ``player`` cannot tell from ``deck`` + ``moves``: its cards in draw order and its actions.
+def resample_deal(hands: list[list[int]], talon_order: list[int], moves: list[tuple[int, int, str]],
+                  counts: np.ndarray, forehand: int, player: int, rng: random.Random) -> tuple[list[int], list[int]]:
+    """A deal ``player`` cannot tell from ``hands`` + ``talon_order`` + ``moves``: its cards in draw order, its actions.
 
-    ``moves`` are the deal's ``(seat, action, hand after a discard)``; ``forehand`` is the dealer's
-    left neighbour, who is dealt first (L4).  The draw order is the OpenSpiel game's: each seat's
-    five cards sorted, seats from ``forehand`` on, then the talon in deck order.
+    ``hands`` are the seats' dealt cards, ``talon_order`` the rest of the deck in order, ``moves``
+    the deal's ``(seat, action, hand after a discard)``; ``forehand`` is dealt first (L4).  The
+    draw order is the OpenSpiel game's: each seat's five cards sorted, seats from ``forehand``
+    on, then the talon in deck order.
     """
-    P = players
+    P = len(hands)
     seats = [(forehand + k) % P for k in range(P)]
-    own = [deck[nth * P + (player - forehand) % P] for nth in range(HAND_SIZE)]
+    own = list(hands[player])
     folded = {s for s, a, _ in moves if a == FOLD}
-    talon = [-1] * (len(deck) - HAND_SIZE * P)
+    talon = [-1] * len(talon_order)
     exchange: dict[int, tuple[list[int], int, str]] = {}  # seat -> (its talon places, action, hand after)
     plays: dict[int, list[int]] = {s: [] for s in range(P)}
     bounds = {s: (0, len(counts) - 1) for s in range(P)}
     trick: list[int] = []
     for seat, action, hand in moves:
-        if action == STAND or DISCARD1 <= action < PLAY:
+        if _is_exchange(action):
             start = sum(len(t) for t, _, _ in exchange.values())  # exchanges draw from the talon's front in turn
-            exchange[seat] = (list(range(start, start + len(_discarded(action)))), action, hand)
+            exchange[seat] = (list(range(start, start + len(discard_ranks(action)))), action, hand)
         elif action >= PLAY:
             card = action - PLAY
             if trick and card < max(trick):  # L10: nothing of the trick's highest rank or more; `card` its lowest
@@ -171,8 +172,7 @@ def resample_deal(deck: list[int], moves: list[tuple[int, int, str]], counts: np
             trick = [] if len(trick) + 1 == P - len(folded) else [*trick, card]
     if any(a == SHOW for _, a, _ in moves):  # a showdown (L14): every seat still in showed its last card
         for s, (places, action, _) in exchange.items():
-            hand = [deck[nth * P + (s - forehand) % P] for nth in range(HAND_SIZE)]
-            last = Counter(hand) - Counter(_discarded(action)) + Counter(deck[HAND_SIZE * P + t] for t in places)
+            last = Counter(hands[s]) - Counter(discard_ranks(action)) + Counter(talon_order[t] for t in places)
             (card,) = (last - Counter(plays[s])).elements()
             bounds[s] = (card, card)
     known = Counter(own) + Counter(c for s in range(P) if s != player for c in plays[s])
@@ -180,7 +180,7 @@ def resample_deal(deck: list[int], moves: list[tuple[int, int, str]], counts: np
     if player in exchange:
         places, action, hand = exchange[player]
         after = Counter(RANKS.index(n) for n in hand.split(",") if n)
-        drawn = list((after - (Counter(own) - Counter(_discarded(action)))).elements())
+        drawn = list((after - (Counter(own) - Counter(discard_ranks(action)))).elements())
         rng.shuffle(drawn)  # the seat knows what it drew, not in which order the talon held it
         for place, card in zip(places, drawn):
             talon[place] = card
@@ -215,8 +215,7 @@ def resample_deal(deck: list[int], moves: list[tuple[int, int, str]], counts: np
     if rest:
         raise RuntimeError(f"resampling a deal left cards {rest} unplaced")
     cards = [c for s in seats for c in sorted(dealt[s])] + talon
-    replay = [actions[s] if s in actions and s != player and (a == STAND or DISCARD1 <= a < PLAY) else a
-              for s, a, _ in moves]
+    replay = [actions[s] if s in actions and s != player and _is_exchange(a) else a for s, a, _ in moves]
     return cards, replay
 
 
@@ -227,15 +226,14 @@ def resample(state: PotState, player: int, sampler: Any = None) -> Any:
     None for an unseeded draw.  RuntimeError if the result's information state differs (a bug).
     """
     game = state.get_game()
-    config = game.config
-    P = config.players
+    P = game.config.players
     rng = random.Random(int(1e9 * sampler()) if callable(sampler) else None)
     if not state.decks and not state.cards:
         return copy.deepcopy(state)  # nothing dealt yet
-    first = P - 1 if config.first_dealer is None else config.first_dealer
     out = game.new_initial_state()
     for d, (deck, moves) in enumerate(zip(state.decks, state.deal_log)):
-        cards, actions = resample_deal(deck, moves, game.counts, P, (first + d + 1) % P, player, rng)
+        cards, actions = resample_deal(state.dealt_hands(d), deck[HAND_SIZE * P:], moves, game.counts,
+                                       state.forehand(d), player, rng)
         for a in cards + actions:
             out.apply_action(int(a))
     if state.dealing and state.cards:  # a deck is being drawn: the seat has seen none of it, draw it afresh

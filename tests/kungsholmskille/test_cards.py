@@ -137,6 +137,18 @@ def test_L17_pairs_in_lexicographic_order() -> None:
     assert A.parse_move("discard:7,gok") == 27 + pairs.index((9, 19))
 
 
+def test_L8_discard_ranks_inverts_discard_action() -> None:
+    """L8: the ranks an exchange move discards: none for stand, one or two (lower first) for a discard."""
+    assert A.discard_ranks(A.STAND) == []
+    for x in range(21):
+        assert A.discard_ranks(A.discard_action(x)) == [x]
+        for y in range(x, 21):
+            assert A.discard_ranks(A.discard_action(y, x)) == [x, y]
+    for other in (A.BUD, A.SHOW, A.play_action(3)):
+        with pytest.raises(ValueError, match="not an exchange move"):
+            A.discard_ranks(other)
+
+
 def test_L17_every_name_parses_back() -> None:
     """L17: parse_move inverts action_name for all 279 actions; names are distinct."""
     names = [A.action_name(a) for a in range(279)]

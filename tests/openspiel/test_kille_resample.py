@@ -15,7 +15,7 @@ pyspiel = pytest.importorskip("pyspiel")
 chi2 = pytest.importorskip("scipy.stats").chi2
 
 import krypenv.openspiel  # noqa: F401  (registers the games)
-from krypenv.kungsholmskille.actions import DISCARD1, FOLD, KNACKA, PLAY, SHOW, STAND, discard_action
+from krypenv.kungsholmskille.actions import DISCARD1, FOLD, KNACKA, PLAY, SHOW, STAND, discard_action, discard_ranks
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.openspiel.kungsholmskille_resample import count_in_intervals, sample_in_intervals
 
@@ -105,12 +105,12 @@ def rejection_oracle(game, state, player: int, n: int, rng: random.Random) -> li
     it drew from, in either order (it knows what it drew, not the talon's order)."""
     deck, moves = state.decks[-1], state.deal_log[-1]
     target = state.information_state_string(player)
-    forehand = (game.config.first_dealer + 1) % 2 if game.config.first_dealer is not None else 0
+    forehand = state.forehand(len(state.decks) - 1)
     own = {nth * 2 + (player - forehand) % 2 for nth in range(5)}
     talon_at, mine = 10, set()
     for s, a, _ in moves:
         if a == STAND or DISCARD1 <= a < PLAY:
-            k = 0 if a == STAND else 1 if a < 27 else 2
+            k = len(discard_ranks(a))
             if s == player:
                 mine |= set(range(talon_at, talon_at + k))
             talon_at += k
@@ -132,7 +132,7 @@ def rejection_oracle(game, state, player: int, n: int, rng: random.Random) -> li
             again.apply_action(c)
         for s, a, _ in moves:
             if s != player and DISCARD1 <= a < PLAY:
-                a = discard_action(*rng.sample(hands[s], 1 if a < 27 else 2))
+                a = discard_action(*rng.sample(hands[s], len(discard_ranks(a))))
             if a not in again.legal_actions():
                 break
             again.apply_action(a)
