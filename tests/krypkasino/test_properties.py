@@ -66,6 +66,30 @@ def assert_same_state(d: DealBatch, ref: O.RefDeal) -> None:
         assert int(d.turn[0]) == ref.turn
 
 
+def play_beside_reference(d: DealBatch, ref: O.RefDeal, rng: np.random.Generator, counts: Any) -> int:
+    """Play deal 0 to its end with random legal moves, the reference playing the same; the number of moves.
+
+    Before every move: the deck is conserved (``counts`` copies of each card code, K1, K20), the
+    engine's state is the reference's, and on tables of at most :data:`ORACLE_MAX_TABLE` cards its
+    legal moves are the oracle's (K11–K13: every maximal capture, with forced sweeps).
+    """
+    n = 0
+    while not d.done[0]:
+        assert (d.card_census() == counts).all()
+        assert_same_state(d, ref)
+        got = engine_moves(d)
+        if int(d.table[0].sum()) <= ORACLE_MAX_TABLE:
+            assert got == ref.legal_moves()
+        cards, caps = d.random_moves(rng)
+        move = (int(cards[0]), tuple(int(x) for x in caps[0]))
+        assert move in got
+        assert d.step(cards, caps).tolist() == [0]
+        ref.play(*move)
+        n += 1
+    assert_same_state(d, ref)
+    return n
+
+
 # ============================================================================= whole random deals
 @settings(SETTINGS, max_examples=24)
 @given(cfg=st.sampled_from(range(len(CONFIGS))), seed=st.integers(0, 2**32 - 1), dealer=st.integers(0, 5))
@@ -78,20 +102,7 @@ def test_random_deal_against_reference(cfg: int, seed: int, dealer: int) -> None
     d = DealBatch(rules, 1)
     d.reset(rng=rng, dealers=np.array([dealer]))
     ref = ref_for(d, 0)
-    n = 0
-    while not d.done[0]:
-        assert (d.card_census() == 2).all()  # K1: 104 cards conserved
-        assert_same_state(d, ref)
-        got = engine_moves(d)
-        if int(d.table[0].sum()) <= ORACLE_MAX_TABLE:
-            assert got == ref.legal_moves()  # K11–K13: legal = every maximal capture, with forced sweeps
-        cards, caps = d.random_moves(rng)
-        move = (int(cards[0]), tuple(int(x) for x in caps[0]))
-        assert move in got
-        assert d.step(cards, caps).tolist() == [0]
-        ref.play(*move)
-        n += 1
-    assert_same_state(d, ref)
+    n = play_beside_reference(d, ref, rng, 2)  # K1: 104 cards conserved
     assert (d.card_census() == 2).all()
     assert n == rules.decisions_per_deal == 104 - rules.table_size
     assert d.table.sum() == 0 and d.aside.sum() == 0 and d.hands.sum() == 0

@@ -19,7 +19,7 @@ from krypenv.krypkasino.cards import POINTS, RANKS, SUITS
 from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 from tests.krypkasino import oracle as O
-from tests.krypkasino.test_properties import ORACLE_MAX_TABLE, assert_same_state, engine_moves
+from tests.krypkasino.test_properties import play_beside_reference
 
 SETTINGS = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], database=None)
 
@@ -51,20 +51,7 @@ def test_k20_k23_random_variant_deal_against_reference(rules: Rules, seed: int) 
     assert sorted(d.deck[0].tolist()) == sorted(np.repeat(np.arange(52), rules.deck_counts).tolist())
     ref = O.RefDeal(rules.players, d.deck[0].tolist(), int(d.dealer[0]), spades=rules.set_aside == "spades",
                     last_capture_point=rules.last_capture_point, hand=rules.hand, table=rules.table)
-    n = 0
-    while not d.done[0]:
-        assert (d.card_census() == rules.deck_counts).all()  # K20: the variant deck is conserved
-        assert_same_state(d, ref)
-        got = engine_moves(d)
-        if int(d.table[0].sum()) <= ORACLE_MAX_TABLE:
-            assert got == ref.legal_moves()  # K11–K13 on the variant's cards
-        cards, caps = d.random_moves(rng)
-        move = (int(cards[0]), tuple(int(x) for x in caps[0]))
-        assert move in got
-        assert d.step(cards, caps).tolist() == [0]
-        ref.play(*move)
-        n += 1
-    assert_same_state(d, ref)
+    n = play_beside_reference(d, ref, rng, rules.deck_counts)  # K20: the variant deck conserved; K11–K13 on its cards
     assert n == rules.decisions_per_deal == rules.deck_size - rules.table
     assert int(d.taker[0]) == ref.taker
     total = rules.total_points + (1 if rules.last_capture_point else 0)  # K16, K17 with K20's total
