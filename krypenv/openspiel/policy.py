@@ -61,8 +61,17 @@ class TabularPolicyFile:
         """Read and check a policy file; ValueError naming the file and what is wrong."""
         try:
             raw = Path(path).read_bytes()
-            data = json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw)
+            text = gzip.decompress(raw) if str(path).endswith(".gz") else raw
         except (OSError, ValueError, EOFError) as exc:
+            raise ValueError(f"tabular policy {path}: cannot read it as JSON ({exc})") from None
+        return cls.from_json(text, path)
+
+    @classmethod
+    def from_json(cls, text: bytes | str, path: str | Path) -> TabularPolicyFile:
+        """Check a policy's JSON text, read from ``path``; ValueError naming the file and what is wrong."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
             raise ValueError(f"tabular policy {path}: cannot read it as JSON ({exc})") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"tabular policy {path}: format must be {FORMAT!r}")

@@ -109,12 +109,12 @@ def read_tabular(path: str | Path, games: tuple[str, ...]) -> TabularPolicy:
     except ImportError as exc:
         raise ValueError(f"tabular policy {p}: needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
     try:
-        _text(p)
+        text = _text(p)
     except (OSError, EOFError) as exc:
         raise ValueError(f"tabular policy {p}: cannot read it ({exc})") from None
     except ValueError as exc:
         raise ValueError(f"tabular policy {p}: {exc}") from None
-    table = TabularPolicyFile.load(p)  # checks the format and every entry; ValueError naming the file
+    table = TabularPolicyFile.from_json(text, p)  # checks the format and every entry; ValueError naming the file
     if len(table.game) > MAX_GAME_STRING:
         raise ValueError(f"tabular policy {p}: its game string is over {MAX_GAME_STRING} characters")
     short, params = game_params(table.game)
