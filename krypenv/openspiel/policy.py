@@ -28,6 +28,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ class TabularPolicyFile:
         try:
             raw = Path(path).read_bytes()
             text = gzip.decompress(raw) if str(path).endswith(".gz") else raw
-        except (OSError, ValueError, EOFError) as exc:
+        except (OSError, ValueError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt deflate stream
             raise ValueError(f"tabular policy {path}: cannot read it as JSON ({exc})") from None
         return cls.from_json(text, path)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,7 @@ def read_tabular(path: str | Path, games: tuple[str, ...]) -> TabularPolicy:
         raise ValueError(f"tabular policy {p}: needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
     try:
         text = _text(p)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt deflate stream
         raise ValueError(f"tabular policy {p}: cannot read it ({exc})") from None
     except ValueError as exc:
         raise ValueError(f"tabular policy {p}: {exc}") from None

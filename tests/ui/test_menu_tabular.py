@@ -24,6 +24,8 @@ from krypenv.ui.tabulars import game_params, read_tabular
 
 pytest.importorskip("pyspiel", reason="the tabular policies need the extra openspiel")
 
+from krypenv.openspiel.policy import TabularPolicyFile
+
 TINY = rules_of(2, {"preset": "tiny"})  # K22
 
 
@@ -104,6 +106,12 @@ def test_checkpoint_option_adds_a_policy_by_name(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"format": "pickle"}')
     with pytest.raises(ValueError, match="format must be 'krypenv-tabular/1'"):
         AgentMenu.build([str(tmp_path / "bad.json")])
+    packed = gzip.compress(b'{"format": "krypenv-tabular/1"}' * 50)
+    (tmp_path / "corrupt.json.gz").write_bytes(packed[:10] + bytes(b ^ 0x55 for b in packed[10:40]) + packed[40:])
+    for load in (lambda: AgentMenu.build([str(tmp_path / "corrupt.json.gz")]),  # a corrupt deflate stream
+                 lambda: TabularPolicyFile.load(tmp_path / "corrupt.json.gz")):
+        with pytest.raises(ValueError, match=r"corrupt.json.gz: cannot read it .*decompressing"):
+            load()
 
 
 def test_policy_files_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
