@@ -182,10 +182,11 @@ function setupGame() {
   offerAgents(play.meta.games[g].default_opponent);
 }
 
-// The preset chosen in the rules (K22, L22): the option's default where the game has none or it is greyed out.
+// The preset chosen in the rules (K22, L22): the option's default where the game has none or it does not fit the
+// player count (read from the count, not the input's greying, which updateRules may not have refreshed yet).
 function chosenPreset() {
   const o = ruleOptions().preset, input = $("f-preset");
-  return input && !input.disabled ? input.value : (o && o.default) || "standard";
+  return o && input && o.players.includes(Number($("f-players").value)) ? input.value : (o && o.default) || "standard";
 }
 
 // The opponents the server offers for this game, player count and preset (/api/meta): a name and its line each.
@@ -254,8 +255,7 @@ function updateRules() {
   $("f-rules").hidden = !on;
   if (!on) return;
   const P = Number($("f-players").value), seat = Number($("f-seat").value);
-  const presetOption = ruleOptions().preset, presetInput = $("f-preset");
-  const preset = presetOption && presetInput && presetOption.players.includes(P) ? presetInput.value : "standard";
+  const preset = chosenPreset();
   for (const [key, o] of Object.entries(ruleOptions())) {
     const input = $(`f-${key}`), label = input.closest("label");
     const forPlayers = o.players.includes(P), forPreset = !o.presets || o.presets.includes(preset);
