@@ -25,8 +25,12 @@ small :class:`DecisionSource` protocol, so this module imports no game:
 An agent is any object with ``name: str`` and ``act(batch) -> np.ndarray``.  It may also
 define ``native = NATIVE_RANDOM`` (the uniform policy of :func:`krypenv.rng.pick_legal`) to
 be run inside a game's compiled env kernels instead of being called from Python, with
-exactly the same choices.  Agents that choose a *move* from a view's ``legal_moves`` need
-views that follow :class:`MoveView` (:class:`krypenv.agents.base.MoveAgent`).
+exactly the same choices.  A compiled agent may offer ``device_policy(rules) ->``
+:class:`DevicePolicy`: its per-decision function, which a game's device env runs inside its
+kernels on CUDA threads for the seats the agent plays, making exactly the choices ``act`` makes
+(the same function, the same uniforms from the env's stream).  Agents that choose a *move*
+from a view's ``legal_moves`` need views that follow :class:`MoveView`
+(:class:`krypenv.agents.base.MoveAgent`).
 """
 
 from __future__ import annotations
@@ -36,9 +40,36 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["NATIVE_RANDOM", "Agent", "DecisionBatch", "DecisionSource", "MoveView", "check_actions"]
+__all__ = ["NATIVE_RANDOM", "Agent", "DecisionBatch", "DecisionSource", "DevicePolicy", "MoveView", "check_actions"]
 
 NATIVE_RANDOM = "random"  # ``agent.native`` of the uniform random policy that env kernels can run themselves
+
+
+@dataclass(frozen=True, eq=False)
+class DevicePolicy:
+    """An agent's decision function, compiled into a game's device kernels for the seats the agent plays.
+
+    ``function`` is a numba ``@njit`` function with the game's device-policy signature (the game's
+    ``cuda_kernels`` module documents it); ``iparams`` (int64) and ``fparams`` (float64) are the agent's
+    options packed as that function reads them; ``uniforms`` is how many uniforms the env draws from its
+    stream for each decision before the call (what ``act`` asks of ``batch.uniforms``); ``scratch`` the
+    int64 scratch words the function needs, ``moves`` and ``keys`` the rows of its move buffers (games
+    whose signature has them).  Two policies share kernels when their ``function`` and sizes agree.
+    """
+
+    game: str
+    function: Any
+    iparams: np.ndarray
+    fparams: np.ndarray
+    uniforms: int = 0
+    scratch: int = 0
+    moves: int = 1
+    keys: int = 1
+
+    @property
+    def build_key(self) -> tuple[Any, int, int, int, int]:
+        """What decides the compiled kernels (the parameters are data, passed at run time)."""
+        return (self.function, self.uniforms, self.scratch, self.moves, self.keys)
 
 
 @runtime_checkable

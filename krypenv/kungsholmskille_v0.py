@@ -23,11 +23,15 @@ from typing import Any
 from krypenv.kungsholmskille.aec import env, raw_env
 from krypenv.kungsholmskille.single import KungsholmskilleEnv as GymEnv
 
-__all__ = ["GymEnv", "VecEnv", "env", "raw_env"]  # noqa: F822  (VecEnv: module __getattr__)
+__all__ = ["DeviceVecEnv", "GymEnv", "VecEnv", "env", "raw_env"]  # noqa: F822  (module __getattr__)
 
 
 def __getattr__(name: str) -> Any:
-    """``VecEnv`` (the batched SB3 VecEnv), loaded on first access."""
+    """``VecEnv`` (the batched SB3 VecEnv) and ``DeviceVecEnv`` (tensors on the GPU or CPU), loaded on first access."""
+    if name == "DeviceVecEnv":
+        from krypenv.kungsholmskille.device import KungsholmskilleDeviceEnv
+
+        return KungsholmskilleDeviceEnv
     if name == "VecEnv":
         from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 

@@ -7,7 +7,7 @@ the uniforms handed to Python agents (``DecisionBatch.uniforms``) all come from 
 streams, so a game is reproducible from its seed however the games are batched.
 
 :func:`shuffle_copies` is the one Fisher–Yates shuffle of every game's deck (ordered copies of
-its card kinds); :func:`draw_deck` deals a deck from an env's stream with it, and
+its card kinds); :func:`draw_deck_into` deals a deck from an env's stream with it, and
 :func:`shuffled_deck_rows` deals decks from a numpy Generator (the engines' ``reset(rng=...)``).
 
 :func:`pick_legal` is the one uniform random policy of every game: the ⌊u·n⌋-th of the n
@@ -22,13 +22,25 @@ with a ValueError naming ``seed``.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-__all__ = ["check_seed", "draw_deck", "k_pick_legal", "k_uniforms", "pick_legal", "rand_float", "seed_state",
-           "shuffle_copies", "shuffled_deck_rows"]
+__all__ = [
+    "check_seed",
+    "draw_deck_into",
+    "k_pick_legal",
+    "k_uniforms",
+    "pick_legal",
+    "rand_float",
+    "seed_range",
+    "seed_state",
+    "seed_states",
+    "shuffle_copies",
+    "shuffled_deck_rows",
+]
 
 
 def check_seed(seed: Any, name: str = "seed") -> int | None:
@@ -44,6 +56,84 @@ def check_seed(seed: Any, name: str = "seed") -> int | None:
 def seed_state(seed: int | None) -> np.uint64:
     """A splitmix64 state from a seed (fresh OS entropy for None; ValueError naming ``seed`` for a bad one)."""
     return np.random.SeedSequence(check_seed(seed)).generate_state(1, np.uint64)[0]
+
+
+# numpy's SeedSequence (numpy/random/bit_generator.pyx: Melissa O'Neill's seed_seq mixing, pool of 4 words),
+# for the entropy of one integer below 2**64 and the first 64-bit word of generate_state: uint32 arithmetic.
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R, _MASK32 = 0xCA01F9DD, 0x4973F715, 0xFFFFFFFF
+
+
+@njit(cache=True)
+def _hashmix(value: int, h: int) -> tuple[int, int]:
+    """SeedSequence's hashmix: (mixed value, next hash constant), all modulo 2**32."""
+    value = (value ^ h) & _MASK32
+    h = (h * _MULT_A) & _MASK32
+    value = (value * h) & _MASK32
+    return value ^ (value >> 16), h
+
+
+@njit(cache=True)
+def _mix(x: int, y: int) -> int:
+    """SeedSequence's mix of two pool words, modulo 2**32."""
+    r = (_MIX_L * x - _MIX_R * y) & _MASK32
+    return r ^ (r >> 16)
+
+
+@njit(cache=True)
+def _seed_states(seeds: np.ndarray, out: np.ndarray) -> None:
+    """``out[k]`` = ``SeedSequence(int(seeds[k])).generate_state(1, uint64)[0]`` for uint64 seeds (entropy words:
+    the seed's low and, when non-zero, high 32 bits)."""
+    pool = np.zeros(4, np.int64)
+    for k in range(seeds.shape[0]):
+        x = np.uint64(seeds[k])
+        words = np.zeros(2, np.int64)
+        words[0] = np.int64(x & np.uint64(_MASK32))
+        words[1] = np.int64(x >> np.uint64(32))
+        n_words = 2 if words[1] != 0 else 1
+        h = _INIT_A
+        for i in range(4):
+            pool[i], h = _hashmix(words[i] if i < n_words else 0, h)
+        for i_src in range(4):
+            for i_dst in range(4):
+                if i_src != i_dst:
+                    v, h = _hashmix(pool[i_src], h)
+                    pool[i_dst] = _mix(pool[i_dst], v)
+        h = _INIT_B
+        lo_hi = np.zeros(2, np.int64)
+        for j in range(2):
+            v = (pool[j] ^ h) & _MASK32
+            h = (h * _MULT_B) & _MASK32
+            v = (v * h) & _MASK32
+            lo_hi[j] = v ^ (v >> 16)
+        out[k] = np.uint64(lo_hi[0]) | (np.uint64(lo_hi[1]) << np.uint64(32))
+
+
+def seed_states(seeds: list[int | None]) -> np.ndarray:
+    """(n,) uint64 splitmix64 states, ``seed_state`` of each seed, fast for many: integer seeds below 2**64 are mixed
+    in compiled code exactly as numpy's SeedSequence does (tests/test_rng.py holds it to numpy), None draws 64 bits of
+    fresh OS entropy per env through the same mixing, larger seeds go through numpy."""
+    seeds = [check_seed(s) for s in seeds]
+    out = np.empty(len(seeds), np.uint64)
+    fresh = [k for k, s in enumerate(seeds) if s is None]
+    values = np.array([0 if s is None or s >= 2**64 else s for s in seeds], np.uint64)
+    if fresh:
+        values[fresh] = np.frombuffer(os.urandom(8 * len(fresh)), np.uint64)
+    _seed_states(values, out)
+    for k, s in enumerate(seeds):
+        if s is not None and s >= 2**64:
+            out[k] = seed_state(s)
+    return out
+
+
+def seed_range(seed: int | None, n: int) -> np.ndarray:
+    """``seed_states([seed + k for k in range(n)])`` without a Python loop (None: fresh entropy for each)."""
+    seed = check_seed(seed)
+    if seed is None or seed + n > 2**64:
+        return seed_states([None if seed is None else seed + k for k in range(n)])
+    out = np.empty(n, np.uint64)
+    _seed_states(np.arange(n, dtype=np.uint64) + np.uint64(seed), out)
+    return out
 
 
 @njit(cache=True)
@@ -120,11 +210,10 @@ def shuffled_deck_rows(generator: np.random.Generator, n: int, size: int, kinds:
 
 
 @njit(cache=True)
-def draw_deck(rng: np.ndarray, i: int, size: int, kinds: int) -> np.ndarray:
-    """A (size,) int8 deck, ``size // kinds`` copies of each kind, shuffled by size − 1 uniforms of stream ``i``."""
-    u = np.empty(size - 1, np.float64)
-    for k in range(size - 1):
+def draw_deck_into(rng: np.ndarray, i: int, deck: np.ndarray, kinds: int, u: np.ndarray) -> None:
+    """Shuffle a deck into ``deck`` (size,), ``size // kinds`` copies of each kind, by size − 1 uniforms of stream
+    ``i`` drawn into the buffer ``u`` (at least size − 1 long): nothing is allocated (CPU and CUDA threads alike)."""
+    n = deck.shape[0]
+    for k in range(n - 1):
         u[k] = rand_float(rng, i)
-    deck = np.empty(size, np.int8)
-    shuffle_copies(u, deck, kinds)
-    return deck
+    shuffle_copies(u[:n - 1], deck, kinds)

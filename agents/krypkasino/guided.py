@@ -92,7 +92,6 @@ from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS
 from krypenv.krypkasino.config import C_E0
 from krypenv.krypkasino.engine import kernels
-from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.env_kernels import k_observe_seats
 
 DEFAULTS: dict[str, Any] = {"samples": 32, "rounds": 1, "horizon": 0, "z": 2.0, "voids": True, "value": "own",
@@ -236,7 +235,7 @@ class GuidedPIMC:
                                  f"reward_scale {args.get('reward_scale')!r}")
             self.scale = float(args["reward_scale"])
         self.net = PolicyNet(self.ppo, self.threads)
-        self.scr = np.stack([new_scratch()])
+        self.scr = np.stack([T.new_scratch()])
         self.stats = {"decisions": 0, "searched": 0, "rows": 0, "steps": 0, "calls": 0}
 
     # ------------------------------------------------------------------ network on rows

@@ -51,7 +51,7 @@ import numpy as np
 from krypenv.agents.base import register
 from krypenv.agents.krypkasino import tactics as T
 
-from krypenv.agent_api import DecisionBatch
+from krypenv.agent_api import DecisionBatch, DevicePolicy
 
 EXPERT_DEFAULTS = {"setup": 1.0, "self": 1.0, "last": 1.0, "high": 0.3, "endq": 0.5}
 EXPERT_ORDER = ("setup", "self", "last", "high", "endq")  # positions in the weight vector (tactics.W_*)
@@ -81,6 +81,13 @@ class HeuristicAgent:
 
     def __init__(self, weights: np.ndarray | None = None) -> None:
         self.weights = expert_weights() if weights is None else weights
+
+    def device_policy(self, rules: object) -> DevicePolicy:
+        """This policy inside a device env's kernels (:func:`~krypenv.agents.krypkasino.tactics.device_act`): the
+        same choices as :meth:`act`, one uniform per decision from the env's stream."""
+        return DevicePolicy(game="krypkasino", function=T.device_act, iparams=np.array([self.kind], np.int64),
+                            fparams=np.asarray(self.weights, np.float64), uniforms=1, scratch=T.TACTICS_WORDS,
+                            moves=T.MAX_MOVES, keys=T.MAX_KEYS)
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """The next action of each decision: one uniform per decision breaks ties."""

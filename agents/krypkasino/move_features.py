@@ -53,7 +53,7 @@ from numba import get_num_threads, njit, prange
 from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels
-from krypenv.krypkasino.engine.captures import maximal_captures_k, new_scratch, nib, subset_sums, table_value_key
+from krypenv.krypkasino.engine.captures import maximal_captures_k, nib, subset_sums, table_value_key
 
 if TYPE_CHECKING:
     from krypenv.krypkasino.batch import KrypkasinoBatch
@@ -166,7 +166,7 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, lo: in
     caps = np.empty((T.MAX_MOVES, 52), np.int8)
     terms = np.empty((T.MAX_MOVES, T.N_TERMS), np.float64)
     keys = np.empty(T.MAX_KEYS, np.int64)
-    scr = new_scratch()
+    scr = T.new_scratch()
     f = np.empty(N_MOVE, np.float32)
     after = np.empty(52, np.int8)
     uval = np.zeros(15, np.int64)
@@ -180,7 +180,7 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, lo: in
         seat = st[i, kernels.TURN]
         n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, cards, caps, keys, scr)
         T.move_terms(st, i, players, hand_size, spades, cards, caps, n, ENDQ, terms, keys, scr)
-        n_unseen = T.unseen_values(st, i, players, np.int64(seat), uval)
+        n_unseen = T.unseen_values(st, i, players, np.int64(seat), uval, scr)
         hand = kernels.hand_of(st, i, seat)
         table = kernels.table_of(st, i)
         for m in range(n):

@@ -62,7 +62,6 @@ from numba import njit, prange
 from krypenv.agent_api import Agent, DecisionBatch
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels
-from krypenv.krypkasino.engine.captures import new_scratch
 from krypenv.krypkasino.engine.state import _packets
 from krypenv.krypkasino.rules import LATER_PATTERN
 
@@ -302,7 +301,7 @@ def _decide_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later
     pool = np.empty(104, np.int64)
     used = np.empty(104, np.bool_)
     zeros = np.zeros(52, np.int8)
-    scr = new_scratch()
+    scr = T.new_scratch()
     for k in range(lo, hi):
         i = envs[k]
         pending = np.int64(choice[i, 0])

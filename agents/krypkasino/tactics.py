@@ -29,14 +29,17 @@ from krypenv.krypkasino.actions import CONFIRM, TAKE, holds
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import (
+    SCRATCH_WORDS,
+    candidate_into,
     card_capture,
-    card_captures_s,
+    card_capture_keys,
+    clear_scratch,
     hand_sweep_values_k,
     hand_sweep_values_s,
     hand_value_bits,
     maximal_captures_k,
+    n_candidates,
     n_card_captures,
-    new_scratch,
     subset_sums,
     sweep_values_s,
     table_value_key,
@@ -48,6 +51,25 @@ RANDOM, GREEDY, CREEPER, EXPERT = 0, 1, 2, 3  # policy kinds
 # expert weights (a float64 vector, see krypenv.agents.krypkasino.heuristics for their meaning and defaults)
 W_SETUP, W_SELF, W_LAST, W_HIGH, W_ENDQ, N_WEIGHTS = 0, 1, 2, 3, 4, 5
 TIE = 1e-9  # costs closer than this are ties
+# The tactics' per-thread scratch: the engine's capture scratch (krypenv.krypkasino.engine.captures), then the
+# card-counting vectors below (int64), so nothing here allocates and the same functions run on CPU and CUDA threads.
+X_COPIES = SCRATCH_WORDS  # (52) copies of each card in the deal's deck (K1, K20)
+X_UNSEEN = X_COPIES + 52  # (52) copies of each card the seat has not seen
+X_UVAL = X_UNSEEN + 52  # (16) unseen copies per played value 2..14
+X_VOIDS = X_UVAL + 16  # (8) per seat, the values it cannot hold (round_voids)
+X_HAND = X_VOIDS + 8  # (52) the seat's hand, a card taken out while a move is weighed
+X_AFTER = X_HAND + 52  # (52) the table a move leaves
+X_MOVED = X_AFTER + 52  # (52) that table after the end-of-round setting aside (K8)
+X_TABLE = X_MOVED + 52  # (52) the table undone move by move (round_voids)
+TACTICS_WORDS = X_TABLE + 56  # scratch length for the tactics (a multiple of 8 words)
+
+
+@njit(cache=True)
+def new_scratch() -> np.ndarray:
+    """A scratch vector for the tactics (one per thread): the capture scratch and the card-counting vectors."""
+    scr = np.zeros(TACTICS_WORDS, np.int64)
+    clear_scratch(scr)
+    return scr
 
 
 # --------------------------------------------------------------------------- moves
@@ -62,12 +84,13 @@ def moves_into(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndar
     """
     n = 0
     if pending >= 0:
-        found = card_captures_s(table, pending, scr)
-        for m in range(found.shape[0]):
-            if holds(found[m], fixed) and n < MAX_MOVES:
-                cards[n] = pending
-                caps[n, :] = found[m]
-                n += 1
+        found = card_capture_keys(table, pending, scr)
+        for m in range(n_candidates(table, found)):
+            if n < MAX_MOVES:
+                candidate_into(table, found, m, caps[n])
+                if holds(caps[n], fixed):
+                    cards[n] = pending
+                    n += 1
         return n
     tkey = table_value_key(table)
     sums = subset_sums(tkey)
@@ -82,13 +105,15 @@ def moves_into(hand: np.ndarray, table: np.ndarray, pending: int, fixed: np.ndar
             if forced:
                 if (forced >> v) & 1:
                     cards[n] = c
-                    caps[n, :] = table
+                    for t in range(52):
+                        caps[n, t] = table[t]
                     n += 1
                 continue
             if nk < 0:
                 found_k = maximal_captures_k(tkey, sums, v, scr)
                 nk = min(found_k.shape[0], MAX_KEYS)
-                keys[:nk] = found_k[:nk]
+                for k in range(nk):
+                    keys[k] = found_k[k]
             if nk == 0:
                 cards[n] = c
                 caps[n, :] = 0
@@ -117,7 +142,7 @@ def action_for(pending: int, fixed: np.ndarray, card: int, cap: np.ndarray) -> i
 
 # --------------------------------------------------------------------------- card counting
 @njit(cache=True)
-def unseen_values(st: np.ndarray, i: int, players: int, seat: int, out: np.ndarray) -> int:
+def unseen_values(st: np.ndarray, i: int, players: int, seat: int, out: np.ndarray, scr: np.ndarray) -> int:
     """Copies of each played value 2..14 (``out[v]``) that ``seat`` has not seen in deal ``i``; returns their total.
 
     Seen: own hand, table, set-aside pile and every capture pile (public with perfect recall).
@@ -125,7 +150,7 @@ def unseen_values(st: np.ndarray, i: int, players: int, seat: int, out: np.ndarr
     out[:] = 0
     hand = kernels.HANDS + 52 * seat
     piles = kernels.piles_at(players)
-    copies = np.empty(52, np.int64)
+    copies = scr[X_COPIES:X_COPIES + 52]
     kernels.deck_counts_into(st, i, copies)  # the deal's deck: two of each card, or a variant's (K20)
     total = 0
     for c in range(52):
@@ -156,7 +181,9 @@ def round_voids(st: np.ndarray, i: int, players: int, hand_size: int, out: np.nd
     n = np.int64(st[i, kernels.N_MOVES])
     first = n - (dealt - st[i, kernels.IN_HANDS])  # index of the round's first move
     lo = max(first, 0)
-    table = st[i, kernels.TABLE:kernels.TABLE + 52].copy()
+    table = scr[X_TABLE:X_TABLE + 52]
+    for c in range(52):
+        table[c] = st[i, kernels.TABLE + c]
     log = np.int64(st[i, kernels.N_LOGGED])
     on_table = 0
     for c in range(52):
@@ -297,7 +324,8 @@ def self_risk(table: np.ndarray, hand_bits: int, uval: np.ndarray, n: int, h: in
             tv = 1 if x == 14 else x  # the crept card lies on the table at its table value (K3)
             hit = hand_sweep_values_k(hand_bits, tkey + (np.int64(1) << (4 * tv)), scr) != 0
         else:
-            keys[:nk] = found[:nk]
+            for k in range(nk):
+                keys[k] = found[k]
             for k in range(nk):
                 if tkey - keys[k] != 0 and hand_sweep_values_k(hand_bits, tkey - keys[k], scr):
                     hit = True
@@ -312,39 +340,35 @@ T_PTS, T_HIGH, T_STAKE, T_KEEP, T_SETUP, T_RISK, T_CREEP, T_TAKEN, T_LEFT, T_AFT
 
 
 @njit(cache=True)
-def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
-               caps: np.ndarray, n: int, endq: float, terms: np.ndarray, keys: np.ndarray, scr: np.ndarray) -> None:
-    """The public-information terms of each move for the seat to act: ``terms[m, T_*]`` (see expert_costs).
+def _decision_context(st: np.ndarray, i: int, players: int, hand_size: int, endq: float,
+                      scr: np.ndarray) -> tuple:
+    """The card counting behind :func:`move_terms` for the seat to act in deal ``i``, done once per decision.
 
-    T_PTS points now (K4, K14); T_HIGH played value − 8; T_STAKE the K15 stake (set-aside pile
-    + table points left) and T_KEEP the chance that we keep it as last capturer, assuming each
-    later play captures with chance ``endq`` (both 0 outside the last round or when someone
-    else holds the stake); T_SETUP P(the next seat must sweep what we leave) + P(a
-    dubbeltabbe) (0 for the deal's last move); T_RISK P(we are made to sweep on our next turn)
-    (0 when we have no next turn this round); T_CREEP 1 for a creep; T_TAKEN cards taken;
-    T_LEFT card points left on the table; T_AFTER cards left on the table.
+    Fills the scratch's hand (X_HAND), unseen cards (X_UNSEEN), unseen values (X_UVAL) and the seats'
+    voids (X_VOIDS) and returns the scalars: (seat, next seat, previous seat, cards on the table, cards
+    in hand, set-aside points, unseen cards, next and previous seats' hand sizes, cards in all hands
+    after this move, last round, who holds the K15 stake now, chance that nobody captures any more).
     """
     seat = np.int64(st[i, kernels.TURN])
     nxt, prv = (seat + 1) % players, (seat - 1) % players
     table = kernels.table_of(st, i)
-    hand = kernels.hand_of(st, i, seat).copy()
+    hand = scr[X_HAND:X_HAND + 52]
     on_table, n_hand, aside_pts = 0, 0, 0
-    unseen = np.empty(52, np.int64)
     for c in range(52):
+        hand[c] = st[i, kernels.HANDS + 52 * seat + c]
         on_table += table[c]
         n_hand += hand[c]
         aside_pts += st[i, kernels.ASIDE + c] * POINTS[c]
-    uval = np.zeros(15, np.int64)
-    n_unseen = unseen_values(st, i, players, seat, uval)
+    n_unseen = unseen_values(st, i, players, seat, scr[X_UVAL:X_UVAL + 15], scr)
     piles = kernels.piles_at(players)
+    unseen = scr[X_UNSEEN:X_UNSEEN + 52]
     kernels.deck_counts_into(st, i, unseen)  # the deal's deck (K1, K20), less what this seat has seen
     for c in range(52):
         seen = hand[c] + table[c] + st[i, kernels.ASIDE + c]
         for t in range(players):
             seen += st[i, piles + 52 * t + c]
         unseen[c] -= seen
-    voids = np.zeros(players, np.int64)
-    round_voids(st, i, players, hand_size, voids, scr)
+    round_voids(st, i, players, hand_size, scr[X_VOIDS:X_VOIDS + players], scr)
     h_next = 0
     h_prev = 0
     for c in range(52):
@@ -355,34 +379,37 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
     last = np.int64(st[i, kernels.LAST_CAPTURER])
     holder = last if last >= 0 else np.int64(st[i, kernels.DEALER])  # who takes the rest now (K15)
     keep = (1.0 - endq) ** left_after  # chance nobody captures in the plays still to come
-    after = np.empty(52, np.int8)
-    moved = np.empty(52, np.int8)
-    for m in range(n):
-        terms[m, :] = 0.0
-        card = cards[m]
-        terms[m, T_PTS] = float(points_now(table, on_table, card, caps[m]))
-        takes = table_after(table, card, caps[m], after)
-        terms[m, T_HIGH] = float(HAND_VALUE[card] - 8)
-        left_pts, left_n, taken = 0, 0, 0
-        for c in range(52):
-            left_pts += after[c] * POINTS[c]
-            left_n += after[c]
-            taken += caps[m, c]
-        terms[m, T_CREEP] = 0.0 if takes else 1.0
-        terms[m, T_TAKEN] = float(taken)
-        terms[m, T_LEFT] = float(left_pts)
-        terms[m, T_AFTER] = float(left_n)
-        if last_round and (takes or holder == seat):  # K15: the last capturer takes pile and table
-            terms[m, T_STAKE] = float(aside_pts + left_pts)
-            terms[m, T_KEEP] = 1.0 if left_after == 0 else keep
-        if left_after == 0 and last_round:
-            continue
+    return (seat, nxt, prv, on_table, n_hand, aside_pts, n_unseen, h_next, h_prev, left_after, last_round, holder,
+            keep)
+
+
+@njit(cache=True)
+def _move_terms_one(st: np.ndarray, i: int, players: int, spades: bool, ctx: tuple, card: int, cap: np.ndarray,
+                    keys: np.ndarray, scr: np.ndarray) -> tuple:
+    """The terms (T_PTS … T_AFTER, see :func:`move_terms`) of one move, given the decision's context."""
+    seat, nxt, prv, on_table, n_hand, aside_pts, n_unseen, h_next, h_prev, left_after, last_round, holder, keep = ctx
+    table = kernels.table_of(st, i)
+    hand, unseen, uval = scr[X_HAND:X_HAND + 52], scr[X_UNSEEN:X_UNSEEN + 52], scr[X_UVAL:X_UVAL + 15]
+    voids, after, moved = scr[X_VOIDS:X_VOIDS + players], scr[X_AFTER:X_AFTER + 52], scr[X_MOVED:X_MOVED + 52]
+    pts = float(points_now(table, on_table, card, cap))
+    takes = table_after(table, card, cap, after)
+    high = float(HAND_VALUE[card] - 8)
+    left_pts, left_n, taken = 0, 0, 0
+    for c in range(52):
+        left_pts += after[c] * POINTS[c]
+        left_n += after[c]
+        taken += cap[c]
+    stake, keeps, setup, risk = 0.0, 0.0, 0.0, 0.0
+    if last_round and (takes or holder == seat):  # K15: the last capturer takes pile and table
+        stake = float(aside_pts + left_pts)
+        keeps = 1.0 if left_after == 0 else keep
+    if not (left_after == 0 and last_round):
         if left_after == 0:  # the round ends: courts set aside (K8), the next seat leads with 4 new cards
             _set_aside_copy(after, spades, moved)
             p, dub = p_sweep(moved, unseen, uval, n_unseen, 4, 0, scr)
         else:
             p, dub = p_sweep(after, unseen, uval, n_unseen, h_next, voids[nxt], scr)
-        terms[m, T_SETUP] = p + dub
+        setup = p + dub
         if n_hand > 1 and left_after > 0:
             hand[card] -= 1
             bits = hand_value_bits(hand)
@@ -391,7 +418,29 @@ def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: boo
                 risk = (1.0 - p) * self_risk(after, bits, uval, n_unseen, h_next, voids[nxt], keys, scr)
             else:
                 risk = self_risk(after, bits, uval, n_unseen, h_prev, voids[prv], keys, scr)
-            terms[m, T_RISK] = risk
+    return (pts, high, stake, keeps, setup, risk, 0.0 if takes else 1.0, float(taken), float(left_pts),
+            float(left_n))
+
+
+@njit(cache=True)
+def move_terms(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, cards: np.ndarray,
+               caps: np.ndarray, n: int, endq: float, terms: np.ndarray, keys: np.ndarray, scr: np.ndarray) -> None:
+    """The public-information terms of each move for the seat to act: ``terms[m, T_*]`` (see expert_costs).
+
+    T_PTS points now (K4, K14); T_HIGH played value − 8; T_STAKE the K15 stake (set-aside pile
+    + table points left) and T_KEEP the chance that we keep it as last capturer, assuming each
+    later play captures with chance ``endq`` (both 0 outside the last round or when someone
+    else holds the stake); T_SETUP P(the next seat must sweep what we leave) + P(a
+    dubbeltabbe) (0 for the deal's last move); T_RISK P(we are made to sweep on our next turn)
+    (0 when we have no next turn this round); T_CREEP 1 for a creep; T_TAKEN cards taken;
+    T_LEFT card points left on the table; T_AFTER cards left on the table.  ``scr`` is a tactics
+    scratch (:func:`new_scratch`).
+    """
+    ctx = _decision_context(st, i, players, hand_size, endq, scr)
+    for m in range(n):
+        t = _move_terms_one(st, i, players, spades, ctx, cards[m], caps[m], keys, scr)
+        for k in range(N_TERMS):
+            terms[m, k] = t[k]
 
 
 @njit(cache=True)
@@ -403,16 +452,16 @@ def expert_costs(st: np.ndarray, i: int, players: int, hand_size: int, spades: b
 
     cost = points now − 5·w_setup·P(the next seat must sweep what we leave, +1 for a
     dubbeltabbe) + 5·w_self·P(we are made to sweep on our next turn) + w_last·(K15 stake)
-    ·P(we end as last capturer) − w_high·(value − 8)/6, from :func:`move_terms`.
+    ·P(we end as last capturer) − w_high·(value − 8)/6, from the terms of :func:`move_terms`.
     """
-    terms = np.empty((n, N_TERMS), np.float64)
-    move_terms(st, i, players, hand_size, spades, cards, caps, n, w[W_ENDQ], terms, keys, scr)
+    ctx = _decision_context(st, i, players, hand_size, w[W_ENDQ], scr)
     for m in range(n):
-        cost = terms[m, T_PTS]
-        cost -= w[W_HIGH] * terms[m, T_HIGH] / 6.0
-        cost += w[W_LAST] * terms[m, T_STAKE] * terms[m, T_KEEP]
-        cost -= 5.0 * w[W_SETUP] * terms[m, T_SETUP]
-        cost += 5.0 * w[W_SELF] * terms[m, T_RISK]
+        t = _move_terms_one(st, i, players, spades, ctx, cards[m], caps[m], keys, scr)
+        cost = t[T_PTS]
+        cost -= w[W_HIGH] * t[T_HIGH] / 6.0
+        cost += w[W_LAST] * t[T_STAKE] * t[T_KEEP]
+        cost -= 5.0 * w[W_SETUP] * t[T_SETUP]
+        cost += 5.0 * w[W_SELF] * t[T_RISK]
         costs[m] = cost
 
 
@@ -464,6 +513,24 @@ def choose(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, p
 
 
 @njit(cache=True)
+def device_act(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, choice: np.ndarray, u: float,
+               iparams: np.ndarray, fparams: np.ndarray, cards: np.ndarray, caps: np.ndarray, costs: np.ndarray,
+               keys: np.ndarray, scr: np.ndarray) -> int:
+    """The next action of policy ``iparams[0]`` (RANDOM, GREEDY, CREEPER or EXPERT; expert weights ``fparams``) for
+    the seat to act in deal ``i`` with choice state ``choice`` (53,) and tie-break uniform ``u``.
+
+    One decision with caller-owned buffers (``cards``, ``caps``, ``costs``: MAX_MOVES rows; ``keys``:
+    MAX_KEYS; ``scr``: :func:`new_scratch`): what :func:`act_batch` does per decision on the CPU, and what
+    a device env's CUDA kernels call for the seats these agents play there
+    (:meth:`krypenv.agents.krypkasino.heuristics.HeuristicAgent.device_policy`).
+    """
+    pending = np.int64(choice[0])
+    m = choose(st, i, players, hand_size, spades, pending, choice[1:], np.int64(iparams[0]), fparams, u, cards, caps,
+               costs, keys, scr)
+    return action_for(pending, choice[1:], cards[m], caps[m])
+
+
+@njit(cache=True)
 def act_batch(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int, spades: bool,
               kind: int, w: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """The next action of the seat to act in each deal ``envs[k]`` (choice states ``choice``, uniforms ``u``)."""
@@ -472,9 +539,7 @@ def act_batch(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int
     costs = np.empty(MAX_MOVES, np.float64)
     keys = np.empty(MAX_KEYS, np.int64)
     scr = new_scratch()
+    iparams = np.full(1, kind, np.int64)
     for k in range(envs.shape[0]):
-        i = envs[k]
-        pending = np.int64(choice[i, 0])
-        m = choose(st, i, players, hand_size, spades, pending, choice[i, 1:], kind, w, u[k], cards, caps, costs,
-                   keys, scr)
-        out[k] = action_for(pending, choice[i, 1:], cards[m], caps[m])
+        out[k] = device_act(st, envs[k], players, hand_size, spades, choice[envs[k]], u[k], iparams, w, cards, caps,
+                            costs, keys, scr)

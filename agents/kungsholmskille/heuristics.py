@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 from krypenv.agents.base import register
-from krypenv.agents.kungsholmskille.tactics import EXPERT, TIMID, decide_batch, offsets
+from krypenv.agents.kungsholmskille.tactics import EXPERT, TIMID, WORK_WORDS, decide_batch, device_decide, offsets
 
-from krypenv.agent_api import DecisionBatch
+from krypenv.agent_api import DecisionBatch, DevicePolicy
 
 __all__ = ["ExpertAgent", "TacticsAgent", "TimidAgent"]
 
@@ -40,6 +40,14 @@ class TacticsAgent:
         """The policy ``kind`` (TIMID or EXPERT) with ``params``."""
         self.kind, self.params = int(kind), np.asarray(params, np.float64)
         self._offsets: dict[int, np.ndarray] = {}
+
+    def device_policy(self, rules: object) -> DevicePolicy:
+        """This policy inside a device env's kernels (:func:`~krypenv.agents.kungsholmskille.tactics.device_decide`):
+        the same choices as :meth:`act` (no uniforms), from the seat's observation and mask."""
+        P = int(rules.players)
+        iparams = np.concatenate([[self.kind], offsets(P), np.asarray(rules.deck_counts, np.int64)]).astype(np.int64)
+        return DevicePolicy(game=GAME, function=device_decide, iparams=iparams, fparams=self.params, uniforms=0,
+                            scratch=WORK_WORDS)
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """One action per decision, from the observations and masks only."""

@@ -34,7 +34,15 @@ from __future__ import annotations
 
 import numpy as np
 from krypenv.agents.base import Limit, register
-from krypenv.agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, TIMID, TIMID_PARAMS, decide, offsets
+from krypenv.agents.kungsholmskille.tactics import (
+    EXPERT,
+    EXPERT_PARAMS,
+    TIMID,
+    TIMID_PARAMS,
+    WORK_WORDS,
+    decide,
+    offsets,
+)
 from numba import njit
 
 from krypenv.agent_api import DecisionBatch
@@ -57,6 +65,7 @@ def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.nda
     """Per row: make action ``first[i]``, play the deal out with policy ``kind``; ``out[i]`` its value (docstring)."""
     mask = np.empty(N_ACTIONS, np.int8)
     buf = np.empty(MAX_LEGAL + 5, np.int64)
+    work = np.empty(WORK_WORDS, np.int64)
     money = np.zeros(players, np.int64)
     for i in range(st.shape[0]):
         row, cr = st[i], cash[i]
@@ -65,7 +74,7 @@ def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.nda
             s = row[kernels.TO_ACT]
             encode_into(row, cr, money, 0, 0, False, players, s, obs)
             mask_into(row, s, False, mask, buf)
-            kernels.apply(row, cr, players, decide(obs, mask, players, kind, par, off, counts))
+            kernels.apply(row, cr, players, decide(obs, mask, players, kind, par, off, counts, work))
         if not episode:
             out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat]
         elif row[kernels.OUTCOME] == kernels.BUDRUNDA:

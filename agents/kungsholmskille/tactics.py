@@ -51,8 +51,8 @@ from krypenv.kungsholmskille.actions import BUD, DISCARD1, DISCARD2, FOLD, KNACK
 from krypenv.kungsholmskille.cards import N_RANKS
 from krypenv.kungsholmskille.observation import layout
 
-__all__ = ["EXPERT", "EXPERT_PARAMS", "TIMID", "TIMID_PARAMS", "chance_lowest", "decide", "decide_batch", "offsets",
-           "p_none_below"]
+__all__ = ["EXPERT", "EXPERT_PARAMS", "TIMID", "TIMID_PARAMS", "WORK_WORDS", "chance_lowest", "decide", "decide_batch",
+           "device_decide", "offsets", "p_none_below"]
 
 TIMID, EXPERT = 0, 1  # policy codes
 # timid: knock_max, stay_max (rank indices: 1 = blompotta, 2 = krans)
@@ -61,6 +61,7 @@ TIMID_PARAMS = np.array([1.0, 2.0])
 # value of folding, cost of a discard (in chance), weight of the next pot's ante after a lost showdown
 EXPERT_PARAMS = np.array([5.0, 7.0, 5.0, 0.0, -0.5, 0.02, 0.0])
 O_HAND, O_DISCARDS, O_PLAYED, O_FOLDED, O_FOLD_CALL, O_POT, O_PHASE, O_CALL1 = range(8)
+WORK_WORDS = 3 * N_RANKS  # the int64 work vector of decide: hand, unseen ranks, a copy to draw from
 
 
 def offsets(players: int) -> np.ndarray:
@@ -105,14 +106,17 @@ def _lowest(hand: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _exchange_chance(hand: np.ndarray, unseen: np.ndarray, n: int, k: int) -> float:
-    """Expected :func:`chance_lowest` after discarding the ``n`` highest cards and drawing ``n`` unseen ones."""
+def _exchange_chance(hand: np.ndarray, unseen: np.ndarray, n: int, k: int, u2: np.ndarray) -> float:
+    """Expected :func:`chance_lowest` after discarding the ``n`` highest cards and drawing ``n`` unseen ones
+    (``u2``: a rank vector to work in)."""
     r = _lowest(hand)
     if n == 0:
         return chance_lowest(unseen, r, k)
-    U = unseen.sum()
+    U = 0
+    for x in range(N_RANKS):
+        U += unseen[x]
+        u2[x] = unseen[x]
     total = 0.0
-    u2 = unseen.copy()
     for x in range(N_RANKS):
         if unseen[x] == 0:
             continue
@@ -167,12 +171,18 @@ def _trick_play(hand: np.ndarray, mask: np.ndarray) -> int:
 
 @njit(cache=True)
 def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.ndarray, off: np.ndarray,
-           counts: np.ndarray) -> int:
+           counts: np.ndarray, work: np.ndarray) -> int:
     """The action of policy ``kind`` (TIMID or EXPERT, parameters ``par``) for one observation and mask; ``counts``
-    (21,) are the copies of each rank in the deck (``rules.deck_counts``: 2 each, L1, or the lowest ranks, L20)."""
-    hand = obs[off[O_HAND]:off[O_HAND] + N_RANKS].astype(np.int64)
-    unseen = np.empty(N_RANKS, np.int64)
+    (21,) are the copies of each rank in the deck (``rules.deck_counts``: 2 each, L1, or the lowest ranks, L20).
+
+    ``work`` (at least WORK_WORDS int64) holds the rank vectors it counts in, so nothing is allocated and the
+    same function runs on CPU and CUDA threads (an env's kernels call it for a seat it plays inside).
+    """
+    hand, unseen, u2 = work[0:N_RANKS], work[N_RANKS:2 * N_RANKS], work[2 * N_RANKS:3 * N_RANKS]
+    n_hand = 0
     for x in range(N_RANKS):
+        hand[x] = obs[off[O_HAND] + x]
+        n_hand += hand[x]
         unseen[x] = max(0, counts[x] - hand[x] - obs[off[O_DISCARDS] + x] - obs[off[O_PLAYED] + x])
     r = _lowest(hand)
     n_in = 0
@@ -183,9 +193,9 @@ def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.n
             if s > 0 and (obs[off[O_FOLD_CALL] + s] == 0 or obs[off[O_CALL1] + s] == 1):
                 stayed += 1
     pot = float(obs[off[O_POT]])
-    n_hand = hand.sum()
-    if mask[PLAY:PLAY + N_RANKS].any():
-        return _trick_play(hand, mask)
+    for x in range(N_RANKS):
+        if mask[PLAY + x]:
+            return _trick_play(hand, mask)
     if kind == TIMID:
         if mask[KNACKA]:
             return KNACKA if r <= par[0] else BUD
@@ -210,11 +220,11 @@ def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.n
     if mask[STAND]:
         best, arg = -1.0, 0
         for n in range(3):
-            v = _exchange_chance(hand, unseen, n, k) - cost * n
+            v = _exchange_chance(hand, unseen, n, k, u2) - cost * n
             if v > best:
                 best, arg = v, n
         return STAND if arg == 0 else _discard(hand, arg)
-    w = _exchange_chance(hand, unseen, 2, k) - 2 * cost if mask[FOLD] or obs[off[O_PHASE]] == 1 else \
+    w = _exchange_chance(hand, unseen, 2, k, u2) - 2 * cost if mask[FOLD] or obs[off[O_PHASE]] == 1 else \
         chance_lowest(unseen, r, k)
     stay_value = w * pot - (1.0 - w) * 2.0 * share
     if mask[FOLD]:
@@ -225,8 +235,17 @@ def decide(obs: np.ndarray, mask: np.ndarray, players: int, kind: int, par: np.n
 
 
 @njit(cache=True)
+def device_decide(obs: np.ndarray, mask: np.ndarray, players: int, iparams: np.ndarray, fparams: np.ndarray,
+                  work: np.ndarray) -> int:
+    """:func:`decide` with the policy packed as a device env's kernels pass it: ``iparams`` = (kind, the 8
+    observation offsets of :func:`offsets`, the deck's 21 rank counts), ``fparams`` = the policy's parameters."""
+    return decide(obs, mask, players, iparams[0], fparams, iparams[1:9], iparams[9:30], work)
+
+
+@njit(cache=True)
 def decide_batch(obs: np.ndarray, masks: np.ndarray, players: int, kind: int, par: np.ndarray, off: np.ndarray,
                  counts: np.ndarray, out: np.ndarray) -> None:
     """:func:`decide` for every row of a batch."""
+    work = np.empty(WORK_WORDS, np.int64)
     for i in range(obs.shape[0]):
-        out[i] = decide(obs[i], masks[i], players, kind, par, off, counts)
+        out[i] = decide(obs[i], masks[i], players, kind, par, off, counts, work)

@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from krypenv.agent_api import Agent, DecisionBatch, check_actions
-from krypenv.rng import k_uniforms, seed_state
+from krypenv.rng import k_uniforms, seed_states
 
 __all__ = [
     "EXTERNAL",
@@ -158,7 +158,7 @@ class EnvBatch(ABC):
         """Seed each env's random stream (None: fresh entropy)."""
         if len(seeds) != self.n:
             raise ValueError(f"need {self.n} seeds, got {len(seeds)}")
-        self.rng[:] = [seed_state(s) for s in seeds]
+        self.rng[:] = seed_states(seeds)
 
     def reset(self, active: np.ndarray | None = None) -> None:
         """New episodes in the active envs (all by default), advanced to the first learner or external decision."""

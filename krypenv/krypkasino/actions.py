@@ -38,13 +38,17 @@ from numba import njit
 
 from krypenv.krypkasino.cards import HAND_VALUE, card_name
 from krypenv.krypkasino.engine.captures import (
+    O_CARD_A,
+    O_CARD_B,
+    candidate_into,
     card_capture,
-    card_captures_s,
+    card_capture_keys,
     card_mask_into,
+    expand_captures,
     hand_sweep_values_s,
     hand_value_bits,
     maximal_captures_k,
-    n_card_captures,
+    n_candidates,
     new_scratch,
     subset_sums,
     table_value_key,
@@ -73,6 +77,11 @@ def action_name(action: int, pending: int = -1) -> str:
 
 
 # --------------------------------------------------------------------------- compiled pieces
+# The candidates of a capture choice are the card-level maximal captures of the pending card
+# (value keys from card_capture_keys, expanded one at a time by candidate_into into a card
+# vector of the scratch): enumerated, never stored, so nothing here allocates and the same
+# functions run on CPU and CUDA threads.  Scratch regions used: O_CARD_A (the candidate),
+# O_CARD_B (a running min or max), besides the capture search's own.
 @njit(cache=True)
 def holds(cand: np.ndarray, fixed: np.ndarray) -> bool:
     """Whether a candidate capture (52,) counts contains every fixed card."""
@@ -83,17 +92,29 @@ def holds(cand: np.ndarray, fixed: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def fix_common(cands: np.ndarray, fixed: np.ndarray) -> tuple[int, int]:
-    """Raise ``fixed`` to the minimum over the candidates holding it; return (remaining count, last remaining index)."""
+def _same(cand: np.ndarray, fixed: np.ndarray) -> bool:
+    """Whether a candidate capture is exactly the fixed cards."""
+    for c in range(52):
+        if cand[c] != fixed[c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def fix_common(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, scr: np.ndarray) -> tuple[int, int]:
+    """Raise ``fixed`` to the minimum over the candidates (of value keys ``keys`` on ``table``) holding it; return
+    (remaining count, index of the last remaining candidate)."""
+    cand, lo = scr[O_CARD_A:O_CARD_A + 52], scr[O_CARD_B:O_CARD_B + 52]
+    lo[:] = 127
     n_rem = 0
     last = -1
-    lo = np.full(52, 127, dtype=np.int8)
-    for m in range(cands.shape[0]):
-        if holds(cands[m], fixed):
+    for m in range(n_candidates(table, keys)):
+        candidate_into(table, keys, m, cand)
+        if holds(cand, fixed):
             n_rem += 1
             last = m
             for c in range(52):
-                lo[c] = min(lo[c], cands[m, c])
+                lo[c] = min(lo[c], cand[c])
     if n_rem:
         for c in range(52):
             fixed[c] = lo[c]
@@ -101,21 +122,19 @@ def fix_common(cands: np.ndarray, fixed: np.ndarray) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def choice_mask_into(cands: np.ndarray, fixed: np.ndarray, out: np.ndarray) -> None:
-    """Write the capture-choice actions 52–104 into ``out`` for candidates ``cands`` and fixed cards ``fixed``."""
-    hi = np.zeros(52, dtype=np.int8)
+def choice_mask_into(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, out: np.ndarray,
+                     scr: np.ndarray) -> None:
+    """Write the capture-choice actions 52–104 into ``out`` for the candidates of ``keys`` and fixed cards ``fixed``."""
+    cand, hi = scr[O_CARD_A:O_CARD_A + 52], scr[O_CARD_B:O_CARD_B + 52]
+    hi[:] = 0
     confirm = 0
-    for m in range(cands.shape[0]):
-        if holds(cands[m], fixed):
-            same = True
-            for c in range(52):
-                if cands[m, c] != fixed[c]:
-                    same = False
-                    break
-            if same:
+    for m in range(n_candidates(table, keys)):
+        candidate_into(table, keys, m, cand)
+        if holds(cand, fixed):
+            if _same(cand, fixed):
                 confirm = 1
             for c in range(52):
-                hi[c] = max(hi[c], cands[m, c])
+                hi[c] = max(hi[c], cand[c])
     for c in range(52):
         out[TAKE + c] = 1 if hi[c] > fixed[c] else 0
     out[CONFIRM] = confirm
@@ -132,7 +151,7 @@ def mask_into(hand: np.ndarray, table: np.ndarray, choice: np.ndarray, sweep_bit
     if choice[0] < 0:
         card_mask_into(hand, sweep_bits & hand_value_bits(hand), out)
     else:
-        choice_mask_into(card_captures_s(table, choice[0], scr), choice[1:], out)
+        choice_mask_into(table, card_capture_keys(table, choice[0], scr), choice[1:], out, scr)
 
 
 @njit(cache=True)
@@ -152,13 +171,12 @@ def _play_card(st: np.ndarray, i: int, players: int, card: int, choice: np.ndarr
     if forced:  # K13: only sweepers, and they take the whole table
         if not (forced >> HAND_VALUE[card]) & 1:
             return ILLEGAL
-        buf[:] = table
+        for c in range(52):
+            buf[c] = table[c]
         apply_move(st, i, players, card, buf, later_kinds, later_sizes, spades)
         return MOVED
     keys = maximal_captures_k(tkey, subset_sums(tkey), HAND_VALUE[card], scr)
-    total = 0
-    for k in range(keys.shape[0]):
-        total += n_card_captures(table, keys[k])
+    total = n_candidates(table, keys)
     if total <= 1:  # creeps (K12) or a single capture
         if total == 0:
             buf[:] = 0
@@ -168,7 +186,7 @@ def _play_card(st: np.ndarray, i: int, players: int, card: int, choice: np.ndarr
         return MOVED
     choice[0] = card
     choice[1:] = 0
-    fix_common(card_captures_s(table, card, scr), choice[1:])
+    fix_common(table, keys, choice[1:], scr)
     return CHOOSING
 
 
@@ -188,35 +206,35 @@ def apply_action(st: np.ndarray, i: int, players: int, action: int, choice: np.n
         return _play_card(st, i, players, action, choice, buf, later_kinds, later_sizes, spades, scr, forced)
     card = choice[0]
     fixed = choice[1:]
-    cands = card_captures_s(table_of(st, i), card, scr)
+    table = table_of(st, i)
+    keys = card_capture_keys(table, card, scr)
+    cand = scr[O_CARD_A:O_CARD_A + 52]
     if action == CONFIRM:
         found = False
-        for m in range(cands.shape[0]):
-            same = True
-            for c in range(52):
-                if cands[m, c] != fixed[c]:
-                    same = False
-                    break
-            if same:
+        for m in range(n_candidates(table, keys)):
+            candidate_into(table, keys, m, cand)
+            if _same(cand, fixed):
                 found = True
                 break
         if not found:
             return ILLEGAL
-        buf[:] = fixed
+        for c in range(52):
+            buf[c] = fixed[c]
     elif TAKE <= action < CONFIRM:
         c = action - TAKE
         more = False
-        for m in range(cands.shape[0]):
-            if cands[m, c] > fixed[c] and holds(cands[m], fixed):
+        for m in range(n_candidates(table, keys)):
+            candidate_into(table, keys, m, cand)
+            if cand[c] > fixed[c] and holds(cand, fixed):
                 more = True
                 break
         if not more:
             return ILLEGAL
         fixed[c] += 1
-        n_rem, last = fix_common(cands, fixed)
+        n_rem, last = fix_common(table, keys, fixed, scr)
         if n_rem > 1:
             return CHOOSING
-        buf[:] = cands[last]
+        candidate_into(table, keys, last, buf)
     else:
         return ILLEGAL
     choice[0] = -1
@@ -251,14 +269,16 @@ def actions_to_move(table: np.ndarray, choice: np.ndarray, card: int, capture: n
         if not np.array_equal(capture, table):
             raise ValueError("a forced sweep takes the whole table (K13)")
         return actions
-    cands = card_captures_s(table, int(card), new_scratch())
+    scr = new_scratch()
+    keys = card_capture_keys(table, int(card), scr)
+    cands = expand_captures(table, keys)
     if not (cands == capture).all(axis=1).any() and not (cands.shape[0] == 0 and not capture.any()):
         raise ValueError(f"{card_name(card)} cannot take {' '.join(card_name(c) for c in np.flatnonzero(capture))}")
     if cands.shape[0] <= 1:
         return actions
     if (capture < fixed).any():
         raise ValueError("that capture leaves out cards already chosen")
-    n_rem, _ = fix_common(cands, fixed)
+    n_rem, _ = fix_common(table, keys, fixed, scr)
     while n_rem > 1:
         more = np.flatnonzero(capture > fixed)
         if more.size == 0:
@@ -267,6 +287,6 @@ def actions_to_move(table: np.ndarray, choice: np.ndarray, card: int, capture: n
         c = int(more[0])
         actions.append(TAKE + c)
         fixed[c] += 1
-        n_rem, _ = fix_common(cands, fixed)
+        n_rem, _ = fix_common(table, keys, fixed, scr)
     return actions
 

@@ -101,6 +101,14 @@ class KrypkasinoBatch(EnvBatch):
         packed[C_KINDS:C_KINDS + len(rules.kinds)] = rules.kinds
         return packed
 
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        """The state arrays the device env's drivers and CUDA kernel take first (st, rng, ints, cfg)."""
+        return self.state, self.rng, self.ints, self.packed
+
+    def _driver_tail(self) -> np.ndarray:
+        """The CPU drivers' last argument: the scratch rows."""
+        return self.scratch
+
     def _attach(self) -> None:
         """Rebuild the engine's view of the state after unpickling."""
         self.deals = DealBatch(self.rules, self.n, state=self.state)

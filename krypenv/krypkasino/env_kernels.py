@@ -50,12 +50,12 @@ from krypenv.krypkasino.config import (
     RANDOM,
 )
 from krypenv.krypkasino.engine import kernels
-from krypenv.krypkasino.engine.captures import hand_sweep_values_s, sweep_values_s, table_value_key
+from krypenv.krypkasino.engine.captures import O_MASK, hand_sweep_values_s, sweep_values_s, table_value_key, uniforms_of
 from krypenv.krypkasino.observation import POINTS8, encode_into
-from krypenv.rng import draw_deck, pick_legal, rand_float
+from krypenv.rng import draw_deck_into, pick_legal, rand_float
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
 def _choice(st: np.ndarray, cfg: np.ndarray, i: int) -> np.ndarray:
     """(53,) view of env ``i``'s capture-choice state."""
     return st[i, cfg[C_E0]:cfg[C_E0] + CHOICE_SIZE]
@@ -142,14 +142,15 @@ def learner_value(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> 
 
 
 @njit(cache=True)
-def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> None:
+def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, scr: np.ndarray) -> None:
     """Deal the next deal of env ``i``'s match: a fresh deck from its stream, the dealer rotating left (K19).
 
     The shuffle orders the deck's kind indices, mapped to card codes by ``cfg[C_KINDS:]`` (the
     identity in the standard game; the variant's kinds, K20).
     """
     P = cfg[C_P]
-    deck = draw_deck(rng, i, cfg[C_DECK_SIZE], cfg[C_N_KINDS])
+    deck = st[i, kernels.DECK:kernels.DECK + cfg[C_DECK_SIZE]]  # shuffled in place, then dealt from (K6)
+    draw_deck_into(rng, i, deck, cfg[C_N_KINDS], uniforms_of(scr))
     if cfg[C_N_KINDS] != 52:  # a variant deck (K20); the standard deck's kind indices are its codes
         for k in range(deck.shape[0]):
             deck[k] = cfg[C_KINDS + deck[k]]
@@ -163,8 +164,11 @@ def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray
 
 
 @njit(cache=True)
-def reset_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, base: np.ndarray, cfg: np.ndarray, i: int) -> None:
-    """Start a new episode in env ``i``: deal 0 with the first dealer; a random learner seat if configured."""
+def reset_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, base: np.ndarray, cfg: np.ndarray, i: int,
+              scr: np.ndarray) -> None:
+    """Start a new episode in env ``i``: deal 0 with the first dealer; a random learner seat if configured.
+
+    ``base[i]`` (the learner's value, or the row of every seat's value of the device env) is zeroed."""
     P = cfg[C_P]
     ints[i, :] = 0
     base[i] = 0.0
@@ -172,11 +176,11 @@ def reset_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, base: np.ndarra
     st[i, _col_last(cfg):_col_last(cfg) + LAST_MOVE] = -1
     if cfg[C_RANDOM_SEAT]:
         st[i, _col_seat(cfg)] = min(int(rand_float(rng, i) * P), P - 1)
-    _new_deal(st, rng, ints, cfg, i)
+    _new_deal(st, rng, ints, cfg, i, scr)
 
 
 @njit(cache=True)
-def rollover_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> bool:
+def rollover_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, scr: np.ndarray) -> bool:
     """If env ``i``'s deal is finished, bank its scores and deal the next one of the match; True if the episode is
     over."""
     if episode_over(st, cfg, i):
@@ -189,11 +193,11 @@ def rollover_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndar
     for s in range(cfg[C_P]):
         ints[i, I_TOTALS + s] += seat_score(st, cfg, i, s)
     ints[i, I_DEAL_NO] += 1
-    _new_deal(st, rng, ints, cfg, i)
+    _new_deal(st, rng, ints, cfg, i, scr)
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
 def _last_capture(st: np.ndarray, cfg: np.ndarray, i: int) -> np.ndarray:
     """(52,) view of the capture in env ``i``'s last-move record, where apply_action writes each move's capture."""
     return st[i, _col_last(cfg) + 4:_col_last(cfg) + LAST_MOVE]
@@ -258,8 +262,8 @@ def random_action(st: np.ndarray, cfg: np.ndarray, i: int, u: float, scr: np.nda
     choice = _choice(st, cfg, i)
     hand = kernels.hand_of(st, i, st[i, kernels.TURN])
     table = kernels.table_of(st, i)
-    if choice[0] >= 0:  # a capture choice (rare): go through the mask
-        mask = np.empty(N_ACTIONS, np.int8)
+    if choice[0] >= 0:  # a capture choice (rare): go through the mask, in the scratch
+        mask = scr[O_MASK:O_MASK + N_ACTIONS]
         mask_into(hand, table, choice, 0, mask, scr)
         return pick_legal(mask, u), -1
     forced = hand_sweep_values_s(hand, table_value_key(table), scr)
@@ -289,7 +293,7 @@ def advance_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarr
                 scr: np.ndarray) -> None:
     """Deal on through a match and play built-in opponents until the learner or an external seat must act."""
     kinds = cfg[C_SEAT_KINDS:C_SEAT_KINDS + cfg[C_P]]
-    while not rollover_one(st, rng, ints, cfg, i):
+    while not rollover_one(st, rng, ints, cfg, i, scr):
         r = to_act(st, cfg, i)
         if kinds[r] != RANDOM:
             return
@@ -297,12 +301,52 @@ def advance_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarr
         act_one(st, ints, cfg, i, action, False, scr, forced)
 
 
+@njit(cache=True)
+def finish_seats_one(st, rng, ints, base, cfg, i, actor, rew, dones, final, term_obs, term_mask, scr):
+    """The device env's end of a step in env ``i``: every seat's reward since the previous step (minus its side's
+    value change; ``base`` (N, P) holds the values then), the done flag, and for a finished episode each seat's
+    final value, ``actor``'s terminal observation and a new episode (not yet advanced; its values start at 0).
+    Returns the done flag.  With one learner seat this is :func:`finish_one`'s reward, per seat."""
+    P = cfg[C_P]
+    for s in range(P):
+        v = side_value(st, ints, cfg, i, cfg[C_SIDE_OF + s])
+        rew[i, s] = base[i, s] - v
+        base[i, s] = v
+        final[i, s] = v
+    dones[i] = episode_over(st, cfg, i)
+    if dones[i]:
+        observe_one(st, ints, cfg, i, actor, term_obs[i], term_mask[i], scr)
+        reset_one(st, rng, ints, base, cfg, i, scr)  # base[i] (the row) back to 0
+    return dones[i]
+
+
+@njit(cache=True)
+def observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr):
+    """The observation and mask of the seat to act in env ``i`` (a running episode), and that seat."""
+    seat = np.int64(st[i, kernels.TURN])
+    seats[i] = seat
+    observe_one(st, ints, cfg, i, seat, obs[i], masks[i], scr)
+
+
+@njit(cache=True)
+def step_seats_one(st, rng, ints, cfg, i, actions, lose, status, base, rew, over, final, obs, masks, seats,
+                   term_obs, term_mask, scr):
+    """A whole device-env step of env ``i`` when no seat is played from Python: the action of the seat to act
+    (``seats[i]``), built-in seats, rewards per seat, auto-reset, the next seat to act and its observation."""
+    actor = seats[i]
+    status[i] = act_one(st, ints, cfg, i, actions[i], lose, scr, -1)
+    advance_one(st, rng, ints, cfg, i, scr)
+    if finish_seats_one(st, rng, ints, base, cfg, i, actor, rew, over, final, term_obs, term_mask, scr):
+        advance_one(st, rng, ints, cfg, i, scr)
+    observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
+
+
 # --------------------------------------------------------------------------- per-range bodies
 @njit(cache=True)
 def _reset_range(st, rng, ints, base, cfg, lo, hi, active, scr):
     for i in range(lo, hi):
         if active[i]:
-            reset_one(st, rng, ints, base, cfg, i)
+            reset_one(st, rng, ints, base, cfg, i, scr)
             advance_one(st, rng, ints, cfg, i, scr)
 
 
@@ -325,7 +369,7 @@ def finish_one(st, rng, ints, base, cfg, i, rew, dones, final, term_obs, term_ma
     if dones[i]:
         final[i] = v
         observe_one(st, ints, cfg, i, learner_seat(st, cfg, i), term_obs[i], term_mask[i], scr)
-        reset_one(st, rng, ints, base, cfg, i)  # the new episode's value starts at 0
+        reset_one(st, rng, ints, base, cfg, i, scr)  # the new episode's value starts at 0
         advance_one(st, rng, ints, cfg, i, scr)
 
 
@@ -343,6 +387,37 @@ def _step_all_range(st, rng, ints, base, cfg, lo, hi, actions, lose, status, rew
         advance_one(st, rng, ints, cfg, i, scr)
         finish_one(st, rng, ints, base, cfg, i, rew, dones, final, term_obs, term_mask, scr)
         observe_one(st, ints, cfg, i, learner_seat(st, cfg, i), obs[i], masks[i], scr)
+
+
+# The device env's CPU drivers (krypenv.envs.device): arguments are the state (st, rng, ints, cfg), the operation's
+# own, then the scratch rows; its CUDA kernel (krypenv.krypkasino.cuda_kernels) runs the same per-env functions.
+@njit(cache=True)
+def _seats_reset_range(st, rng, ints, cfg, lo, hi, active, base, scr):
+    for i in range(lo, hi):
+        if active[i]:
+            reset_one(st, rng, ints, base, cfg, i, scr)
+            advance_one(st, rng, ints, cfg, i, scr)
+
+
+@njit(cache=True)
+def _seats_step_range(st, rng, ints, cfg, lo, hi, actions, lose, status, base, rew, over, final, obs, masks, seats,
+                      term_obs, term_mask, scr):
+    for i in range(lo, hi):
+        step_seats_one(st, rng, ints, cfg, i, actions, lose, status, base, rew, over, final, obs, masks, seats,
+                       term_obs, term_mask, scr)
+
+
+@njit(cache=True)
+def _seats_finish_range(st, rng, ints, cfg, lo, hi, actors, base, rew, over, final, term_obs, term_mask, scr):
+    for i in range(lo, hi):
+        if finish_seats_one(st, rng, ints, base, cfg, i, actors[i], rew, over, final, term_obs, term_mask, scr):
+            advance_one(st, rng, ints, cfg, i, scr)
+
+
+@njit(cache=True)
+def _observe_actor_range(st, ints, cfg, lo, hi, obs, masks, seats, scr):
+    for i in range(lo, hi):
+        observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
 
 
 @njit(cache=True)
@@ -431,6 +506,71 @@ def k_observe_ser(st, ints, cfg, obs, masks, scr):
     _observe_range(st, ints, cfg, 0, obs.shape[0], obs, masks, scr[0])
 
 
+@njit(cache=True, parallel=True)
+def k_seats_reset_par(st, rng, ints, cfg, active, base, scr):
+    """New episodes in the active envs (every seat's base value 0), advanced to a caller's decision, in parallel."""
+    n, chunks = active.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
+        _seats_reset_range(st, rng, ints, cfg, lo, hi, active, base, scr[ch])
+
+
+@njit(cache=True)
+def k_seats_reset_ser(st, rng, ints, cfg, active, base, scr):
+    """Serial twin of :func:`k_seats_reset_par`."""
+    _seats_reset_range(st, rng, ints, cfg, 0, active.shape[0], active, base, scr[0])
+
+
+@njit(cache=True, parallel=True)
+def k_seats_step_par(st, rng, ints, cfg, actions, lose, status, base, rew, over, final, obs, masks, seats, term_obs,
+                     term_mask, scr):
+    """The device env's whole step (:func:`step_seats_one`) in every env, in parallel."""
+    n, chunks = actions.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
+        _seats_step_range(st, rng, ints, cfg, lo, hi, actions, lose, status, base, rew, over, final, obs, masks,
+                          seats, term_obs, term_mask, scr[ch])
+
+
+@njit(cache=True)
+def k_seats_step_ser(st, rng, ints, cfg, actions, lose, status, base, rew, over, final, obs, masks, seats, term_obs,
+                     term_mask, scr):
+    """Serial twin of :func:`k_seats_step_par`."""
+    _seats_step_range(st, rng, ints, cfg, 0, actions.shape[0], actions, lose, status, base, rew, over, final, obs,
+                      masks, seats, term_obs, term_mask, scr[0])
+
+
+@njit(cache=True, parallel=True)
+def k_seats_finish_par(st, rng, ints, cfg, actors, base, rew, over, final, term_obs, term_mask, scr):
+    """Rewards per seat, dones, terminal observations and auto-resets (advanced to the next decision), in parallel."""
+    n, chunks = actors.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
+        _seats_finish_range(st, rng, ints, cfg, lo, hi, actors, base, rew, over, final, term_obs, term_mask, scr[ch])
+
+
+@njit(cache=True)
+def k_seats_finish_ser(st, rng, ints, cfg, actors, base, rew, over, final, term_obs, term_mask, scr):
+    """Serial twin of :func:`k_seats_finish_par`."""
+    _seats_finish_range(st, rng, ints, cfg, 0, actors.shape[0], actors, base, rew, over, final, term_obs, term_mask,
+                        scr[0])
+
+
+@njit(cache=True, parallel=True)
+def k_observe_actor_par(st, rng, ints, cfg, obs, masks, seats, scr):
+    """The seat to act in every env, its observation and mask, in parallel."""
+    n, chunks = obs.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
+        _observe_actor_range(st, ints, cfg, lo, hi, obs, masks, seats, scr[ch])
+
+
+@njit(cache=True)
+def k_observe_actor_ser(st, rng, ints, cfg, obs, masks, seats, scr):
+    """Serial twin of :func:`k_observe_actor_par`."""
+    _observe_actor_range(st, ints, cfg, 0, obs.shape[0], obs, masks, seats, scr[0])
+
+
 @njit(cache=True)
 def k_waiting(st, cfg, out):
     """Per env, the relative seat whose external agent must act now, or −1."""
@@ -461,7 +601,7 @@ def k_observe_seats(st, ints, cfg, idx, seats, obs, masks, scr):
 def k_act(st, rng, ints, cfg, i, action, lose, scr):
     """One action of the seat to act in env ``i``, then the next deal of a match if this one ended."""
     status = act_one(st, ints, cfg, i, action, lose, scr[0], -1)
-    rollover_one(st, rng, ints, cfg, i)
+    rollover_one(st, rng, ints, cfg, i, scr[0])
     return status
 
 
@@ -481,7 +621,7 @@ def k_aec_step(st, rng, ints, cfg, action, lose, vals, delta, obs, mask, info, s
     info[0] = status
     if status == ILLEGAL and not lose:
         return
-    rollover_one(st, rng, ints, cfg, 0)
+    rollover_one(st, rng, ints, cfg, 0, scr[0])
     for k in range(vals.shape[0]):
         new = side_value(st, ints, cfg, 0, k)
         for s in range(P):

@@ -141,7 +141,8 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
         else:
             out[156 + pending] += 1  # ... and is face up for everyone else
         out[208 + pending] = 1
-        out[260:312] = choice[1:]
+        for c in range(52):
+            out[260 + c] = choice[1 + c]
     for v in range(2, 15):
         if (sweep_bits >> v) & 1:
             out[O_SWEEP + v - 2] = 1

@@ -181,6 +181,10 @@ class KungsholmskilleBatch(EnvBatch):
         """The arrays every stepping kernel takes first."""
         return self.state, self.cash, self.episode, self.rng, self.packed, self.prev_state, self.prev_cash
 
+    def _driver_tail(self) -> int:
+        """The CPU drivers' last argument: the chunk count."""
+        return self.chunks
+
     def _reset_kernel(self, active: np.ndarray) -> None:
         """New episodes in the active envs, advanced to the first learner or external decision."""
         self._driver("reset")(*self._arrays(), active, self.chunks)

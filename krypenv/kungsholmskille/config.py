@@ -33,7 +33,11 @@ MAX_DEALS = 1000  # keeps every money value inside int16 (see observation.py)
 ILLEGAL_FINE = 20  # kronor the offender pays every other seat with illegal="lose"
 MOVED, ILLEGAL = 0, 1  # act statuses
 RUNNING, POT_OUT, TRUNCATED, FORFEIT = 0, 1, 2, 3  # episode state E_OVER: POT_OUT and FORFEIT are terminations
-BUF = MAX_LEGAL + 5  # scratch length for legal_list
+# The per-thread int64 scratch ``buf`` of the env functions (nothing in them allocates, so they run on CPU and CUDA
+# threads alike): a legal-action list (legal_list), then a deck's uniforms (read as float64, 41 used), then room for a
+# compiled policy's work vector (three rank vectors of the tactics, krypenv.agents.kungsholmskille).
+B_LEGAL, B_UNIF, B_POLICY = 0, MAX_LEGAL + 5, MAX_LEGAL + 5 + 42
+BUF = B_POLICY + 3 * 21  # scratch length
 
 # cfg vector (int64)
 C_P, C_MAX_DEALS, C_FIRST_DEALER, C_SKIP, C_RANDOM_SEAT, C_RANKS, C_POT_DEALS = range(7)
@@ -107,6 +111,9 @@ class EnvConfig:
 
 __all__ = [
     "BUF",
+    "B_LEGAL",
+    "B_POLICY",
+    "B_UNIF",
     "CFG_SIZE",
     "C_FIRST_DEALER",
     "C_KINDS",

@@ -17,6 +17,7 @@ from numba import njit, prange
 
 from krypenv.kungsholmskille.cards import N_COPIES
 from krypenv.kungsholmskille.config import (
+    B_UNIF,
     BUF,
     C_FIRST_DEALER,
     C_KINDS,
@@ -45,16 +46,17 @@ from krypenv.kungsholmskille.config import (
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.engine.drivers import chunk_bounds
 from krypenv.kungsholmskille.observation import encode_into, mask_into
-from krypenv.rng import draw_deck, rand_float
+from krypenv.rng import draw_deck_into, rand_float
 
 
 # --------------------------------------------------------------------------- one env
 @njit(cache=True)
-def deal_one(st, cash, ep, rng, cfg, i, pot):
+def deal_one(st, cash, ep, rng, cfg, i, pot, buf):
     """Deal env ``i``'s deal number ``ep[i, E_DEAL]`` (L4) with a fresh deck (L1, L20) from its stream and the given
-    pot; the pot's last deal (L21) is marked."""
+    pot; the pot's last deal (L21) is marked.  The deck is shuffled in place in the record (``buf``: the scratch)."""
     P = cfg[C_P]
-    deck = draw_deck(rng, i, N_COPIES * cfg[C_RANKS], cfg[C_RANKS])
+    deck = st[i, kernels.DECK:kernels.DECK + N_COPIES * cfg[C_RANKS]]
+    draw_deck_into(rng, i, deck, cfg[C_RANKS], buf[B_UNIF:B_UNIF + 42].view(np.float64))
     deal = ep[i, E_DEAL]
     dealer = (cfg[C_FIRST_DEALER] + deal) % P  # L2: the deal passes to the left after every deal
     last = 1 if cfg[C_POT_DEALS] > 0 and deal == cfg[C_POT_DEALS] - 1 else 0
@@ -62,7 +64,7 @@ def deal_one(st, cash, ep, rng, cfg, i, pot):
 
 
 @njit(cache=True)
-def reset_one(st, cash, ep, rng, cfg, i):
+def reset_one(st, cash, ep, rng, cfg, i, buf):
     """A new episode in env ``i``: every seat antes 2 (L3), a random learner seat if configured, deal 0."""
     P = cfg[C_P]
     seat = ep[i, E_SEAT]
@@ -73,11 +75,11 @@ def reset_one(st, cash, ep, rng, cfg, i):
     ep[i, E_SEAT] = seat
     for s in range(P):
         ep[i, E_MONEY + s] = -2  # L3; reaches the seats with the first step (E_BASE stays 0)
-    deal_one(st, cash, ep, rng, cfg, i, 2 * P)
+    deal_one(st, cash, ep, rng, cfg, i, 2 * P, buf)
 
 
 @njit(cache=True)
-def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash):
+def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
     """Settle env ``i``'s finished deal and deal the next one; True when the episode is over.
 
     A budrunda (L12): its antes are paid and the next deal is dealt into the same pot, unless
@@ -99,10 +101,12 @@ def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash):
         return True
     for s in range(P):
         ep[i, E_MONEY + s] -= cash[i, kernels.ANTES + s]
-    prev_st[i, :] = st[i, :]
-    prev_cash[i, :] = cash[i, :]
+    for c in range(st.shape[1]):
+        prev_st[i, c] = st[i, c]
+    for c in range(cash.shape[1]):
+        prev_cash[i, c] = cash[i, c]
     ep[i, E_DEAL] += 1
-    deal_one(st, cash, ep, rng, cfg, i, cash[i, kernels.POT_NEXT])
+    deal_one(st, cash, ep, rng, cfg, i, cash[i, kernels.POT_NEXT], buf)
     return False
 
 
@@ -140,7 +144,7 @@ def advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
     """Deal on (L12) and make forced moves (``skip_forced``) and built-in opponents' moves until the
     learner or an external seat must decide, or the episode is over."""
     P = cfg[C_P]
-    while not rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash):
+    while not rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
         row = st[i]
         if cfg[C_SKIP] and kernels.legal_list(row, buf) == 1:
             kernels.apply(row, cash[i], P, buf[0])
@@ -172,8 +176,52 @@ def finish_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, rew, over, final, 
     if over[i] != RUNNING:
         final[i] = m
         observe_one(st, cash, ep, cfg, i, seat, term_obs[i], term_mask[i], buf)
-        reset_one(st, cash, ep, rng, cfg, i)
+        reset_one(st, cash, ep, rng, cfg, i, buf)
         advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
+
+
+@njit(cache=True)
+def finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, actor, base, rew, over, final, term_obs,
+                     term_mask, buf):
+    """The device env's end of a step in env ``i``: every seat's reward since the previous step (its money change;
+    ``base`` (N, P) holds the money then), the over code, and for a finished episode each seat's final money,
+    ``actor``'s terminal observation and a new episode (not yet advanced; its base back to 0, so the antes of L3
+    reach the seats with the next step).  Returns whether the episode ended.  With one learner seat this is
+    :func:`finish_one`'s reward, per seat."""
+    for s in range(cfg[C_P]):
+        m = ep[i, E_MONEY + s]
+        rew[i, s] = m - base[i, s]
+        base[i, s] = m
+        final[i, s] = m
+    over[i] = ep[i, E_OVER]
+    if over[i] == RUNNING:
+        return False
+    observe_one(st, cash, ep, cfg, i, actor, term_obs[i], term_mask[i], buf)
+    reset_one(st, cash, ep, rng, cfg, i, buf)
+    base[i] = 0
+    return True
+
+
+@njit(cache=True)
+def observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf):
+    """The observation and mask of the seat to act in env ``i`` (a running episode), and that seat."""
+    seat = np.int64(st[i, kernels.TO_ACT])
+    seats[i] = seat
+    observe_one(st, cash, ep, cfg, i, seat, obs[i], masks[i], buf)
+
+
+@njit(cache=True)
+def step_seats_one(st, cash, ep, rng, cfg, prev_st, prev_cash, i, actions, lose, status, base, rew, over, final, obs,
+                   masks, seats, term_obs, term_mask, buf):
+    """A whole device-env step of env ``i`` when no seat is played from Python: the action of the seat to act
+    (``seats[i]``), built-in seats and forced moves, rewards per seat, auto-reset, the next seat and its view."""
+    actor = seats[i]
+    status[i] = act_one(st, cash, ep, cfg, i, actions[i], lose)
+    advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
+    if finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, actor, base, rew, over, final, term_obs,
+                        term_mask, buf):
+        advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
+    observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
 
 
 # --------------------------------------------------------------------------- batch bodies
@@ -182,7 +230,7 @@ def _reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, active):
     buf = np.empty(BUF, np.int64)
     for i in range(lo, hi):
         if active[i]:
-            reset_one(st, cash, ep, rng, cfg, i)
+            reset_one(st, cash, ep, rng, cfg, i, buf)
             advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
 
 
@@ -210,6 +258,45 @@ def _step_all_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions,
         advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
         finish_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, rew, over, final, term_obs, term_mask, buf)
         observe_one(st, cash, ep, cfg, i, ep[i, E_SEAT], obs[i], masks[i], buf)
+
+
+# The device env's CPU drivers (krypenv.envs.device): arguments are the state (st, cash, ep, rng, cfg, prev_st,
+# prev_cash), the operation's own, then the chunk count; its CUDA kernel (krypenv.kungsholmskille.cuda_kernels) runs
+# the same per-env functions.
+@njit(cache=True)
+def _seats_reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, active, base):
+    buf = np.empty(BUF, np.int64)
+    for i in range(lo, hi):
+        if active[i]:
+            reset_one(st, cash, ep, rng, cfg, i, buf)
+            base[i] = 0
+            advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
+
+
+@njit(cache=True)
+def _seats_step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status, base, rew, over,
+                      final, obs, masks, seats, term_obs, term_mask):
+    buf = np.empty(BUF, np.int64)
+    for i in range(lo, hi):
+        step_seats_one(st, cash, ep, rng, cfg, prev_st, prev_cash, i, actions, lose, status, base, rew, over, final,
+                       obs, masks, seats, term_obs, term_mask, buf)
+
+
+@njit(cache=True)
+def _seats_finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actors, base, rew, over, final, term_obs,
+                        term_mask):
+    buf = np.empty(BUF, np.int64)
+    for i in range(lo, hi):
+        if finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, actors[i], base, rew, over, final,
+                            term_obs, term_mask, buf):
+            advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
+
+
+@njit(cache=True)
+def _observe_actor_range(st, cash, ep, cfg, lo, hi, obs, masks, seats):
+    buf = np.empty(BUF, np.int64)
+    for i in range(lo, hi):
+        observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
 
 
 @njit(cache=True)
@@ -297,6 +384,74 @@ def k_observe_par(st, cash, ep, cfg, obs, masks, chunks):
 def k_observe_ser(st, cash, ep, cfg, obs, masks, chunks):
     """Serial twin of :func:`k_observe_par`."""
     _observe_range(st, cash, ep, cfg, 0, st.shape[0], obs, masks)
+
+
+@njit(cache=True, parallel=True)
+def k_seats_reset_par(st, cash, ep, rng, cfg, prev_st, prev_cash, active, base, chunks):
+    """New episodes in the active envs (every seat's base money 0), advanced to a caller's decision, in parallel."""
+    n = st.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _seats_reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, active, base)
+
+
+@njit(cache=True)
+def k_seats_reset_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, active, base, chunks):
+    """Serial twin of :func:`k_seats_reset_par`."""
+    _seats_reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, 0, st.shape[0], active, base)
+
+
+@njit(cache=True, parallel=True)
+def k_seats_step_par(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, status, base, rew, over, final, obs,
+                     masks, seats, term_obs, term_mask, chunks):
+    """The device env's whole step (:func:`step_seats_one`) in every env, in parallel."""
+    n = st.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _seats_step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status, base, rew, over,
+                          final, obs, masks, seats, term_obs, term_mask)
+
+
+@njit(cache=True)
+def k_seats_step_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, status, base, rew, over, final, obs,
+                     masks, seats, term_obs, term_mask, chunks):
+    """Serial twin of :func:`k_seats_step_par`."""
+    _seats_step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, 0, st.shape[0], actions, lose, status, base, rew,
+                      over, final, obs, masks, seats, term_obs, term_mask)
+
+
+@njit(cache=True, parallel=True)
+def k_seats_finish_par(st, cash, ep, rng, cfg, prev_st, prev_cash, actors, base, rew, over, final, term_obs, term_mask,
+                       chunks):
+    """Rewards per seat, over codes, terminal observations and auto-resets (advanced to the next decision)."""
+    n = st.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _seats_finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actors, base, rew, over, final,
+                            term_obs, term_mask)
+
+
+@njit(cache=True)
+def k_seats_finish_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, actors, base, rew, over, final, term_obs, term_mask,
+                       chunks):
+    """Serial twin of :func:`k_seats_finish_par`."""
+    _seats_finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, 0, st.shape[0], actors, base, rew, over, final,
+                        term_obs, term_mask)
+
+
+@njit(cache=True, parallel=True)
+def k_observe_actor_par(st, cash, ep, rng, cfg, prev_st, prev_cash, obs, masks, seats, chunks):
+    """The seat to act in every env, its observation and mask, in parallel."""
+    n = st.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _observe_actor_range(st, cash, ep, cfg, lo, hi, obs, masks, seats)
+
+
+@njit(cache=True)
+def k_observe_actor_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, obs, masks, seats, chunks):
+    """Serial twin of :func:`k_observe_actor_par`."""
+    _observe_actor_range(st, cash, ep, cfg, 0, st.shape[0], obs, masks, seats)
 
 
 @njit(cache=True)

@@ -40,7 +40,7 @@ from krypenv.kungsholmskille import env_kernels
 from krypenv.kungsholmskille.actions import DISCARD1, DISCARD2, N_ACTIONS, PLAY, action_name
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.cards import HAND_SIZE, RANKS
-from krypenv.kungsholmskille.config import C_POT_DEALS, RUNNING, EnvConfig
+from krypenv.kungsholmskille.config import BUF, C_POT_DEALS, RUNNING, EnvConfig
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.observation import layout
 from krypenv.openspiel.deal import next_card_outcomes
@@ -156,7 +156,8 @@ class KungsholmskilleState(pyspiel.State):
             b.state[:], b.cash[:], b.prev_state[:], b.prev_cash[:] = 0, 0, 0, 0
             b.episode[:] = 0
             b.episode[0, 1] = RUNNING
-            env_kernels.reset_one(b.state, b.cash, b.episode, b.rng, b.packed, 0)  # antes (L3), a deal to replace
+            env_kernels.reset_one(b.state, b.cash, b.episode, b.rng, b.packed, 0,
+                                  np.zeros(BUF, np.int64))  # antes (L3), a deal to replace
             self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
 
     def __deepcopy__(self, memo: dict) -> KungsholmskilleState:
@@ -254,7 +255,8 @@ class KungsholmskilleState(pyspiel.State):
         if env_kernels.act_one(b.state, b.cash, b.episode, b.packed, 0, int(action), False) != 0:
             raise ValueError(b.illegal_message(0, int(action), f"seat {seat}"))
         deal = int(b.episode[0, 0])
-        env_kernels.rollover_one(b.state, b.cash, b.episode, b.rng, b.packed, 0, b.prev_state, b.prev_cash)
+        env_kernels.rollover_one(b.state, b.cash, b.episode, b.rng, b.packed, 0, b.prev_state, b.prev_cash,
+                                 np.zeros(BUF, np.int64))
         hand = ""
         if DISCARD1 <= action < PLAY:  # the cards drawn (L8) are the discarder's to know: its hand after
             counts = b.state[0, kernels.HANDS + 21 * seat:kernels.HANDS + 21 * seat + 21]

@@ -18,13 +18,34 @@ carries while every count stays in 0..8.
   :func:`card_capture` writes the ``index``-th one, so nothing is materialised unless asked.
 
 The hot kernels take a per-thread int64 *scratch* vector (:data:`SCRATCH_WORDS` long) and
-allocate nothing; if a huge hand-built table overflows it they retry with heap buffers.
+allocate nothing, so the same functions compile for CPU threads and for CUDA threads (one
+thread per env, :mod:`krypenv.krypkasino.cuda_kernels`).  Its regions, in order:
+
+| offsets              | words | holds                                                             |
+|----------------------|-------|-------------------------------------------------------------------|
+| ``O_WORK``           | 64    | the odometer of :func:`combos_into`                               |
+| ``O_COMBOS``         | 128   | the combinations of one played value                              |
+| ``O_SEEN``           | 512   | the hash set of remainders (empty between calls)                  |
+| ``O_USED``           | 256   | the hash slots a search used                                      |
+| ``O_STACK``          | 256   | the search stack                                                  |
+| ``O_RES``            | 256   | the value-level results (what ``maximal_captures_*`` return)      |
+| ``O_CARD_A/B``       | 52+52 | two card vectors (a capture candidate, a running min or max)      |
+| ``O_MASK``           | 128   | an action mask (:mod:`krypenv.krypkasino.actions`, 105 used)      |
+| ``O_UNIF``           | 104   | a deck's uniforms, read as float64 (:func:`uniforms_of`)          |
+| ``O_STATUS``         | 1     | ``STATUS_OVERFLOW`` once a search outgrew its region (GPU only)   |
+
+A search whose remainders outgrow the hash set (only on huge hand-built tables: never in
+millions of random deals) is finished on heap buffers on the CPU; on the GPU, which cannot
+allocate, it sets ``STATUS_OVERFLOW`` in the scratch instead and the driver reports the
+env to the host, which raises rather than hand out a wrong result
+(:func:`overflow_maximal`, :func:`overflow_splits`: one name, one implementation per target).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core.extending import overload
 
 from krypenv.krypkasino.cards import HAND_VALUE
 
@@ -36,7 +57,13 @@ O_SEEN = O_COMBOS + MAX_COMBOS
 O_USED = O_SEEN + HASH_SLOTS
 O_STACK = O_USED + HASH_SLOTS // 2
 O_RES = O_STACK + HASH_SLOTS // 2
-SCRATCH_WORDS = O_RES + HASH_SLOTS // 2  # 1472 int64 = 11.5 KiB
+O_CARD_A = O_RES + HASH_SLOTS // 2
+O_CARD_B = O_CARD_A + 52
+O_MASK = O_CARD_B + 52
+O_UNIF = O_MASK + 128
+O_STATUS = O_UNIF + 104
+SCRATCH_WORDS = O_STATUS + 8  # 1816 int64 = 14.2 KiB (the last 7 words pad to a 64-byte line)
+STATUS_OVERFLOW = 1  # scr[O_STATUS]: a search outgrew the scratch on the GPU (see the module docstring)
 
 _SUM_MASK = (1 << 15) - 1  # subset sums 0..14 are all a capture ever needs
 _QUOTIENT = np.array([[r // max(k, 1) for k in range(14)] for r in range(15)], np.int64)  # r // k without a division
@@ -51,8 +78,21 @@ _GUARD = 0x4040404040404040  # bit 6 of every byte: counts (â‰¤ 8) and needs (â‰
 def new_scratch() -> np.ndarray:
     """A scratch vector for the capture kernels (one per thread); its hash set starts empty."""
     scr = np.zeros(SCRATCH_WORDS, np.int64)
-    scr[O_SEEN:O_USED] = -1
+    clear_scratch(scr)
     return scr
+
+
+@njit(cache=True)
+def clear_scratch(scr: np.ndarray) -> None:
+    """Make ``scr`` a fresh scratch vector in place: an empty hash set, status 0 (a GPU thread's local array)."""
+    scr[O_SEEN:O_USED] = -1
+    scr[O_STATUS] = 0
+
+
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
+def uniforms_of(scr: np.ndarray) -> np.ndarray:
+    """The scratch's uniforms region as a (104,) float64 view (a deck's shuffle, :func:`krypenv.rng.draw_deck_into`)."""
+    return scr[O_UNIF:O_UNIF + 104].view(np.float64)
 
 
 # --------------------------------------------------------------------------- value keys
@@ -234,20 +274,38 @@ def _maximal_search(tkey: int, combos: np.ndarray, m: int, seen: np.ndarray, use
     return n_res
 
 
-@njit(cache=True)
-def _maximal_heap(tkey: int, combos: np.ndarray, m: int) -> np.ndarray:
-    """:func:`_maximal_search` on heap buffers, doubled until the search fits (huge tables only)."""
-    slots = 2 * HASH_SLOTS
-    while True:
-        res = np.empty(slots // 2, np.int64)
-        n = _maximal_search(tkey, combos, m, np.full(slots, -1, np.int64), np.empty(slots // 2, np.int64),
-                            np.empty(slots // 2, np.int64), res)
-        if n >= 0:
-            return res[:n]
-        slots *= 2
+def overflow_maximal(tkey: int, m: int, scr: np.ndarray, none: np.ndarray) -> np.ndarray:
+    """The maximal captures when the remainders outgrew the scratch (huge tables only): per target, below.
+    ``none`` is an empty int64 array, the GPU's answer."""
+    raise NotImplementedError("compiled code only")
 
 
-@njit(cache=True)
+@overload(overflow_maximal, target="cpu")
+def _overflow_maximal_cpu(tkey, m, scr, none):
+    """CPU: :func:`_maximal_search` again on heap buffers, doubled until the search fits."""
+    def impl(tkey, m, scr, none):
+        combos = scr[O_COMBOS:O_COMBOS + m].copy()
+        slots = 2 * HASH_SLOTS
+        while True:
+            res = np.empty(slots // 2, np.int64)
+            n = _maximal_search(tkey, combos, m, np.full(slots, -1, np.int64), np.empty(slots // 2, np.int64),
+                                np.empty(slots // 2, np.int64), res)
+            if n >= 0:
+                return res[:n]
+            slots *= 2
+    return impl
+
+
+@overload(overflow_maximal, target="cuda")
+def _overflow_maximal_cuda(tkey, m, scr, none):
+    """GPU: no heap; flag the overflow for the host and return no captures (the step's results are void)."""
+    def impl(tkey, m, scr, none):
+        scr[O_STATUS] |= STATUS_OVERFLOW
+        return none
+    return impl
+
+
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
 def maximal_captures_s(tkey: int, v: int, scr: np.ndarray) -> np.ndarray:
     """Value keys of every distinct maximal capture of value ``v`` from ``tkey`` (K11), using scratch ``scr``.
 
@@ -257,7 +315,7 @@ def maximal_captures_s(tkey: int, v: int, scr: np.ndarray) -> np.ndarray:
     return maximal_captures_k(tkey, subset_sums(tkey), v, scr)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
 def maximal_captures_k(tkey: int, sums: int, v: int, scr: np.ndarray) -> np.ndarray:
     """:func:`maximal_captures_s` given the table's subset sums."""
     if not (sums >> v) & 1:
@@ -274,7 +332,7 @@ def maximal_captures_k(tkey: int, sums: int, v: int, scr: np.ndarray) -> np.ndar
                         scr[O_RES:SCRATCH_WORDS])
     if n >= 0:
         return scr[O_RES:O_RES + n]
-    return _maximal_heap(tkey, combos[:m].copy(), m)
+    return overflow_maximal(tkey, m, scr, scr[O_RES:O_RES])
 
 
 @njit(cache=True)
@@ -335,12 +393,38 @@ def _splits(key: int, total: int, sums: int, v: int, scr: np.ndarray) -> bool:
     combos = scr[O_COMBOS:O_SEEN]
     m = combos_into(key, v, combos, scr[O_WORK:O_COMBOS])
     found = _partition_search(key, combos, m, scr[O_SEEN:O_USED], scr[O_USED:O_STACK], scr[O_STACK:O_RES])
-    slots = 2 * HASH_SLOTS
-    while found < 0:  # huge tables only
-        found = _partition_search(key, combos, m, np.full(slots, -1, np.int64), np.empty(slots // 2, np.int64),
-                                  np.empty(slots // 2, np.int64))
-        slots *= 2
+    if found < 0:  # huge tables only
+        found = overflow_splits(key, m, scr)
     return found == 1
+
+
+def overflow_splits(key: int, m: int, scr: np.ndarray) -> int:
+    """Whether ``key`` splits (1/0) when the search outgrew the scratch (huge tables only): per target, below."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(overflow_splits, target="cpu")
+def _overflow_splits_cpu(key, m, scr):
+    """CPU: :func:`_partition_search` again on heap buffers, doubled until the search fits."""
+    def impl(key, m, scr):
+        combos = scr[O_COMBOS:O_COMBOS + m]
+        slots = 2 * HASH_SLOTS
+        found = -1
+        while found < 0:
+            found = _partition_search(key, combos, m, np.full(slots, -1, np.int64), np.empty(slots // 2, np.int64),
+                                      np.empty(slots // 2, np.int64))
+            slots *= 2
+        return found
+    return impl
+
+
+@overload(overflow_splits, target="cuda")
+def _overflow_splits_cuda(key, m, scr):
+    """GPU: no heap; flag the overflow for the host and answer "no split" (the step's results are void)."""
+    def impl(key, m, scr):
+        scr[O_STATUS] |= STATUS_OVERFLOW
+        return 0
+    return impl
 
 
 @njit(cache=True)
@@ -479,24 +563,48 @@ def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> N
 
 
 @njit(cache=True)
+def n_candidates(table: np.ndarray, ckeys: np.ndarray) -> int:
+    """How many card-level captures realise the value-level captures ``ckeys`` together."""
+    total = 0
+    for k in range(ckeys.shape[0]):
+        total += n_card_captures(table, ckeys[k])
+    return total
+
+
+@njit(cache=True)
+def candidate_into(table: np.ndarray, ckeys: np.ndarray, m: int, out: np.ndarray) -> None:
+    """Write the ``m``-th card-level capture realising ``ckeys`` into ``out`` (52,): key by key, each key's card
+    sets in :func:`card_capture` order.  The candidates are enumerated, never stored (no allocation)."""
+    k = 0
+    while True:
+        size = n_card_captures(table, ckeys[k])
+        if m < size:
+            card_capture(table, ckeys[k], m, out)
+            return
+        m -= size
+        k += 1
+
+
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
+def card_capture_keys(table: np.ndarray, card: int, scr: np.ndarray) -> np.ndarray:
+    """Value keys of every distinct maximal capture of ``card`` on ``table`` (K11, ignoring K13): in ``scr``."""
+    tkey = table_value_key(table)
+    return maximal_captures_k(tkey, subset_sums(tkey), HAND_VALUE[card], scr)
+
+
+@njit(cache=True)
 def expand_captures(table: np.ndarray, ckeys: np.ndarray) -> np.ndarray:
-    """All card-level captures (M, 52) int8 realising the value-level captures ``ckeys``."""
-    sizes = np.empty(ckeys.shape[0], dtype=np.int64)
-    for i in range(ckeys.shape[0]):
-        sizes[i] = n_card_captures(table, ckeys[i])
-    out = np.zeros((sizes.sum(), 52), dtype=np.int8)
-    row = 0
-    for i in range(ckeys.shape[0]):
-        for idx in range(sizes[i]):
-            card_capture(table, ckeys[i], idx, out[row])
-            row += 1
+    """All card-level captures (M, 52) int8 realising the value-level captures ``ckeys`` (:func:`candidate_into`)."""
+    out = np.zeros((n_candidates(table, ckeys), 52), dtype=np.int8)
+    for m in range(out.shape[0]):
+        candidate_into(table, ckeys, m, out[m])
     return out
 
 
 @njit(cache=True)
 def card_captures_s(table: np.ndarray, card: int, scr: np.ndarray) -> np.ndarray:
     """Every distinct maximal capture (M, 52) of ``card`` on ``table`` (K11), ignoring K13; M = 0: it creeps."""
-    return expand_captures(table, maximal_captures_s(table_value_key(table), HAND_VALUE[card], scr))
+    return expand_captures(table, card_capture_keys(table, card, scr))
 
 
 @njit(cache=True)

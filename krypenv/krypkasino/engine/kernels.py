@@ -41,15 +41,17 @@ from numba import njit, prange
 
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
-    card_capture,
+    candidate_into,
     card_mask_into,
     hand_sweep_values_s,
     is_maximal_capture_s,
     maximal_captures_k,
-    n_card_captures,
+    n_candidates,
     subset_sums,
     table_value_key,
+    uniforms_of,
 )
+from krypenv.rng import draw_deck_into, rand_float
 
 # Move check results; krypenv.krypkasino.engine.state.MOVE_ERRORS words them.
 OK, DEAL_OVER, NOT_IN_HAND, SWEEP_FORCED, NOT_ON_TABLE, NOT_MAXIMAL, MUST_TAKE_ALL, BAD_COUNTS = range(8)
@@ -149,9 +151,11 @@ def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, deale
     ``deck_row`` holds the deck's cards (104, or fewer for a variant deck, K20); the deck is
     empty once ``POS`` reaches its length, kept in column ``DECK_LEN``.
     """
-    st[i, :tabbes_at(players) + players] = 0  # the engine's columns (an env may keep more after them)
     n = deck_row.shape[0]
-    st[i, DECK:DECK + n] = deck_row
+    for k in range(n):  # deck_row may be these very columns (an env shuffles in place)
+        st[i, DECK + k] = deck_row[k]
+    st[i, DECK + n:DECK + 104] = 0
+    st[i, TABLE:tabbes_at(players) + players] = 0  # the engine's columns (an env may keep more after them)
     st[i, DECK_LEN] = n
     st[i, HIST_CARD:HIST_CARD + 104] = -1
     st[i, DEALER] = dealer_seat
@@ -162,13 +166,13 @@ def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, deale
     _set_aside(st, i, spades)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
 def hand_of(st: np.ndarray, i: int, seat: int) -> np.ndarray:
     """(52,) view of a seat's hand in deal ``i``."""
     return st[i, HANDS + 52 * seat:HANDS + 52 * seat + 52]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # returns a view: inlined, as CUDA device functions cannot
 def table_of(st: np.ndarray, i: int) -> np.ndarray:
     """(52,) view of the table of deal ``i``."""
     return st[i, TABLE:TABLE + 52]
@@ -293,25 +297,37 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
                 break
             pick -= 1
     if forced:
-        cap_out[:52] = table  # K13: the forced sweep takes the whole table
+        for c in range(52):
+            cap_out[c] = table[c]  # K13: the forced sweep takes the whole table
         return card
     keys = maximal_captures_k(tkey, subset_sums(tkey), HAND_VALUE[card], scr)
     if keys.shape[0] == 0:
         cap_out[:52] = 0
         return card
-    total = 0
-    for k in range(keys.shape[0]):
-        total += n_card_captures(table, keys[k])
-    idx = min(int(u_cap * total), total - 1)
-    k = 0
-    while True:
-        size = n_card_captures(table, keys[k])
-        if idx < size:
-            break
-        idx -= size
-        k += 1
-    card_capture(table, keys[k], idx, cap_out)
+    total = n_candidates(table, keys)
+    candidate_into(table, keys, min(int(u_cap * total), total - 1), cap_out)
     return card
+
+
+@njit(cache=True)
+def play_deals_one(st: np.ndarray, rng: np.ndarray, i: int, players: int, deck_size: int, kinds: np.ndarray,
+                   sizes: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, spades: bool, deals: int,
+                   cap: np.ndarray, scr: np.ndarray) -> int:
+    """Deal ``deals`` standard-deck deals in turn in row ``i`` from stream ``rng[i]`` (dealer P − 1, K5, K6) and
+    play each out by uniformly random legal moves (:func:`random_move`); return the cards played.  The engine
+    benchmark's unit of work, the same on CPU threads and on CUDA threads."""
+    made = 0
+    for _ in range(deals):
+        deck = st[i, DECK:DECK + deck_size]
+        draw_deck_into(rng, i, deck, 52, uniforms_of(scr))
+        reset_deal(st, i, players, deck, players - 1, kinds, sizes, spades)
+        while not st[i, DONE]:
+            u_card = rand_float(rng, i)
+            u_cap = rand_float(rng, i)
+            card = random_move(st, i, u_card, u_cap, cap, scr)
+            apply_move(st, i, players, card, cap, later_kinds, later_sizes, spades)
+            made += 1
+    return made
 
 
 # --------------------------------------------------------------------------- batch drivers
@@ -440,3 +456,22 @@ def play_random_par(st, players, u, kinds, sizes, spades, scr):
 def play_random_ser(st, players, u, kinds, sizes, spades, scr):
     """Serial twin of :func:`play_random_par`."""
     _play_random_range(st, 0, u.shape[0], players, u, kinds, sizes, spades, scr[0])
+
+
+@njit(cache=True)
+def _play_deals_range(st, rng, lo, hi, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, deals,
+                      decisions, scr):
+    cap = np.empty(52, np.int8)
+    for i in range(lo, hi):
+        decisions[i] = play_deals_one(st, rng, i, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades,
+                                      deals, cap, scr)
+
+
+@njit(cache=True, parallel=True)
+def play_deals_par(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, deals, decisions, scr):
+    """:func:`play_deals_one` in every row, in parallel (the CPU twin of the GPU engine benchmark)."""
+    n, chunks = st.shape[0], scr.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _play_deals_range(st, rng, lo, hi, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, deals,
+                          decisions, scr[ch])

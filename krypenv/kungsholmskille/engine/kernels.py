@@ -129,13 +129,13 @@ def reset_row(row: np.ndarray, cr: np.ndarray, players: int, deck: np.ndarray, d
     ``deck`` holds 42 cards or a smaller deck (L20); ``deal`` is the deal's number in its pot and
     ``last`` = 1 marks the pot's last deal (L21).
     """
-    row[:] = 0
-    row[EXCHANGED:END] = -1
     n_cards = deck.shape[0]
-    for k in range(n_cards):
+    for k in range(n_cards):  # deck may be these very columns (an env shuffles in place)
         row[DECK + k] = deck[k]
     for k in range(n_cards, 42):
         row[DECK + k] = -1
+    row[DECK + 42:] = 0
+    row[EXCHANGED:END] = -1
     row[DECK_LEN] = n_cards
     row[LAST] = last
     row[POT_DEAL] = deal

@@ -46,7 +46,7 @@ def test_k20_card_counting_sees_the_variant_deck(preset: str, players: int) -> N
     assert counts.tolist() == rules.deck_counts.tolist()
     assert kernels.deck_points(d.state, 0) == rules.total_points
     uval = np.zeros(15, np.int64)
-    n = T.unseen_values(d.state, 0, players, seat, uval)
+    n = T.unseen_values(d.state, 0, players, seat, uval, T.new_scratch())
     assert n == rules.deck_size - int(seen.sum()) == int(uval.sum())
     out = np.zeros_like(d.state)
     pool, used = np.empty(104, np.int64), np.empty(104, np.bool_)

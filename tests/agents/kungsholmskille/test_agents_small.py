@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from krypenv.agents.kungsholmskille.pimc import sample_world
-from krypenv.agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, decide, offsets
+from krypenv.agents.kungsholmskille.tactics import EXPERT, EXPERT_PARAMS, WORK_WORDS, decide, offsets
 
 from krypenv import agents
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
@@ -29,6 +29,7 @@ def test_expert_counts_the_cards_of_the_small_deck() -> None:
     some decisions differ from counting a 42-card deck, and the agent takes the small deck's."""
     expert = agents.load("expert", game=GAME)
     off = offsets(2)
+    work = np.empty(WORK_WORDS, np.int64)
     small_counts = Rules.from_preset("small", players=2).deck_counts
     differ = 0
     for seed in range(40):
@@ -37,8 +38,8 @@ def test_expert_counts_the_cards_of_the_small_deck() -> None:
         while not core.deals.done[0]:
             seat = int(core.deals.to_act[0])
             obs, mask = core.observe(0, seat)
-            small = decide(obs, mask, 2, EXPERT, EXPERT_PARAMS, off, small_counts)
-            wide = decide(obs, mask, 2, EXPERT, EXPERT_PARAMS, off, STANDARD_COUNTS)
+            small = decide(obs, mask, 2, EXPERT, EXPERT_PARAMS, off, small_counts, work)
+            wide = decide(obs, mask, 2, EXPERT, EXPERT_PARAMS, off, STANDARD_COUNTS, work)
             got = int(expert.act(core.decisions(np.array([0]), np.array([seat])))[0])
             assert got == small
             differ += small != wide

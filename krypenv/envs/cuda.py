@@ -1,0 +1,203 @@
+"""The GPU's plumbing, written once for every game's device env (:mod:`krypenv.envs.device`).
+
+A game's CUDA kernels (``krypenv.<game>.cuda_kernels``) are thin: each GPU thread runs the very
+per-env functions the CPU drivers run (numba-cuda compiles an ``@njit`` function called from a
+kernel as a CUDA device function), so no rule is written twice.  What is the same for every game
+lives here:
+
+* **What the CUDA backend needs**, and one clear error when something is missing
+  (:func:`cuda_problem`, :func:`require_cuda`): the ``numba-cuda`` package (``pip install
+  "krypenv[cuda]"``), a CUDA driver with a GPU, and a PyTorch built with CUDA.  ``import
+  krypenv`` never imports any of them.
+* **Arrays on the device** (:class:`Arrays`): every per-env array is *column-major* (env index
+  fastest, ``order="F"``), so the 32 threads of a warp, which work on 32 neighbouring envs,
+  read and write neighbouring bytes.  Tensors handed to PyTorch are views of these arrays
+  (the CUDA array interface: no copy), shaped ``(N, ...)`` with strides ``(1, N, ...)``;
+  PyTorch reads them as they are (``x.float()`` keeps the layout, a linear layer takes it without
+  a copy); ``.contiguous()`` makes a row-major copy where a caller needs one.
+* **Launching** (:func:`launch`): a *grid-stride* loop, thread ``t`` of ``G`` handling envs
+  ``t, t + G, …``, with ``G`` at most the threads the GPU holds at once; each thread owns one
+  row of a persistent scratch array (the CPU drivers own one per chunk), so its capture
+  search's hash set is cleared once when the env is built, not at every launch.  Kernels run on
+  PyTorch's current stream, so they are ordered with the caller's tensor work.
+* **Float arithmetic like the CPU's** (:func:`no_fma`): NVVM contracts ``a * b + c`` into fused
+  multiply-adds by default, which rounds differently from the CPU; the kernels are compiled
+  with ``-fma=0``, so a compiled baseline's expected costs, ties included, are the CPU's bit for bit.
+* **The simulator** (``NUMBA_ENABLE_CUDASIM=1``; :data:`SIMULATOR`): numba runs the kernels in
+  Python threads on the CPU, which is how CI runs them without a GPU.  There a kernel hands the
+  per-env functions the NumPy arrays under the simulator's wrappers (:func:`host_view`), so
+  they run compiled for the CPU, and tensors are CPU tensors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import math
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "check_actions_kernel", "cuda_problem", "host_view",
+           "launch", "no_fma", "require_cuda", "torch_stream"]
+
+SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
+BLOCK = 128  # threads per block
+THREADS_PER_SM = 2048  # most threads an SM holds at once (compute capability 7.0 to 9.0)
+
+
+class CudaUnavailableError(RuntimeError):
+    """The CUDA backend was asked for and something it needs is missing (the message says what)."""
+
+
+def cuda_problem() -> str | None:
+    """What the CUDA backend lacks here, in words (with how to get it), or None if it can run."""
+    try:
+        import torch
+    except ImportError:
+        return "PyTorch is not installed (pip install 'krypenv[rl]' for the CPU build, or a CUDA build of torch)"
+    if importlib.util.find_spec("numba_cuda") is None:
+        return "the numba-cuda package is not installed (pip install 'krypenv[cuda]')"
+    if SIMULATOR:
+        return None
+    from numba import cuda
+
+    if not cuda.is_available():
+        return "no CUDA driver or GPU is available to numba (numba.cuda.is_available() is False)"
+    if not torch.cuda.is_available():
+        return f"PyTorch {torch.__version__} was built without CUDA or sees no GPU (torch.cuda.is_available() is False)"
+    return None
+
+
+def require_cuda(what: str = "device='cuda'") -> None:
+    """Raise :class:`CudaUnavailableError` naming what is missing, unless the CUDA backend can run."""
+    problem = cuda_problem()
+    if problem is not None:
+        raise CudaUnavailableError(f"{what} needs a GPU with CUDA: {problem}")
+
+
+def host_view(a: Any) -> Any:
+    """In the simulator, the NumPy array under a simulated device array (kernels hand these to ``@njit`` code)."""
+    return getattr(a, "_ary", a)
+
+
+def _identity_device() -> Callable[[Any], Any]:
+    """``host_view`` for kernels: the identity as a device function on a GPU, the unwrapping in the simulator."""
+    if SIMULATOR:
+        return host_view
+    from numba import njit
+
+    return njit(lambda a: a)
+
+
+def torch_stream() -> Any:
+    """PyTorch's current CUDA stream as a numba stream (numba's default stream when PyTorch's is the default)."""
+    from numba import cuda
+
+    if SIMULATOR:
+        return cuda.default_stream()
+    import torch
+
+    handle = torch.cuda.current_stream().cuda_stream
+    return cuda.default_stream() if handle == 0 else cuda.external_stream(handle)
+
+
+@contextlib.contextmanager
+def no_fma() -> Iterator[None]:
+    """Compile the kernels launched inside with NVVM's ``-fma=0`` (float results equal to the CPU's)."""
+    if SIMULATOR:
+        yield
+        return
+    from numba.cuda.cudadrv import nvvm
+
+    original = nvvm.compile_ir
+
+    def compile_ir(llvmir: Any, **options: Any) -> Any:
+        return original(llvmir, **{**options, "fma": False})
+
+    nvvm.compile_ir = compile_ir
+    try:
+        yield
+    finally:
+        nvvm.compile_ir = original
+
+
+def grid_threads(n: int) -> int:
+    """How many threads to launch for ``n`` envs: all of them, or as many as the GPU holds at once."""
+    if SIMULATOR:
+        return min(n, 64)
+    from numba import cuda
+
+    return max(1, min(n, cuda.get_current_device().MULTIPROCESSOR_COUNT * THREADS_PER_SM))
+
+
+def launch(kernel: Any, threads: int, *args: Any) -> None:
+    """Launch ``kernel`` on ``threads`` threads (a grid-stride kernel: see the module docstring) on PyTorch's stream."""
+    blocks = max(1, math.ceil(threads / BLOCK))
+    with no_fma():
+        kernel[blocks, BLOCK, torch_stream()](*args)
+
+
+class Arrays:
+    """Device arrays, column-major, and their zero-copy exchange with PyTorch (CUDA or the simulator)."""
+
+    def __init__(self) -> None:
+        from numba import cuda
+
+        self.cuda = cuda
+        self.device = "cpu" if SIMULATOR else "cuda"  # where the tensors live
+
+    def to_device(self, a: np.ndarray) -> Any:
+        """A column-major device copy of a host array."""
+        return self.cuda.to_device(np.asfortranarray(a))
+
+    def empty(self, shape: tuple[int, ...] | int, dtype: Any) -> Any:
+        """A column-major device array, filled with zeros."""
+        return self.to_device(np.zeros(shape, dtype))
+
+    def to_host(self, a: Any) -> np.ndarray:
+        """A host copy of a device array (for messages and tests)."""
+        return a.copy_to_host()
+
+    def tensor(self, a: Any) -> Any:
+        """The PyTorch tensor over a device array (no copy)."""
+        import torch
+
+        if SIMULATOR:
+            return torch.from_numpy(host_view(a))
+        return torch.as_tensor(a, device="cuda")
+
+    def from_tensor(self, t: Any, dtype: Any) -> Any:
+        """A device array over a tensor of ``dtype`` (converted on the device first if it has another dtype)."""
+        import torch
+
+        t = t.to(getattr(torch, np.dtype(dtype).name))
+        if SIMULATOR:
+            return self.cuda.to_device(t.detach().cpu().numpy())
+        return self.cuda.as_cuda_array(t.detach())
+
+
+def check_actions_kernel() -> Any:
+    """The kernel ``(masks (N, A) int8, actions (N,) int64, bad (1,) int64)`` setting ``bad[0] = i + 1`` for some env
+    ``i`` whose action is out of range or masked out (0 if none): the check of ``illegal="raise"`` before a step."""
+    from numba import cuda
+
+    unwrap = _identity_device()
+
+    @cuda.jit
+    def check(masks: Any, actions: Any, bad: Any) -> None:
+        masks, actions, bad = unwrap(masks), unwrap(actions), unwrap(bad)
+        t, g = cuda.grid(1), cuda.gridsize(1)
+        for i in range(t, actions.shape[0], g):
+            a = actions[i]
+            if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+                bad[0] = i + 1  # any offender will do; the host re-checks which
+
+    return check
+
+
+def device_identity() -> Callable[[Any], Any]:
+    """``host_view`` as the game kernels use it (see :func:`_identity_device`)."""
+    return _identity_device()

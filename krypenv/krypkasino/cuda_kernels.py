@@ -1,0 +1,157 @@
+"""Krypkasino's env functions on CUDA threads: the device env's kernels (:mod:`krypenv.krypkasino.device`).
+
+Every kernel is a grid-stride loop (thread ``t`` of ``G`` handles envs ``t, t + G, …``) whose body
+calls the per-env functions of :mod:`krypenv.krypkasino.env_kernels`, the ones the CPU drivers
+call, compiled for the GPU by numba-cuda: dealing (K5–K8, K21), the capture protocol and its
+search (K10–K13), scoring (K14–K18), observations, masks, rewards and auto-reset are the CPU's
+code.  What only the GPU path has is the loop and who acts for the seats:
+
+| kernel     | what one thread does for each of its envs                                             |
+|------------|----------------------------------------------------------------------------------------|
+| ``reset``  | a new episode (``reset_one``), built-in seats until a caller's seat must act           |
+| ``step``   | the caller's action for the seat to act (``act_one``), built-in seats, every seat's    |
+|            | reward, done and final values and auto-reset (``finish_seats_one``), built-in seats of |
+|            | the new episode, the next seat to act and its observation (``observe_actor_one``)      |
+| ``observe``| the seat to act and its observation and mask                                            |
+| ``play``   | (engine benchmark) whole deals of uniformly random legal play, dealt from the env's   |
+|            | stream, with the engine's ``reset_deal``, ``random_move`` and ``apply_move``           |
+
+*Built-in seats* are the uniform random policy (inside ``advance_one``, as on the CPU) and, for
+seats an agent with a :class:`~krypenv.agent_api.DevicePolicy` plays, that agent's function:
+before each of its decisions the env draws ``uniforms`` (0 or 1) uniforms from its stream and
+calls ``function(st, i, players, hand_size, spades, choice, u, iparams, fparams, cards, caps,
+costs, keys, scr)`` for the next action (``choice``: the env's (53,) capture-choice state;
+``cards``, ``caps``, ``costs``: ``moves`` rows of int64, (52,) int8 and float64 per thread;
+``keys``: ``keys`` int64; ``scr``: the thread's scratch, ``scratch`` words), then acts with it as
+the CPU env does with the agent's ``act``: the same function, the same uniforms, the same
+order, so the trajectories are the CPU VecEnv's bit for bit (``krypenv.agents.krypkasino``'s
+``greedy``, ``creeper`` and ``expert`` offer one).
+
+A thread's statuses (per env, read by the host after each kernel): ``STATUS_OVERFLOW`` (a
+capture search outgrew the scratch: never seen in play, :mod:`krypenv.krypkasino.engine.captures`)
+and :data:`STATUS_POLICY` (a built-in policy chose an illegal action).  Either makes the env raise.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from krypenv.envs.cuda import device_identity
+from krypenv.krypkasino import env_kernels as E
+from krypenv.krypkasino.actions import ILLEGAL
+from krypenv.krypkasino.config import C_P
+from krypenv.krypkasino.engine import kernels as K
+from krypenv.krypkasino.engine.captures import O_STATUS
+from krypenv.rng import rand_float
+
+__all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", "no_policy"]
+
+STATUS_POLICY = 2  # a built-in policy's action was illegal
+RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
+
+
+@njit(cache=True)
+def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, cards, caps, costs, keys, scr):
+    """The policy of kernels built without one: never called (no seat is marked for it)."""
+    return -1
+
+
+@functools.cache
+def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
+    """The kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch, moves, keys) or
+    none; compiled by numba-cuda on first launch (cached on disk), once per process and key."""
+    from numba import cuda
+
+    fn, uniforms, _, moves, keys_n = policy_key if policy_key is not None else (no_policy, 0, 0, 1, 1)
+    has_policy = policy_key is not None
+    unwrap = device_identity()
+    i64, i8, f64 = np.int64, np.int8, np.float64
+
+    @cuda.jit(device=True)
+    def advance(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs, keyb):
+        """Deal on and play built-in seats until a caller's seat must act; False if a policy acted illegally."""
+        while True:
+            E.advance_one(st, rng, ints, cfg, i, scr)
+            if not has_policy:
+                return True
+            r = E.to_act(st, cfg, i)
+            if r < 0 or pk[r] == 0:
+                return True
+            u = rand_float(rng, i) if uniforms else 0.0
+            a = fn(st, i, cfg[C_P], hand_size, spades, E._choice(st, cfg, i), u, pi[r], pf[r], cards, caps, costs,
+                   keyb, scr)
+            if E.act_one(st, ints, cfg, i, a, False, scr, -1) == ILLEGAL:
+                return False
+
+    @cuda.jit
+    def run(mode, st, rng, ints, cfg, base, active, actions, lose, scr_all, status, act_status, rew, over, final,
+            obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
+        """RESET the active envs, STEP every env or OBSERVE (module docstring); ``gx`` = (hand size, spades)."""
+        st, rng, ints, base, cfg, active, actions = unwrap(st), unwrap(rng), unwrap(ints), unwrap(base), \
+            unwrap(cfg), unwrap(active), unwrap(actions)
+        scr_all, status, act_status, rew, over, final = unwrap(scr_all), unwrap(status), unwrap(act_status), \
+            unwrap(rew), unwrap(over), unwrap(final)
+        obs, masks, seats, term_obs, term_masks = unwrap(obs), unwrap(masks), unwrap(seats), unwrap(term_obs), \
+            unwrap(term_masks)
+        pk, pi, pf, gx = unwrap(pk), unwrap(pi), unwrap(pf), unwrap(gx)
+        hand_size, spades = gx[0], gx[1] != 0
+        t, g = cuda.grid(1), cuda.gridsize(1)
+        scr = scr_all[t]
+        cards = cuda.local.array(moves, i64)
+        caps = cuda.local.array((moves, 52), i8)
+        costs = cuda.local.array(moves, f64)
+        keyb = cuda.local.array(keys_n, i64)
+        for i in range(t, st.shape[0], g):
+            if mode == RESET and not active[i]:
+                continue
+            scr[O_STATUS] = 0
+            ok = True
+            if mode != OBSERVE:
+                actor = seats[i]
+                if mode == RESET:
+                    E.reset_one(st, rng, ints, base, cfg, i, scr)
+                else:
+                    act_status[i] = E.act_one(st, ints, cfg, i, actions[i], lose, scr, -1)
+                finish = mode == STEP
+                while True:  # built-in seats, and once more after an auto-reset (one call site each: less code)
+                    ok = advance(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs,
+                                 keyb) and ok
+                    if not finish:
+                        break
+                    finish = False
+                    if not E.finish_seats_one(st, rng, ints, base, cfg, i, actor, rew, over, final, term_obs,
+                                              term_masks, scr):
+                        break
+            E.observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
+            status[i] = scr[O_STATUS] | (0 if ok else STATUS_POLICY)
+
+    return run
+
+
+@functools.cache
+def engine_play() -> Any:
+    """The engine benchmark's kernel ``play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes,
+    spades, scr_all, deals, decisions)``: every thread deals ``deals`` deals of its envs in turn from the env's
+    stream (K6) and plays them out by uniformly random legal moves (``random_move``, ``apply_move``), counting
+    the decisions (cards played) per env."""
+    from numba import cuda
+
+    unwrap = device_identity()
+
+    @cuda.jit
+    def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, scr_all, deals, decisions):
+        st, rng, kinds, sizes = unwrap(st), unwrap(rng), unwrap(kinds), unwrap(sizes)
+        later_kinds, later_sizes, scr_all, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(scr_all), \
+            unwrap(decisions)
+        t, g = cuda.grid(1), cuda.gridsize(1)
+        scr = scr_all[t]
+        cap = cuda.local.array(52, np.int8)
+        for i in range(t, st.shape[0], g):
+            decisions[i] = K.play_deals_one(st, rng, i, players, deck_size, kinds, sizes, later_kinds, later_sizes,
+                                            spades, deals, cap, scr)
+
+    return play

@@ -1,0 +1,127 @@
+"""Kungsholmskille's env functions on CUDA threads: the device env's kernel (:mod:`krypenv.kungsholmskille.device`).
+
+One kernel, ``run(mode, …)``, for the three operations of the device env (one compile): RESET the
+active envs, STEP every env, OBSERVE.  It is a grid-stride loop (thread ``t`` of ``G`` handles envs
+``t, t + G, …``) whose body calls the per-env functions of :mod:`krypenv.kungsholmskille.env_kernels`,
+the ones the CPU drivers call, compiled for the GPU by numba-cuda: dealing (L2, L4, L20), calls,
+folds, exchanges, tricks and the showdown (L5–L15), the pot's money (L12–L21), observations,
+masks, rewards and auto-reset are the CPU's code.  Per env a STEP is: the caller's action for the
+seat to act (``act_one``); forced moves (``skip_forced``) and built-in seats until a caller's seat
+must act (``advance_one``, then the seats of compiled policies); every seat's reward, the over
+code, final money and auto-reset (``finish_seats_one``); the new episode's built-in seats; the
+next seat to act and its observation and mask (``observe_actor_one``).
+
+*Built-in seats* are the uniform random policy (inside ``advance_one``, as on the CPU) and, for
+seats an agent with a :class:`~krypenv.agent_api.DevicePolicy` plays, its function: the env writes
+the seat's observation and mask (as it would hand them to the agent's ``act``), draws ``uniforms``
+uniforms from its stream (Kungsholmskille's compiled baselines draw none) and calls
+``function(obs, mask, players, iparams, fparams, work)`` for the action, ``work`` being the
+``B_POLICY`` region of the thread's scratch (``scratch`` words at most, 63).  Same function, same
+inputs, same order as the CPU env: the same trajectories bit for bit (``krypenv.agents.kungsholmskille``'s
+``timid`` and ``expert`` offer one).
+
+Statuses per env: :data:`STATUS_POLICY` when a built-in policy chose an illegal action (the
+Kungsholmskille env functions need no search scratch, so nothing can overflow).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from krypenv.envs.cuda import device_identity
+from krypenv.kungsholmskille import env_kernels as E
+from krypenv.kungsholmskille.actions import N_ACTIONS
+from krypenv.kungsholmskille.config import B_POLICY, BUF, C_P, ILLEGAL
+from krypenv.kungsholmskille.engine import kernels as K
+from krypenv.kungsholmskille.observation import OBS_DTYPE, obs_size
+from krypenv.rng import rand_float
+
+__all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "no_policy"]
+
+STATUS_POLICY = 2  # a built-in policy's action was illegal
+RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
+MAX_OBS = obs_size(K.MAXP)  # the longest observation (6 players)
+
+
+@njit(cache=True)
+def no_policy(obs, mask, players, iparams, fparams, work):
+    """The policy of kernels built without one: never called (no seat is marked for it)."""
+    return -1
+
+
+@functools.cache
+def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
+    """The kernel for one built-in policy (``DevicePolicy.build_key``) or none; compiled by numba-cuda on first launch,
+    once per process and key."""
+    from numba import cuda
+
+    fn, uniforms = (policy_key[0], policy_key[1]) if policy_key is not None else (no_policy, 0)
+    has_policy = policy_key is not None
+    unwrap = device_identity()
+
+    @cuda.jit(device=True)
+    def advance(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask):
+        """Deal on, forced moves and built-in seats until a caller's seat acts; False if a policy acted illegally."""
+        while True:
+            E.advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
+            if not has_policy:
+                return True
+            r = E.to_act_rel(st, ep, cfg, i)
+            if r < 0 or pk[r] == 0:
+                return True
+            P = cfg[C_P]
+            for _ in range(uniforms):
+                rand_float(rng, i)
+            obs = pobs[:obs_size(P)]
+            E.observe_one(st, cash, ep, cfg, i, st[i, K.TO_ACT], obs, pmask, buf)
+            a = fn(obs, pmask, P, pi[r], pf[r], buf[B_POLICY:])
+            if E.act_one(st, cash, ep, cfg, i, a, False) == ILLEGAL:
+                return False
+
+    @cuda.jit
+    def run(mode, st, cash, ep, rng, cfg, prev_st, prev_cash, base, active, actions, lose, scr_all, status,
+            act_status, rew, over, final, obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
+        """RESET the active envs, STEP every env or OBSERVE (see the module docstring); ``gx`` is unused here."""
+        st, cash, ep, rng, cfg = unwrap(st), unwrap(cash), unwrap(ep), unwrap(rng), unwrap(cfg)
+        prev_st, prev_cash, base, active, actions = unwrap(prev_st), unwrap(prev_cash), unwrap(base), \
+            unwrap(active), unwrap(actions)
+        scr_all, status, act_status, rew, over, final = unwrap(scr_all), unwrap(status), unwrap(act_status), \
+            unwrap(rew), unwrap(over), unwrap(final)
+        obs, masks, seats, term_obs, term_masks = unwrap(obs), unwrap(masks), unwrap(seats), unwrap(term_obs), \
+            unwrap(term_masks)
+        pk, pi, pf = unwrap(pk), unwrap(pi), unwrap(pf)
+        t, g = cuda.grid(1), cuda.gridsize(1)
+        buf = scr_all[t]
+        pobs = cuda.local.array(MAX_OBS, OBS_DTYPE)
+        pmask = cuda.local.array(N_ACTIONS, np.int8)
+        for i in range(t, st.shape[0], g):
+            if mode == RESET and not active[i]:
+                continue
+            ok = True
+            if mode != OBSERVE:
+                actor = seats[i]
+                if mode == RESET:
+                    E.reset_one(st, cash, ep, rng, cfg, i, buf)
+                    base[i] = 0
+                else:
+                    act_status[i] = E.act_one(st, cash, ep, cfg, i, actions[i], lose)
+                finish = mode == STEP
+                while True:  # built-in seats, and once more after an auto-reset (one call site each: less code)
+                    ok = advance(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask) and ok
+                    if not finish:
+                        break
+                    finish = False
+                    if not E.finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, actor, base, rew, over,
+                                              final, term_obs, term_masks, buf):
+                        break
+            E.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
+            status[i] = 0 if ok else STATUS_POLICY
+
+    return run
+
+
+SCRATCH_WORDS = BUF  # the per-thread scratch of the kernel (``scr_all`` rows)
