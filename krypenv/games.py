@@ -18,6 +18,8 @@ part               what the module named there supplies
                    ``OPTIONS``, ``config_from_args``, ``default_out``, ``run_eval`` (:mod:`krypenv.eval`)
 ``training``       the game's pieces of ``train.py`` (:mod:`krypenv.training`)
 ``ui``             the game's adapter for terminal and web play (:mod:`krypenv.ui.session`)
+``device``         ``DeviceVecEnv``: N games as tensors on the GPU or CPU (:mod:`krypenv.envs.device`),
+                   its CUDA kernel in the game's ``cuda_kernels`` module
 =================  ==============================================================================
 
 Adding a game is one package per layer plus one :class:`Game` in :data:`GAMES` (see
@@ -33,7 +35,7 @@ from types import ModuleType
 
 __all__ = ["DEFAULT_GAME", "GAMES", "PARTS", "Game", "game", "names"]
 
-PARTS = ("entry", "records", "bench", "demo", "agents", "eval", "training", "ui")  # the module-valued fields
+PARTS = ("entry", "records", "bench", "demo", "agents", "eval", "training", "ui", "device")  # the module-valued fields
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class Game:
     eval: str
     training: str
     ui: str
+    device: str
 
     def part(self, part: str) -> ModuleType:
         """The module of one of the game's layers (one of :data:`PARTS`), imported on first use."""
@@ -77,7 +80,7 @@ GAMES: dict[str, Game] = {
             gym_id="krypenv/Krypkasino-v0", players=(2, 3, 4, 5, 6), play_players=3, play_opponent="expert",
             entry="krypenv.krypkasino_v0", records="krypenv.krypkasino.records", bench="krypenv.krypkasino.bench",
             demo="krypenv.krypkasino.demo", agents="krypenv.agents.krypkasino", eval="krypenv.eval.krypkasino",
-            training="krypenv.training.krypkasino", ui="krypenv.ui.krypkasino",
+            training="krypenv.training.krypkasino", ui="krypenv.ui.krypkasino", device="krypenv.krypkasino.device",
         ),
         Game(
             name="kungsholmskille", title="Kungsholmskille", rule_prefix="L", rules_doc="docs/KILLE.md",
@@ -86,6 +89,7 @@ GAMES: dict[str, Game] = {
             bench="krypenv.kungsholmskille.bench", demo="krypenv.kungsholmskille.demo",
             agents="krypenv.agents.kungsholmskille", eval="krypenv.eval.kungsholmskille",
             training="krypenv.training.kungsholmskille", ui="krypenv.ui.kungsholmskille",
+            device="krypenv.kungsholmskille.device",
         ),
     )
 }

@@ -29,9 +29,9 @@ __all__ = ["DeviceVecEnv", "GymEnv", "VecEnv", "env", "raw_env"]  # noqa: F822  
 def __getattr__(name: str) -> Any:
     """``VecEnv`` (the batched SB3 VecEnv) and ``DeviceVecEnv`` (tensors on the GPU or CPU), loaded on first access."""
     if name == "DeviceVecEnv":
-        from krypenv.krypkasino.device import KrypkasinoDeviceEnv
+        from krypenv.krypkasino.device import DeviceVecEnv
 
-        return KrypkasinoDeviceEnv
+        return DeviceVecEnv
     if name == "VecEnv":
         from krypenv.krypkasino.vec import KrypkasinoVecEnv
 

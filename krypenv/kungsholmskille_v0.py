@@ -29,9 +29,9 @@ __all__ = ["DeviceVecEnv", "GymEnv", "VecEnv", "env", "raw_env"]  # noqa: F822  
 def __getattr__(name: str) -> Any:
     """``VecEnv`` (the batched SB3 VecEnv) and ``DeviceVecEnv`` (tensors on the GPU or CPU), loaded on first access."""
     if name == "DeviceVecEnv":
-        from krypenv.kungsholmskille.device import KungsholmskilleDeviceEnv
+        from krypenv.kungsholmskille.device import DeviceVecEnv
 
-        return KungsholmskilleDeviceEnv
+        return DeviceVecEnv
     if name == "VecEnv":
         from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
 

@@ -17,7 +17,8 @@ from krypenv.cli import main
 from krypenv.games import DEFAULT_GAME, GAMES, PARTS, game, names
 
 INTERFACE = {  # part -> names its module defines
-    "entry": ("env", "raw_env", "GymEnv", "VecEnv"),
+    "entry": ("env", "raw_env", "GymEnv", "VecEnv", "DeviceVecEnv"),
+    "device": ("DeviceVecEnv",),
     "records": ("GAME", "check_record", "summary"),
     "demo": ("run_demo",),
     "training": ("DEFAULTS", "POLICIES", "BASELINES", "EPISODE_VALUE", "RUN_PREFIX", "CURVE", "check_options",

@@ -182,20 +182,9 @@ class Arrays:
 def check_actions_kernel() -> Any:
     """The kernel ``(masks (N, A) int8, actions (N,) int64, bad (1,) int64)`` setting ``bad[0] = i + 1`` for some env
     ``i`` whose action is out of range or masked out (0 if none): the check of ``illegal="raise"`` before a step."""
-    from numba import cuda
+    from krypenv.envs import cuda_check
 
-    unwrap = _identity_device()
-
-    @cuda.jit
-    def check(masks: Any, actions: Any, bad: Any) -> None:
-        masks, actions, bad = unwrap(masks), unwrap(actions), unwrap(bad)
-        t, g = cuda.grid(1), cuda.gridsize(1)
-        for i in range(t, actions.shape[0], g):
-            a = actions[i]
-            if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
-                bad[0] = i + 1  # any offender will do; the host re-checks which
-
-    return check
+    return cuda_check.check
 
 
 def device_identity() -> Callable[[Any], Any]:

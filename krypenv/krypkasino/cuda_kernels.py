@@ -38,7 +38,7 @@ import functools
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
 from krypenv.envs.cuda import device_identity
 from krypenv.krypkasino import env_kernels as E
@@ -64,8 +64,6 @@ def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, ca
 def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
     """The kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch, moves, keys) or
     none; compiled by numba-cuda on first launch (cached on disk), once per process and key."""
-    from numba import cuda
-
     fn, uniforms, _, moves, keys_n = policy_key if policy_key is not None else (no_policy, 0, 0, 1, 1)
     has_policy = policy_key is not None
     unwrap = device_identity()
@@ -99,7 +97,9 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             unwrap(term_masks)
         pk, pi, pf, gx = unwrap(pk), unwrap(pi), unwrap(pf), unwrap(gx)
         hand_size, spades = gx[0], gx[1] != 0
-        t, g = cuda.grid(1), cuda.gridsize(1)
+        t, g = cuda.grid(1), scr_all.shape[0]  # g threads own a scratch row each; the rest idle
+        if t >= g:
+            return
         scr = scr_all[t]
         cards = cuda.local.array(moves, i64)
         caps = cuda.local.array((moves, 52), i8)
@@ -138,8 +138,6 @@ def engine_play() -> Any:
     spades, scr_all, deals, decisions)``: every thread deals ``deals`` deals of its envs in turn from the env's
     stream (K6) and plays them out by uniformly random legal moves (``random_move``, ``apply_move``), counting
     the decisions (cards played) per env."""
-    from numba import cuda
-
     unwrap = device_identity()
 
     @cuda.jit
@@ -147,7 +145,9 @@ def engine_play() -> Any:
         st, rng, kinds, sizes = unwrap(st), unwrap(rng), unwrap(kinds), unwrap(sizes)
         later_kinds, later_sizes, scr_all, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(scr_all), \
             unwrap(decisions)
-        t, g = cuda.grid(1), cuda.gridsize(1)
+        t, g = cuda.grid(1), scr_all.shape[0]  # g threads own a scratch row each; the rest idle
+        if t >= g:
+            return
         scr = scr_all[t]
         cap = cuda.local.array(52, np.int8)
         for i in range(t, st.shape[0], g):

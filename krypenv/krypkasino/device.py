@@ -31,7 +31,7 @@ from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.engine.captures import O_SEEN, O_USED, SCRATCH_WORDS
 
-__all__ = ["KrypkasinoDeviceEnv"]
+__all__ = ["DeviceVecEnv", "KrypkasinoDeviceEnv"]
 
 
 class KrypkasinoDeviceEnv(DeviceVecEnv):
@@ -71,3 +71,6 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated at the end of the match; never truncated."""
         return over, over & False
+
+
+DeviceVecEnv = KrypkasinoDeviceEnv  # the name every game's device part exports (krypenv.games)

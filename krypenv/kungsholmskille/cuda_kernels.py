@@ -30,17 +30,17 @@ import functools
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
 from krypenv.envs.cuda import device_identity
 from krypenv.kungsholmskille import env_kernels as E
 from krypenv.kungsholmskille.actions import N_ACTIONS
-from krypenv.kungsholmskille.config import B_POLICY, BUF, C_P, ILLEGAL
+from krypenv.kungsholmskille.config import B_LEGAL, B_POLICY, B_UNIF, BUF, C_P, ILLEGAL
 from krypenv.kungsholmskille.engine import kernels as K
 from krypenv.kungsholmskille.observation import OBS_DTYPE, obs_size
 from krypenv.rng import rand_float
 
-__all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "no_policy"]
+__all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", "no_policy"]
 
 STATUS_POLICY = 2  # a built-in policy's action was illegal
 RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
@@ -57,8 +57,6 @@ def no_policy(obs, mask, players, iparams, fparams, work):
 def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
     """The kernel for one built-in policy (``DevicePolicy.build_key``) or none; compiled by numba-cuda on first launch,
     once per process and key."""
-    from numba import cuda
-
     fn, uniforms = (policy_key[0], policy_key[1]) if policy_key is not None else (no_policy, 0)
     has_policy = policy_key is not None
     unwrap = device_identity()
@@ -76,9 +74,8 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             P = cfg[C_P]
             for _ in range(uniforms):
                 rand_float(rng, i)
-            obs = pobs[:obs_size(P)]
-            E.observe_one(st, cash, ep, cfg, i, st[i, K.TO_ACT], obs, pmask, buf)
-            a = fn(obs, pmask, P, pi[r], pf[r], buf[B_POLICY:])
+            E.observe_one(st, cash, ep, cfg, i, st[i, K.TO_ACT], pobs, pmask, buf)
+            a = fn(pobs, pmask, P, pi[r], pf[r], buf[B_POLICY:])
             if E.act_one(st, cash, ep, cfg, i, a, False) == ILLEGAL:
                 return False
 
@@ -94,9 +91,11 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
         obs, masks, seats, term_obs, term_masks = unwrap(obs), unwrap(masks), unwrap(seats), unwrap(term_obs), \
             unwrap(term_masks)
         pk, pi, pf = unwrap(pk), unwrap(pi), unwrap(pf)
-        t, g = cuda.grid(1), cuda.gridsize(1)
+        t, g = cuda.grid(1), scr_all.shape[0]  # g threads own a scratch row each; the rest idle
+        if t >= g:
+            return
         buf = scr_all[t]
-        pobs = cuda.local.array(MAX_OBS, OBS_DTYPE)
+        pobs = cuda.local.array(MAX_OBS, OBS_DTYPE)[:obs.shape[1]]  # a policy seat's observation
         pmask = cuda.local.array(N_ACTIONS, np.int8)
         for i in range(t, st.shape[0], g):
             if mode == RESET and not active[i]:
@@ -125,3 +124,24 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
 
 
 SCRATCH_WORDS = BUF  # the per-thread scratch of the kernel (``scr_all`` rows)
+
+
+@functools.cache
+def engine_play() -> Any:
+    """The engine benchmark's kernel ``play(st, cash, rng, players, deals, scr_all, decisions)``: every thread deals
+    ``deals`` deals of its rows in turn from the row's stream and plays them out by uniformly random legal moves
+    (``play_deals_one``, the CPU twin's per-row function), counting the moves per row."""
+    unwrap = device_identity()
+
+    @cuda.jit
+    def play(st, cash, rng, players, deals, scr_all, decisions):
+        st, cash, rng, scr_all, decisions = unwrap(st), unwrap(cash), unwrap(rng), unwrap(scr_all), unwrap(decisions)
+        t, g = cuda.grid(1), scr_all.shape[0]
+        if t >= g:
+            return
+        buf = scr_all[t]
+        for i in range(t, st.shape[0], g):
+            decisions[i] = K.play_deals_one(st, cash, rng, i, players, deals, buf[B_LEGAL:B_UNIF],
+                                            buf[B_UNIF:B_UNIF + 42].view(np.float64))
+
+    return play

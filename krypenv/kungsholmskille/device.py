@@ -31,7 +31,7 @@ from krypenv.envs.device import DeviceVecEnv
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.config import BUF, FORFEIT, POT_OUT, TRUNCATED, EnvConfig
 
-__all__ = ["KungsholmskilleDeviceEnv"]
+__all__ = ["DeviceVecEnv", "KungsholmskilleDeviceEnv"]
 
 
 class KungsholmskilleDeviceEnv(DeviceVecEnv):
@@ -67,3 +67,6 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated when the pot goes out, is settled or forfeited; truncated after ``max_deals``."""
         return (over == POT_OUT) | (over == FORFEIT), over == TRUNCATED
+
+
+DeviceVecEnv = KungsholmskilleDeviceEnv  # the name every game's device part exports (krypenv.games)

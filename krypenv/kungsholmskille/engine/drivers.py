@@ -13,7 +13,16 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.kungsholmskille.actions import MAX_LEGAL
-from krypenv.kungsholmskille.engine.kernels import DONE, OK, apply, check, legal_list, play_random_row, reset_row
+from krypenv.kungsholmskille.engine.kernels import (
+    DONE,
+    OK,
+    apply,
+    check,
+    legal_list,
+    play_deals_one,
+    play_random_row,
+    reset_row,
+)
 
 
 @njit(cache=True)
@@ -123,3 +132,21 @@ def play_random_par(st, cash, players, u, chunks):
 def play_random_ser(st, cash, players, u, chunks):
     """Serial twin of :func:`play_random_par`."""
     return _random_range(st, cash, 0, st.shape[0], players, u)
+
+
+@njit(cache=True)
+def _play_deals_range(st, cash, rng, lo, hi, players, deals, decisions):
+    buf = np.empty(MAX_LEGAL + 5, np.int64)
+    u = np.empty(42, np.float64)
+    for i in range(lo, hi):
+        decisions[i] = play_deals_one(st, cash, rng, i, players, deals, buf, u)
+
+
+@njit(cache=True, parallel=True)
+def play_deals_par(st, cash, rng, players, deals, decisions, chunks):
+    """:func:`~krypenv.kungsholmskille.engine.kernels.play_deals_one` in every row, in parallel (the CPU twin of the
+    GPU engine benchmark)."""
+    n = st.shape[0]
+    for ch in prange(chunks):
+        lo, hi = chunk_bounds(n, chunks, ch)
+        _play_deals_range(st, cash, rng, lo, hi, players, deals, decisions)

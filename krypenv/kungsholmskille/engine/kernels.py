@@ -72,6 +72,7 @@ from krypenv.kungsholmskille.actions import (
     STAY,
     pair_index,
 )  # fmt: skip
+from krypenv.rng import draw_deck_into, rand_float
 
 MAXP = 6
 MAX_MOVES = 9 * MAXP - 1  # the longest deal, see Rules.max_moves
@@ -472,3 +473,21 @@ def play_random_row(row: np.ndarray, cr: np.ndarray, players: int, u: float, buf
     """Make a uniformly random legal move (chosen by one uniform ``u``)."""
     n = legal_list(row, buf)
     apply(row, cr, players, buf[min(int(u * n), n - 1)])
+
+
+@njit(cache=True)
+def play_deals_one(st: np.ndarray, cash: np.ndarray, rng: np.ndarray, i: int, players: int, deals: int,
+                   buf: np.ndarray, u: np.ndarray) -> int:
+    """Deal ``deals`` standard deals in turn in row ``i`` from stream ``rng[i]`` (dealer P − 1, pot 2P, L2–L4) and
+    play each out by uniformly random legal moves (:func:`play_random_row`); return the moves made.  The engine
+    benchmark's unit of work, the same on CPU and CUDA threads (``buf``: a legal list; ``u``: 41 uniforms)."""
+    made = 0
+    row, cr = st[i], cash[i]
+    for _ in range(deals):
+        deck = row[DECK:DECK + 42]
+        draw_deck_into(rng, i, deck, 21, u)
+        reset_row(row, cr, players, deck, players - 1, 2 * players, 0, 0)
+        while not row[DONE]:
+            play_random_row(row, cr, players, rand_float(rng, i), buf)
+            made += 1
+    return made
