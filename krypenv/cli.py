@@ -2,7 +2,7 @@
 
     krypenv demo [--game G] [--players N] [--seed S]        one deal between random players, turn by turn
     krypenv replay FILE... [--json] [--legal] [--max-errors N] [--html OUT]   replay game records, check every move
-    krypenv bench [--json] [--seconds S] [--batches 1,256,4096]   engine, env and eval throughput
+    krypenv bench [--json] [--seconds S] [--batches 1,256,4096] [--device cuda]   engine, env and eval throughput
     krypenv eval --agents A,B[,...] [--players N] [--deals D] [--seed S] [...]   duplicate evaluation of agents
     krypenv exploit --agent SPEC [--game G] [--preset P] [--players N] [--json] [...]   exploitability of an agent
     krypenv play [--game G] [--agents human,expert,...] [--seed S] [...]   play against agents in the terminal
@@ -96,7 +96,16 @@ def _bench(args: argparse.Namespace) -> int:
 
         register("eval", bench_eval)
 
-    run(as_json=args.json, seconds=args.seconds, batches=args.batches)
+    result = run(as_json=args.json and args.device == "cpu", seconds=args.seconds, batches=args.batches)
+    if args.device == "cuda":  # the GPU's rows after the CPU's, one JSON object with both when --json
+        import json
+        import os
+
+        from krypenv.bench_device import run_device
+
+        gpu = run_device(args.device_batches, args.seconds, out=open(os.devnull, "w") if args.json else None)  # noqa: SIM115
+        if args.json:
+            print(json.dumps({**result, **gpu}))
     return 0
 
 
@@ -227,6 +236,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="time per measurement (default 3)")
     bench.add_argument("--batches", type=_batch_sizes, default=[1, 256, 4096],
                        help="engine batch sizes (default 1,256,4096)")
+    bench.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                       help="cuda: also the engines and device envs on the GPU (krypenv.bench_device)")
+    bench.add_argument("--device-batches", type=_batch_sizes, default=[2**10, 2**14, 2**17, 2**20],
+                       help="GPU batch sizes (default 1024,16384,131072,1048576)")
     bench.set_defaults(func=_bench)
     _add_eval(sub)
     _add_exploit(sub)

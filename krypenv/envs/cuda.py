@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "check_actions_kernel", "cuda_problem", "host_view",
-           "launch", "no_fma", "require_cuda", "torch_stream"]
+__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "cuda_problem", "device_identity", "grid_threads",
+           "host_view", "launch", "no_fma", "require_cuda", "torch_stream"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
 BLOCK = 128  # threads per block
@@ -161,6 +161,15 @@ class Arrays:
         """A host copy of a device array (for messages and tests)."""
         return a.copy_to_host()
 
+    def scratch(self, words: int, threads: int, minus_one: tuple[int, int] = (0, 0)) -> tuple[Any, Any]:
+        """The threads' scratch rows, (threads, words) int64 column-major, zero but for words ``minus_one`` [a, b),
+        which are −1 (a capture search's empty hash set): made on the device, not copied there.  (tensor, array)."""
+        import torch
+
+        t = torch.zeros((words, threads), dtype=torch.int64, device=self.device)
+        t[minus_one[0]:minus_one[1]] = -1
+        return t, self.from_tensor(t.T, np.int64)
+
     def tensor(self, a: Any) -> Any:
         """The PyTorch tensor over a device array (no copy)."""
         import torch
@@ -174,17 +183,11 @@ class Arrays:
         import torch
 
         t = t.to(getattr(torch, np.dtype(dtype).name))
-        if SIMULATOR:
-            return self.cuda.to_device(t.detach().cpu().numpy())
+        if SIMULATOR:  # the simulator's device array over the tensor's memory, as on a GPU
+            from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+            return FakeCUDAArray(t.detach().numpy())
         return self.cuda.as_cuda_array(t.detach())
-
-
-def check_actions_kernel() -> Any:
-    """The kernel ``(masks (N, A) int8, actions (N,) int64, bad (1,) int64)`` setting ``bad[0] = i + 1`` for some env
-    ``i`` whose action is out of range or masked out (0 if none): the check of ``illegal="raise"`` before a step."""
-    from krypenv.envs import cuda_check
-
-    return cuda_check.check
 
 
 def device_identity() -> Callable[[Any], Any]:

@@ -181,8 +181,8 @@ class DeviceVecEnv(VectorEnv):
         """Words of int64 scratch each CUDA thread needs (the env's own, and its built-in policy's)."""
 
     @abstractmethod
-    def _init_scratch(self, scratch: Any) -> None:
-        """Prepare the CUDA threads' scratch (a (words, G) int64 tensor) as the per-env functions expect it."""
+    def _minus_one(self) -> tuple[int, int]:
+        """The words [a, b) of a CUDA thread's scratch that start at −1 (the rest start at 0)."""
 
     @abstractmethod
     def _split_over(self, over: Any) -> tuple[Any, Any]:
@@ -197,26 +197,24 @@ class DeviceVecEnv(VectorEnv):
         """Device copies of the state and outputs, the threads' scratch, the kernel and its policy arguments."""
         import importlib
 
-        import torch
-
-        from krypenv.envs.cuda import Arrays, check_actions_kernel, grid_threads
+        from krypenv.envs import cuda_ahead, cuda_util
+        from krypenv.envs.cuda import Arrays, grid_threads
 
         self._arrays = arrays = Arrays()
         self._lead = [arrays.to_device(a) for a in self.core._arrays()]
         self._dev = {k: arrays.to_device(v) for k, v in host.items()}
         self._t = {k: arrays.tensor(v) for k, v in self._dev.items()}
         self._threads = grid_threads(self.num_envs)
-        scratch = torch.zeros((self._scratch_words(), self._threads), dtype=torch.int64,
-                              device=arrays.device)
-        self._init_scratch(scratch)
-        self._scratch_t = scratch
-        self._scratch = arrays.from_tensor(scratch.T, np.int64)
+        self._scratch_t, self._scratch = arrays.scratch(self._scratch_words(), self._threads, self._minus_one())
         keys = {p.build_key for p in self._policies.values()}
         if len(keys) > 1:
             raise ValueError("opponents: the agents in the kernels must share one compiled policy function (e.g. "
                              "greedy, creeper and expert do); got several")
-        self._kernel = importlib.import_module(self.cuda_module).build(keys.pop() if keys else None)
-        self._check = check_actions_kernel()
+        key = keys.pop() if keys else None
+        self._kernel = importlib.import_module(self.cuda_module).build(key)
+        self._check = cuda_util.check
+        cuda_ahead.install(self._kernel, cuda_ahead.kernel_name(self.game, key))  # if KRYPENV_CUDA_AHEAD has it
+        cuda_ahead.install(self._check, "check-actions")
         P = self.players
         ki = max([len(p.iparams) for p in self._policies.values()] + [1])
         kf = max([len(p.fparams) for p in self._policies.values()] + [1])

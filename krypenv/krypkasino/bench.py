@@ -43,6 +43,42 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
     return engine_row(DealBatch(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
+def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tuple[dict[str, Any], Any, int]:
+    """The GPU engine benchmark's arrays (krypenv.bench_device): ``batch`` deal records, streams, decision counts and
+    the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""
+    import time
+
+    from krypenv.krypkasino.engine import kernels
+    from krypenv.krypkasino.engine.captures import O_SEEN, O_USED, SCRATCH_WORDS, new_scratch
+    from krypenv.rng import seed_range
+
+    rules = Rules(players=players)
+    d = DealBatch(rules, 4096)
+    ik, isz, lk, lsz = *(np.asarray(a, np.int64) for a in d._initial), *(np.asarray(a, np.int64) for a in d._later)
+    st, rng = arrays.empty((batch, d.width), np.int8), arrays.empty(batch, np.uint64)
+    dec = arrays.empty(batch, np.int64)
+    _, scr = arrays.scratch(SCRATCH_WORDS, threads, (O_SEEN, O_USED))
+    const = [arrays.to_device(a) for a in (ik, isz, lk, lsz)]
+
+    def launch_args(deals: int) -> tuple[Any, ...]:
+        return (st, rng, players, rules.deck_size, *const, False, scr, deals, dec)
+
+    def cpu_rate(seconds: float) -> float:
+        cpu_rng, decisions = seed_range(1, d.n), np.zeros(d.n, np.int64)
+        scr_rows = np.stack([new_scratch() for _ in range(d._scr.shape[0])])
+        kernels.play_deals_par(d.state, cpu_rng, players, rules.deck_size, ik, isz, lk, lsz, False, 1, decisions,
+                                   scr_rows)  # warm-up, not timed
+        made, start = 0, time.perf_counter()
+        while True:
+            kernels.play_deals_par(d.state, cpu_rng, players, rules.deck_size, ik, isz, lk, lsz, False, 1, decisions,
+                                   scr_rows)
+            made += int(decisions.sum())
+            if time.perf_counter() - start >= seconds:
+                return made / (time.perf_counter() - start)
+
+    return {"rng": rng, "decisions": dec, "launch": launch_args}, cpu_rate, d.nbytes_per_deal
+
+
 register_batched("engine", bench_engine, ENGINE_HEADER, engine_line("engine"), game="krypkasino")
 register("aec", partial(aec_row, "krypkasino", players=3), game="krypkasino")
 register("vec", partial(vec_row, "krypkasino", players=3), game="krypkasino")

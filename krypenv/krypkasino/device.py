@@ -64,9 +64,9 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
         """The capture search's scratch, or the built-in policy's if larger (the tactics')."""
         return max([SCRATCH_WORDS] + [p.scratch for p in self._policies.values()])
 
-    def _init_scratch(self, scratch: Any) -> None:
+    def _minus_one(self) -> tuple[int, int]:
         """Every thread's hash set of remainders starts empty (−1), as ``new_scratch`` makes it."""
-        scratch[O_SEEN:O_USED] = -1
+        return O_SEEN, O_USED
 
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated at the end of the match; never truncated."""

@@ -51,6 +51,37 @@ def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) ->
     return engine_row(DealBatch(Rules(players), batch), _play_batch, seconds, seed, players=players)
 
 
+def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tuple[dict[str, Any], Any, int]:
+    """The GPU engine benchmark's arrays (krypenv.bench_device): ``batch`` deal records and cash rows, streams,
+    decision counts and the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""
+    import time
+
+    from krypenv.kungsholmskille.config import BUF
+    from krypenv.kungsholmskille.engine import drivers
+    from krypenv.rng import seed_range
+
+    d = DealBatch(Rules(players), 4096)
+    st, cash = arrays.empty((batch, d.state.shape[1]), d.state.dtype), arrays.empty((batch, d.cash.shape[1]),
+                                                                                     d.cash.dtype)
+    rng, dec = arrays.empty(batch, np.uint64), arrays.empty(batch, np.int64)
+    _, scr = arrays.scratch(BUF, threads)
+
+    def launch_args(deals: int) -> tuple[Any, ...]:
+        return (st, cash, rng, players, deals, scr, dec)
+
+    def cpu_rate(seconds: float) -> float:
+        cpu_rng, decisions = seed_range(1, d.n), np.zeros(d.n, np.int64)
+        drivers.play_deals_par(d.state, d.cash, cpu_rng, players, 1, decisions, d._chunks)  # warm-up, not timed
+        made, start = 0, time.perf_counter()
+        while True:
+            drivers.play_deals_par(d.state, d.cash, cpu_rng, players, 1, decisions, d._chunks)
+            made += int(decisions.sum())
+            if time.perf_counter() - start >= seconds:
+                return made / (time.perf_counter() - start)
+
+    return {"rng": rng, "decisions": dec, "launch": launch_args}, cpu_rate, d.nbytes_per_deal
+
+
 register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line("kille_engine"), game="kungsholmskille")
 register("kille_aec", partial(aec_row, "kungsholmskille", players=4), game="kungsholmskille")
 register("kille_vec", partial(vec_row, "kungsholmskille", players=4), game="kungsholmskille")

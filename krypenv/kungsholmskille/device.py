@@ -61,8 +61,9 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
         """The env functions' scratch (legal list, uniforms, a policy's work vector)."""
         return BUF
 
-    def _init_scratch(self, scratch: Any) -> None:
-        """Nothing to prepare."""
+    def _minus_one(self) -> tuple[int, int]:
+        """Nothing starts at −1."""
+        return 0, 0
 
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated when the pot goes out, is settled or forfeited; truncated after ``max_deals``."""

@@ -47,8 +47,8 @@ def kernel_signature(env: Any, policy: Any) -> Any:
 
 def compile_all(specs: list[str]) -> list[tuple[str, int, float]]:
     """PTX of each ``game:policy`` kernel (policy ``none`` or an agent spec): (spec, KiB, seconds)."""
-    import numba.cuda.dispatcher as dispatcher
     from numba import cuda
+    from numba.cuda import dispatcher
 
     dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=CC)
     from krypenv import agents
