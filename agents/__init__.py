@@ -12,8 +12,8 @@ Importing this package registers each game's agents (the ``agents`` part of ever
 ``timid``, ``expert`` and ``pimc`` in :mod:`krypenv.agents.kungsholmskille`.
 """
 
-# registers rllib:PATH and tabular:PATH (Ray and OpenSpiel are imported only to load one)
-from krypenv.agents import rllib_agent, tabular  # noqa: F401
+# registers mlp:PATH, rllib:PATH and tabular:PATH (Ray and OpenSpiel are imported only to load one)
+from krypenv.agents import mlp, rllib_agent, tabular  # noqa: F401
 from krypenv.agents.base import MoveAgent, RandomAgent, known, load, register
 
 from krypenv.games import GAMES

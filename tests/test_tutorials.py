@@ -9,6 +9,7 @@ there, and a page in the docs that shows it.
 from __future__ import annotations
 
 import runpy
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,8 @@ def run(name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtur
 
 def test_every_tutorial_is_tested_and_shown() -> None:
     """Each script has a test below (or the Ray one) and a docs page that literalincludes it."""
-    tested = {"sb3_maskable_ppo", "cleanrl_ppo_vecenv", "tianshou_dqn", "torchrl_pettingzoo", "own_agent",
-              "openspiel_cfr_tiny"} | RAY_ONLY
+    tested = {"sb3_maskable_ppo", "cleanrl_ppo_vecenv", "cleanrl_ppo_device", "tianshou_dqn", "torchrl_pettingzoo",
+              "own_agent", "openspiel_cfr_tiny"} | RAY_ONLY
     scripts = {p.stem for p in TUTORIALS.glob("*.py")}
     assert scripts == tested
     index = (TUTORIALS / "index.md").read_text(encoding="utf-8")
@@ -53,6 +54,17 @@ def test_cleanrl_ppo_vecenv(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     lines = [ln for ln in out.splitlines() if ln.startswith("update ")]
     assert len(lines) == 2 and "update 1: " in lines[1]
     assert int(lines[1].split(": ")[1].split()[0]) > 0  # deals finished, with their learner scores
+
+
+def test_cleanrl_ppo_device(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The device env's PPO loop runs on the CPU backend (the same script as on a GPU): two iterations, episodes end."""
+    pytest.importorskip("torch")
+    monkeypatch.setattr(sys, "argv", ["cleanrl_ppo_device.py", "--device", "cpu", "--num-envs", "64", "--num-steps",
+                                      "32", "--game", "kungsholmskille", "--players", "3"])
+    out = run("cleanrl_ppo_device", monkeypatch, capsys, KRYPENV_TUTORIAL_STEPS=str(2 * 64 * 32))
+    assert "iteration 2/2: " in out and "done: 4,096 steps in" in out and "steps/s on cpu" in out
+    episodes = int(out.split("iteration 2/2: ")[1].split(" over ")[1].split()[0])
+    assert episodes > 0
 
 
 def test_tianshou_dqn(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
