@@ -105,10 +105,37 @@ def equality(games_needed: int, batch: int = BATCH) -> dict[str, Any]:
 
 
 def benchmark(seconds: float, batches: list[int]) -> dict[str, Any]:
-    """Section 2 (module docstring)."""
+    """Section 2 (module docstring), the GPU's rows (they need no CPU kernel: run while numba warms up)."""
     from krypenv.bench_device import run_device
 
-    return run_device(batches, seconds=seconds)
+    return run_device(batches, seconds=seconds, cpu=False)
+
+
+def benchmark_cpu(seconds: float) -> dict[str, Any]:
+    """Section 2's CPU twins in the same run: the engines' CPU drivers at 4096 deals, the CPU backend's env."""
+    from krypenv.bench_device import PLAYERS, env_row
+    from krypenv.games import GAMES
+
+    out: dict[str, Any] = {}
+    for game in GAMES:
+        _, cpu_rate, _ = GAMES[game].part("bench").gpu_engine_setup(_NoArrays(), 1, PLAYERS[game], 1)
+        out[f"{game}_cpu_engine"] = [{"batch": 4096, "players": PLAYERS[game], "decisions_per_s": cpu_rate(seconds)}]
+        out[f"{game}_cpu_env"] = [env_row(game, 4096, seconds, device="cpu")]
+    return out
+
+
+class _NoArrays:
+    """Stands in for the device arrays when only a benchmark's CPU twin is wanted."""
+
+    def empty(self, shape: Any, dtype: Any) -> None:
+        """No device array."""
+
+    def to_device(self, a: Any) -> None:
+        """No device array."""
+
+    def scratch(self, words: int, threads: int, minus_one: tuple[int, int] = (0, 0)) -> tuple[None, None]:
+        """No device array."""
+        return None, None
 
 
 def ppo(seconds: float, envs: int = 65536) -> dict[str, Any]:
@@ -141,9 +168,17 @@ def main() -> int:
     report: dict[str, Any] = {"versions": versions(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     print(json.dumps(report["versions"]), flush=True)
     batches = [int(b) for b in args.bench_batches.split(",")]
-    for name, section in (("equality", lambda: equality(args.games, args.batch)),
-                          ("benchmark", lambda: benchmark(args.seconds, batches)),
-                          ("ppo", lambda: ppo(args.seconds, args.ppo_envs))):
+    warm = None
+    if "warm" not in args.skip.split(","):  # CPU kernels for the equality's references, on every core meanwhile
+        import subprocess
+
+        warm = subprocess.Popen([sys.executable, str(ROOT / "experiments" / "warm_numba.py")])
+    sections = (("benchmark", lambda: benchmark(args.seconds, batches)),
+                ("warm", lambda: {"exit": warm.wait() if warm else None}),
+                ("equality", lambda: equality(args.games, args.batch)),
+                ("benchmark_cpu", lambda: benchmark_cpu(args.seconds)),
+                ("ppo", lambda: ppo(args.seconds, args.ppo_envs)))
+    for name, section in sections:
         if name in args.skip.split(","):
             continue
         start = time.perf_counter()
@@ -162,13 +197,13 @@ def table(report: dict[str, Any]) -> str:
     """The short table printed last."""
     lines = [(f"device check {report['date']} on {report['versions'].get('gpu')} "
              f"(numba-cuda {report['versions'].get('numba_cuda')}, torch {report['versions'].get('torch')})")]
-    for key in ("equality", "benchmark", "ppo"):
+    for key in ("equality", "benchmark", "benchmark_cpu", "ppo"):
         if f"{key}_error" in report:
             lines.append(f"{key}: FAILED {report[f'{key}_error'][:300]}")
     for game, r in report.get("equality", {}).items():
         lines.append(f"equal {game}: {r['episodes']:,} episodes ({r['decisions']:,} decisions) + "
                      f"{r['expert_episodes']:,} vs expert + {r['self_play_episodes']:,} self-play")
-    for key, rows in report.get("benchmark", {}).items():
+    for key, rows in {**report.get("benchmark", {}), **report.get("benchmark_cpu", {})}.items():
         if isinstance(rows, list):
             for row in rows:
                 rate = row.get("decisions_per_s", row.get("steps_per_s"))

@@ -71,8 +71,8 @@ def _median_time(work: Callable[[], Any], repeats: int) -> float:
     return statistics.median(times)
 
 
-def engine_row(game: str, batch: int, seconds: float, repeats: int = 5) -> dict[str, Any]:
-    """One ``<game>_gpu_engine`` row: random play of ``batch`` deals on the GPU, and the CPU twin's rate."""
+def engine_row(game: str, batch: int, seconds: float, repeats: int = 5, cpu: bool = True) -> dict[str, Any]:
+    """One ``<game>_gpu_engine`` row: random play of ``batch`` deals on the GPU, and (``cpu``) the CPU twin's rate."""
     import importlib
 
     from krypenv.envs.cuda import Arrays, grid_threads, launch
@@ -97,8 +97,9 @@ def engine_row(game: str, batch: int, seconds: float, repeats: int = 5) -> dict[
     t = _median_time(play, repeats)
     made = int(arrays.tensor(decisions).sum())
     row = {"batch": batch, "players": P, "deals_per_thread": deals, "decisions_per_s": made / t,
-           "deals_per_s": batch * deals / t, "bytes_per_deal": bytes_per_deal,
-           "cpu_decisions_per_s": cpu_play(seconds), **kernel_resources(kernel)}
+           "deals_per_s": batch * deals / t, "bytes_per_deal": bytes_per_deal, **kernel_resources(kernel)}
+    if cpu:
+        row["cpu_decisions_per_s"] = cpu_play(seconds)
     return row
 
 
@@ -154,8 +155,9 @@ def env_row(game: str, batch: int, seconds: float, repeats: int = 5, device: str
 
 
 def run_device(batches: tuple[int, ...] | list[int] = DEVICE_BATCHES, seconds: float = 3.0,
-               out: Any = None) -> dict[str, Any]:
-    """Both GPU benchmarks of every game at every batch size, and the CPU backend's env at 4096 games."""
+               out: Any = None, cpu: bool = True) -> dict[str, Any]:
+    """Both GPU benchmarks of every game at every batch size, and (``cpu``) the CPU twins: the engine's rate beside
+    each engine row, the CPU backend's env at 4096 games."""
     import sys
 
     import torch
@@ -168,14 +170,15 @@ def run_device(batches: tuple[int, ...] | list[int] = DEVICE_BATCHES, seconds: f
     for game in GAMES:
         result[f"{game}_gpu_engine"] = rows = []
         for b in batches:
-            rows.append(engine_row(game, b, seconds))
+            rows.append(engine_row(game, b, seconds, cpu=cpu))
             print(f"{game}_gpu_engine " + _line(rows[-1]), file=out, flush=True)
         result[f"{game}_gpu_env"] = rows = []
         for b in batches:
             rows.append(env_row(game, b, seconds))
             print(f"{game}_gpu_env " + _line(rows[-1]), file=out, flush=True)
-        rows.append(env_row(game, 4096, seconds, device="cpu"))
-        print(f"{game}_gpu_env " + _line(rows[-1]), file=out, flush=True)
+        if cpu:
+            rows.append(env_row(game, 4096, seconds, device="cpu"))
+            print(f"{game}_gpu_env " + _line(rows[-1]), file=out, flush=True)
     if torch.cuda.is_available():
         props = torch.cuda.get_device_properties(0)
         result["gpu"] = {"name": props.name, "multiprocessors": props.multi_processor_count,

@@ -148,9 +148,6 @@ class DeviceVecEnv(VectorEnv):
         self.num_envs, self.players, self._lose = core.n, P, config.illegal == "lose"
         self.single_observation_space = spaces.Box(core.low, core.high, dtype=core.obs_dtype)
         self.single_action_space = spaces.Discrete(core.n_actions)
-        self.observation_space = spaces.Box(np.tile(core.low, (core.n, 1)), np.tile(core.high, (core.n, 1)),
-                                            dtype=core.obs_dtype)
-        self.action_space = spaces.MultiDiscrete(np.full(core.n, core.n_actions))
         self._seeded = False
         self._seed = check_seed(seed)
         n, dim, A = core.n, core.dim, core.n_actions
@@ -170,6 +167,17 @@ class DeviceVecEnv(VectorEnv):
             self._t = {k: torch.from_numpy(v) for k, v in host.items()}
         self._masks_bool = self._t["masks"].view(torch.bool)
         self._term_masks_bool = self._t["term_masks"].view(torch.bool)
+
+    @property
+    def observation_space(self) -> spaces.Box:
+        """The batched observation space, (N, D) (built when asked: large for millions of games)."""
+        core = self.core
+        return spaces.Box(np.tile(core.low, (core.n, 1)), np.tile(core.high, (core.n, 1)), dtype=core.obs_dtype)
+
+    @property
+    def action_space(self) -> spaces.MultiDiscrete:
+        """The batched action space, one Discrete(A) per game."""
+        return spaces.MultiDiscrete(np.full(self.core.n, self.core.n_actions))
 
     # ------------------------------------------------------------------ hooks: the game's arrays
     @abstractmethod
