@@ -150,6 +150,8 @@ def main(args: Args) -> dict[str, Any]:
     """Train (module docstring); return the last log row."""
     torch.manual_seed(args.seed)
     device, out = torch.device(args.device), Path(args.out)
+    if device.type == "cpu":  # numba's env threads and torch's OpenMP pool slow each other down badly
+        torch.set_num_threads(1)
     out.mkdir(parents=True, exist_ok=True)
     env = make_env(args)
     D, A, N, T, P = env.single_observation_space.shape[0], int(env.single_action_space.n), args.num_envs, \

@@ -239,5 +239,5 @@ def test_specs_of_the_wrong_game_are_refused() -> None:
         agents.load("pimc:value=money", game=GAME)
     with pytest.raises(ValueError, match="next_ante >= 0"):
         agents.load("expert:next_ante=-1", game=GAME)
-    assert set(agents.known(GAME)) == {"expert", "pimc", "ppo", "random", "rllib", "timid", "tabular"}
+    assert set(agents.known(GAME)) == {"expert", "mlp", "pimc", "ppo", "random", "rllib", "timid", "tabular"}
     assert EXPERT_PARAMS.shape == (7,) and SHOW == 5 and FOLD == 2 and STAY == 3
