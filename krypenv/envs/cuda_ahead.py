@@ -38,14 +38,22 @@ POLICIES = {"krypkasino": ("expert",), "kungsholmskille": ("expert",)}  # agents
 
 
 def sources_digest() -> str:
-    """A digest of every module of krypenv and its agents that holds compiled code (what a kernel is built from)."""
+    """A digest of every module of krypenv and its agents that holds compiled code (what a kernel is built from),
+    by path within the package: the same in a checkout (``agents/`` beside ``krypenv/``) and an installed wheel
+    (``krypenv/agents/``)."""
     import krypenv
     import krypenv.agents
 
-    digest = hashlib.sha1()
-    for root in (Path(krypenv.__file__).parent, Path(krypenv.agents.__file__).parent):
+    files: dict[str, bytes] = {}
+    top, agents = Path(krypenv.__file__).parent, Path(krypenv.agents.__file__).parent
+    for root, prefix in ((top, ""), (agents, "agents/")):
         for path in krypenv.compiled_sources(root):
-            digest.update(path.read_bytes())
+            rel = prefix + path.relative_to(root).as_posix()
+            if prefix or rel.split("/")[0] not in ("agents", "eval", "checkpoints"):
+                files[rel] = path.read_bytes()
+    digest = hashlib.sha1()
+    for rel in sorted(files):
+        digest.update(rel.encode() + b"\0" + files[rel])
     return digest.hexdigest()[:16]
 
 
