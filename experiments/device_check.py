@@ -2,10 +2,9 @@
 
     python experiments/device_check.py [--out DIR] [--games 100000] [--seconds 1]
 
-Run on a machine with a GPU, numba-cuda and a CUDA build of PyTorch; it needs no network.  With
-``KRYPENV_CUDA_AHEAD=DIR`` (``python -m krypenv.envs.cuda_ahead DIR`` on any machine with NVVM and
-ptxas) the kernels are loaded instead of compiled; otherwise the first use of each compiles it (the
-compile seconds are reported).  Sections, each timed, each failing alone (the table says which):
+Run on a machine with a GPU, numba-cuda and a CUDA build of PyTorch; it needs no network.  The first
+use of each kernel compiles it (numba-cuda: a minute or two per kernel on one core).  Sections, each
+timed, each failing alone (the table says which):
 
 1. **equality**: for each game, configurations of mixed player counts and presets with built-in
    random opponents: the CUDA env (``DeviceVecEnv(device="cuda")``) and the CPU VecEnv step in
@@ -50,7 +49,7 @@ def versions() -> dict[str, Any]:
     import torch
 
     out = {"python": platform.python_version(), "numpy": numpy.__version__, "numba": numba.__version__,
-           "torch": torch.__version__, "cpus": os.cpu_count(), "ahead": os.environ.get("KRYPENV_CUDA_AHEAD")}
+           "torch": torch.__version__, "cpus": os.cpu_count()}
     try:
         import importlib.metadata as md
 

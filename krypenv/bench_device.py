@@ -115,10 +115,9 @@ def env_row(game: str, batch: int, seconds: float, repeats: int = 5, device: str
     u = torch.rand(batch, dtype=torch.float64, device=env._arrays.device if on_gpu else "cpu")
     actions = torch.zeros(batch, dtype=torch.int64, device=u.device)
     if on_gpu:
-        from krypenv.envs import cuda_ahead, cuda_util
+        from krypenv.envs import cuda_util
         from krypenv.envs.cuda import launch
 
-        cuda_ahead.install(cuda_util.pick, "pick-actions")
         act_arr, u_arr = env._arrays.from_tensor(actions, np.int64), env._arrays.from_tensor(u, np.float64)
 
     def pick() -> Any:

@@ -205,7 +205,7 @@ class DeviceVecEnv(VectorEnv):
         """Device copies of the state and outputs, the threads' scratch, the kernel and its policy arguments."""
         import importlib
 
-        from krypenv.envs import cuda_ahead, cuda_util
+        from krypenv.envs import cuda_util
         from krypenv.envs.cuda import Arrays, grid_threads
 
         self._arrays = arrays = Arrays()
@@ -221,8 +221,6 @@ class DeviceVecEnv(VectorEnv):
         key = keys.pop() if keys else None
         self._kernel = importlib.import_module(self.cuda_module).build(key)
         self._check = cuda_util.check
-        cuda_ahead.install(self._kernel, cuda_ahead.kernel_name(self.game, key))  # if KRYPENV_CUDA_AHEAD has it
-        cuda_ahead.install(self._check, "check-actions")
         P = self.players
         ki = max([len(p.iparams) for p in self._policies.values()] + [1])
         kf = max([len(p.fparams) for p in self._policies.values()] + [1])

@@ -72,6 +72,7 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     base._REGISTRY.pop("rllib")  # rllib:PATH plays both games (tests/ray/test_rllib.py)
     base._REGISTRY.pop("tabular")  # tabular:PATH plays every game (tests/openspiel/test_tiny.py)
+    base._REGISTRY.pop("mlp")  # mlp:PATH plays every game (tests/agents/test_mlp.py)
     base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
     assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo", "champion"}
     kille = agents.known("kungsholmskille")
