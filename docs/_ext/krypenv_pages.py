@@ -199,8 +199,9 @@ def environments_page(game: Any) -> str:
     """The generated environment page of one game: live table at the top, then the docstrings."""
     entry = game.part("entry")
     aec_module = importlib.import_module(entry.raw_env.__module__)
-    gym_cls, vec_cls = entry.GymEnv, entry.VecEnv
+    gym_cls, vec_cls, dev_cls = entry.GymEnv, entry.VecEnv, entry.DeviceVecEnv
     gym_module, vec_module = importlib.import_module(gym_cls.__module__), importlib.import_module(vec_cls.__module__)
+    dev_module = importlib.import_module(dev_cls.__module__)
     pkg = entry.__name__.rsplit("_v", 1)[0]
     obs_module = importlib.import_module(f"{pkg}.observation")
     act_module = importlib.import_module(f"{pkg}.actions")
@@ -226,8 +227,11 @@ def environments_page(game: Any) -> str:
     players, aec, gym_env, vec = default
     agent = aec.possible_agents[0]
     name = aec.metadata["name"]
+    dev = dev_cls(2, device="cpu", players=players, seed=0)
+    assert space_text(dev.single_observation_space) == space_text(gym_env.observation_space)
     for where, mod in (("the AEC docstring", aec_module), ("the Gymnasium docstring", gym_module),
-                       ("the VecEnv docstring", vec_module), ("the observation docstring", obs_module)):
+                       ("the VecEnv docstring", vec_module), ("the device env docstring", dev_module),
+                       ("the observation docstring", obs_module)):
         for error in stated_space_errors(f"{mod.__name__} ({where})", mod.__doc__ or "", actions, shapes, dtype):
             LOG.warning(error)  # the -W build fails
     overview = DOCS / "games" / f"{game.name}.md"  # the game's hand-written overview page
@@ -237,7 +241,7 @@ def environments_page(game: Any) -> str:
             LOG.warning(error)
     short = entry.__name__.rsplit(".", 1)[1]
     aec_doc, history = split_history(drop_first_table(body(aec_module.__doc__ or "")))
-    for mod in (entry, aec_module, gym_module, vec_module, obs_module, act_module):
+    for mod in (entry, aec_module, gym_module, vec_module, dev_module, obs_module, act_module):
         MARKDOWN_MODULES[mod.__name__] = f"{game.name}-environments"
     lines = [
         f"# {game.title} environments (`{entry.__name__}`)",
@@ -253,6 +257,8 @@ def environments_page(game: Any) -> str:
         (f"| Gymnasium | `gymnasium.make(\"{game.gym_id}\")` or `{short}.GymEnv(...)` "
          f"(`{gym_cls.__module__}.{gym_cls.__name__}`) |"),
         f"| VecEnv (SB3) | `{short}.VecEnv(num_envs, ...)` (`{vec_cls.__module__}.{vec_cls.__name__}`) |",
+        (f"| Device env (tensors, GPU or CPU) | `{short}.DeviceVecEnv(num_envs, device=\"cuda\", ...)` "
+         f"(`{dev_cls.__module__}.{dev_cls.__name__}`, {{doc}}`/api/envs` `krypenv.envs.device`) |"),
         f"| Agents | `{aec.possible_agents}` ({players} players, the default) |",
         f"| Number of agents | {', '.join(map(str, game.players))} (`players`) |",
         f"| Action space | `{space_text(aec.action_space(agent))}` (every interface, every player count) |",
@@ -293,6 +299,10 @@ def environments_page(game: Any) -> str:
         f"## VecEnv (`{vec_module.__name__}`)",
         "",
         myst_text(body(vec_module.__doc__ or ""), shift=1).strip(),
+        "",
+        f"## Device env (`{dev_module.__name__}`)",
+        "",
+        myst_text(body(dev_module.__doc__ or ""), shift=1).strip(),
         "",
         f"## Observation layout (`{obs_module.__name__}`)",
         "",
