@@ -112,13 +112,13 @@ def benchmark(seconds: float, batches: list[int]) -> dict[str, Any]:
 
 def benchmark_cpu(seconds: float) -> dict[str, Any]:
     """Section 2's CPU twins in the same run: the engines' CPU drivers at 4096 deals, the CPU backend's env."""
-    from krypenv.bench_device import PLAYERS, env_row
+    from krypenv.bench_device import env_row, players
     from krypenv.games import GAMES
 
     out: dict[str, Any] = {}
     for game in GAMES:
-        _, cpu_rate, _ = GAMES[game].part("bench").gpu_engine_setup(_NoArrays(), 1, PLAYERS[game], 1)
-        out[f"{game}_cpu_engine"] = [{"batch": 4096, "players": PLAYERS[game], "decisions_per_s": cpu_rate(seconds)}]
+        _, cpu_rate, _ = GAMES[game].part("bench").gpu_engine_setup(_NoArrays(), 1, players(game), 1)
+        out[f"{game}_cpu_engine"] = [{"batch": 4096, "players": players(game), "decisions_per_s": cpu_rate(seconds)}]
         out[f"{game}_cpu_env"] = [env_row(game, 4096, seconds, device="cpu")]
     return out
 

@@ -30,10 +30,14 @@ import numpy as np
 
 from krypenv.games import GAMES
 
-__all__ = ["DEVICE_BATCHES", "env_row", "kernel_resources", "run_device"]
+__all__ = ["DEVICE_BATCHES", "engine_row", "env_row", "kernel_resources", "players", "run_device"]
 
 DEVICE_BATCHES = (2**10, 2**14, 2**17, 2**20)
-PLAYERS = {"krypkasino": 2, "kungsholmskille": 4}  # the goals' tables (issue: Krypkasino 2 players)
+
+
+def players(game: str) -> int:
+    """The table a game's GPU rows are measured at: its bench module's ``GPU_PLAYERS``."""
+    return int(GAMES[game].part("bench").GPU_PLAYERS)
 
 
 def _sync() -> None:
@@ -73,15 +77,13 @@ def _median_time(work: Callable[[], Any], repeats: int) -> float:
 
 def engine_row(game: str, batch: int, seconds: float, repeats: int = 5, cpu: bool = True) -> dict[str, Any]:
     """One ``<game>_gpu_engine`` row: random play of ``batch`` deals on the GPU, and (``cpu``) the CPU twin's rate."""
-    import importlib
-
     from krypenv.envs.cuda import Arrays, grid_threads, launch
     from krypenv.rng import seed_range
 
-    module = importlib.import_module(GAMES[game].part("device").DeviceVecEnv.cuda_module)
+    module = GAMES[game].part("device").DeviceVecEnv.cuda_kernels()
     kernel, setup = module.engine_play(), GAMES[game].part("bench").gpu_engine_setup
     arrays = Arrays()
-    P = PLAYERS[game]
+    P = players(game)
     threads = grid_threads(batch)
     args, cpu_play, bytes_per_deal = setup(arrays, batch, P, threads)
     rng = args["rng"]
@@ -108,7 +110,7 @@ def env_row(game: str, batch: int, seconds: float, repeats: int = 5, device: str
     """One ``<game>_gpu_env`` row: device-env steps/s with random legal actions picked on the device."""
     import torch
 
-    env = GAMES[game].part("device").DeviceVecEnv(batch, device=device, players=PLAYERS[game], seed=0,
+    env = GAMES[game].part("device").DeviceVecEnv(batch, device=device, players=players(game), seed=0,
                                                   opponents=opponents)
     env.reset()
     on_gpu = env.on_gpu
@@ -147,7 +149,7 @@ def env_row(game: str, batch: int, seconds: float, repeats: int = 5, device: str
             env.step(pick())
             steps_done += 1
         t, steps = (time.perf_counter() - start), steps_done
-    row = {"batch": batch, "players": PLAYERS[game], "steps_per_s": batch * steps / t, "device": device}
+    row = {"batch": batch, "players": players(game), "steps_per_s": batch * steps / t, "device": device}
     if on_gpu:
         row.update(kernel_resources(env._kernel))
     return row

@@ -84,7 +84,7 @@ import numpy as np
 from krypenv.agents.checkpoint import check_table, game_of, resolve_checkpoint
 from krypenv.agents.krypkasino import lockstep as L
 from krypenv.agents.krypkasino import tactics as T
-from krypenv.agents.krypkasino.heuristics import expert_weights
+from krypenv.agents.krypkasino.heuristics import act_batch, expert_weights
 from krypenv.agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
 from krypenv.agents.krypkasino.ppo import GAME, PPOAgent, check_deck
 
@@ -283,7 +283,7 @@ class GuidedPIMC:
             u = np.empty(e.shape[0], np.float64)
             L.draw(rng, e, u)  # the expert's tie-breaks, from each row's own stream
             out = np.empty(e.shape[0], np.int64)
-            T.act_batch(rs, rs[:, cfg[C_E0]:cfg[C_E0] + 53], e, rules.players, rules.hand_size,
+            act_batch(rs, rs[:, cfg[C_E0]:cfg[C_E0] + 53], e, rules.players, rules.hand_size,
                         rules.set_aside == "spades", T.EXPERT, self.expert_w, u, out)
             acts[~pol] = out
         return acts

@@ -50,6 +50,7 @@ from typing import ClassVar
 import numpy as np
 from krypenv.agents.base import register
 from krypenv.agents.krypkasino import tactics as T
+from numba import njit
 
 from krypenv.agent_api import DecisionBatch, DevicePolicy
 
@@ -73,6 +74,39 @@ def expert_weights(**options: float) -> np.ndarray:
     return w
 
 
+@njit(cache=True)
+def device_act(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, choice: np.ndarray, u: float,
+               iparams: np.ndarray, fparams: np.ndarray, cards: np.ndarray, caps: np.ndarray, costs: np.ndarray,
+               keys: np.ndarray, scr: np.ndarray) -> int:
+    """The next action of policy ``iparams[0]`` (RANDOM, GREEDY, CREEPER or EXPERT; expert weights ``fparams``) for
+    the seat to act in deal ``i`` with choice state ``choice`` (53,) and tie-break uniform ``u``.
+
+    One decision with caller-owned buffers (``cards``, ``caps``, ``costs``: ``MAX_MOVES`` rows; ``keys``:
+    ``MAX_KEYS``; ``scr``: the tactics' ``new_scratch()``): what :func:`act_batch` does per decision on the CPU,
+    and what a device env's CUDA kernels call for the seats these agents play there
+    (:meth:`HeuristicAgent.device_policy`).
+    """
+    pending = np.int64(choice[0])
+    m = T.choose(st, i, players, hand_size, spades, pending, choice[1:], np.int64(iparams[0]), fparams, u, cards,
+                 caps, costs, keys, scr)
+    return T.action_for(pending, choice[1:], cards[m], caps[m])
+
+
+@njit(cache=True)
+def act_batch(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int, spades: bool,
+              kind: int, w: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """The next action of the seat to act in each deal ``envs[k]`` (choice states ``choice``, uniforms ``u``)."""
+    cards = np.empty(T.MAX_MOVES, np.int64)
+    caps = np.empty((T.MAX_MOVES, 52), np.int8)
+    costs = np.empty(T.MAX_MOVES, np.float64)
+    keys = np.empty(T.MAX_KEYS, np.int64)
+    scr = T.new_scratch()
+    iparams = np.full(1, kind, np.int64)
+    for k in range(envs.shape[0]):
+        out[k] = device_act(st, envs[k], players, hand_size, spades, choice[envs[k]], u[k], iparams, w, cards, caps,
+                            costs, keys, scr)
+
+
 class HeuristicAgent:
     """A compiled rule-based policy (kind ``tactics.GREEDY``, ``CREEPER`` or ``EXPERT``) acting on a whole batch."""
 
@@ -83,9 +117,9 @@ class HeuristicAgent:
         self.weights = expert_weights() if weights is None else weights
 
     def device_policy(self, rules: object) -> DevicePolicy:
-        """This policy inside a device env's kernels (:func:`~krypenv.agents.krypkasino.tactics.device_act`): the
+        """This policy inside a device env's kernels (:func:`device_act`): the
         same choices as :meth:`act`, one uniform per decision from the env's stream."""
-        return DevicePolicy(game="krypkasino", function=T.device_act, iparams=np.array([self.kind], np.int64),
+        return DevicePolicy(game="krypkasino", function=device_act, iparams=np.array([self.kind], np.int64),
                             fparams=np.asarray(self.weights, np.float64), uniforms=1, scratch=T.TACTICS_WORDS,
                             moves=T.MAX_MOVES, keys=T.MAX_KEYS)
 
@@ -94,7 +128,7 @@ class HeuristicAgent:
         core, rules = batch.core, batch.rules
         u = batch.uniforms(1)[:, 0]
         out = np.empty(len(batch), np.int64)
-        T.act_batch(core.deals.state, core.choice, np.asarray(batch.envs, np.int64), rules.players,
+        act_batch(core.deals.state, core.choice, np.asarray(batch.envs, np.int64), rules.players,
                     rules.hand_size, rules.set_aside == "spades", self.kind, self.weights, u, out)
         return out
 

@@ -30,19 +30,21 @@ from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import (
     SCRATCH_WORDS,
-    candidate_into,
-    card_capture,
-    card_capture_keys,
     clear_scratch,
     hand_sweep_values_k,
     hand_sweep_values_s,
     hand_value_bits,
     maximal_captures_k,
-    n_candidates,
-    n_card_captures,
     subset_sums,
     sweep_values_s,
     table_value_key,
+)
+from krypenv.krypkasino.engine.expansion import (
+    candidate_into,
+    card_capture,
+    card_capture_keys,
+    n_candidates,
+    n_card_captures,
 )
 
 MAX_MOVES = 256  # moves listed per decision (more only on absurd hand-built tables; the rest are dropped)
@@ -510,36 +512,3 @@ def choose(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, p
                 return m
             pick -= 1
     return 0
-
-
-@njit(cache=True)
-def device_act(st: np.ndarray, i: int, players: int, hand_size: int, spades: bool, choice: np.ndarray, u: float,
-               iparams: np.ndarray, fparams: np.ndarray, cards: np.ndarray, caps: np.ndarray, costs: np.ndarray,
-               keys: np.ndarray, scr: np.ndarray) -> int:
-    """The next action of policy ``iparams[0]`` (RANDOM, GREEDY, CREEPER or EXPERT; expert weights ``fparams``) for
-    the seat to act in deal ``i`` with choice state ``choice`` (53,) and tie-break uniform ``u``.
-
-    One decision with caller-owned buffers (``cards``, ``caps``, ``costs``: MAX_MOVES rows; ``keys``:
-    MAX_KEYS; ``scr``: :func:`new_scratch`): what :func:`act_batch` does per decision on the CPU, and what
-    a device env's CUDA kernels call for the seats these agents play there
-    (:meth:`krypenv.agents.krypkasino.heuristics.HeuristicAgent.device_policy`).
-    """
-    pending = np.int64(choice[0])
-    m = choose(st, i, players, hand_size, spades, pending, choice[1:], np.int64(iparams[0]), fparams, u, cards, caps,
-               costs, keys, scr)
-    return action_for(pending, choice[1:], cards[m], caps[m])
-
-
-@njit(cache=True)
-def act_batch(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int, spades: bool,
-              kind: int, w: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
-    """The next action of the seat to act in each deal ``envs[k]`` (choice states ``choice``, uniforms ``u``)."""
-    cards = np.empty(MAX_MOVES, np.int64)
-    caps = np.empty((MAX_MOVES, 52), np.int8)
-    costs = np.empty(MAX_MOVES, np.float64)
-    keys = np.empty(MAX_KEYS, np.int64)
-    scr = new_scratch()
-    iparams = np.full(1, kind, np.int64)
-    for k in range(envs.shape[0]):
-        out[k] = device_act(st, envs[k], players, hand_size, spades, choice[envs[k]], u[k], iparams, w, cards, caps,
-                            costs, keys, scr)

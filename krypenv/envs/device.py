@@ -120,7 +120,6 @@ class DeviceVecEnv(VectorEnv):
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     batch_class: ClassVar[type[EnvBatch]]  # the game's batch (configuration, host state, CPU drivers)
     game: ClassVar[str]  # the game's registry name
-    cuda_module: ClassVar[str]  # the game's module of CUDA kernels (``build(policy_key)``)
     over_dtype: ClassVar[type[np.generic]]  # what the per-env functions write per game at its end
     value_dtype: ClassVar[type[np.generic]]  # a seat's value (score or money)
 
@@ -180,6 +179,16 @@ class DeviceVecEnv(VectorEnv):
         return spaces.MultiDiscrete(np.full(self.core.n, self.core.n_actions))
 
     # ------------------------------------------------------------------ hooks: the game's arrays
+    @staticmethod
+    @abstractmethod
+    def drivers() -> Any:
+        """The game's module of device-env CPU drivers (``k_seats_step_par``, ...: the state's arrays first)."""
+
+    @staticmethod
+    @abstractmethod
+    def cuda_kernels() -> Any:
+        """The game's module of CUDA kernels (``build(policy_key)``, ``engine_play()``), imported on first use."""
+
     @abstractmethod
     def _gx(self) -> np.ndarray:
         """The game's extra int64 kernel arguments (Krypkasino: hand size and spades)."""
@@ -203,8 +212,6 @@ class DeviceVecEnv(VectorEnv):
     # ------------------------------------------------------------------ the GPU backend
     def _setup_gpu(self, host: dict[str, np.ndarray]) -> None:
         """Device copies of the state and outputs, the threads' scratch, the kernel and its policy arguments."""
-        import importlib
-
         from krypenv.envs import cuda_util
         from krypenv.envs.cuda import Arrays, grid_threads
 
@@ -219,7 +226,7 @@ class DeviceVecEnv(VectorEnv):
             raise ValueError("opponents: the agents in the kernels must share one compiled policy function (e.g. "
                              "greedy, creeper and expert do); got several")
         key = keys.pop() if keys else None
-        self._kernel = importlib.import_module(self.cuda_module).build(key)
+        self._kernel = self.cuda_kernels().build(key)
         self._check = cuda_util.check
         P = self.players
         ki = max([len(p.iparams) for p in self._policies.values()] + [1])
@@ -254,8 +261,9 @@ class DeviceVecEnv(VectorEnv):
 
     # ------------------------------------------------------------------ the CPU backend
     def _cpu(self, name: str, *args: Any) -> None:
-        """Call the game's CPU driver ``k_<name>`` (parallel twin for large batches) on the state and ``args``."""
-        self.core._driver(name)(*self.core._arrays(), *args, self._tail())
+        """Call the game's device-env CPU driver ``k_<name>`` (parallel twin for large batches) on the state."""
+        driver = getattr(self.drivers(), f"k_{name}_{'par' if self.core.parallel else 'ser'}")
+        driver(*self.core._arrays(), *args, self._tail())
 
     def _play_agents(self) -> None:
         """Let the Python agents (CPU backend) act until a caller's seat is to act in every game."""

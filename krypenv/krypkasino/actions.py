@@ -40,18 +40,20 @@ from krypenv.krypkasino.cards import HAND_VALUE, card_name
 from krypenv.krypkasino.engine.captures import (
     O_CARD_A,
     O_CARD_B,
-    candidate_into,
-    card_capture,
-    card_capture_keys,
     card_mask_into,
-    expand_captures,
     hand_sweep_values_s,
     hand_value_bits,
     maximal_captures_k,
-    n_candidates,
     new_scratch,
     subset_sums,
     table_value_key,
+)
+from krypenv.krypkasino.engine.expansion import (
+    candidate_into,
+    card_capture,
+    card_capture_keys,
+    expand_captures,
+    n_candidates,
 )
 from krypenv.krypkasino.engine.kernels import DONE, TURN, apply_move, hand_of, table_of
 

@@ -43,6 +43,9 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
     return engine_row(DealBatch(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
+GPU_PLAYERS = 2  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
+
+
 def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tuple[dict[str, Any], Any, int]:
     """The GPU engine benchmark's arrays (krypenv.bench_device): ``batch`` deal records, streams, decision counts and
     the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""

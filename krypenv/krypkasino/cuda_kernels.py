@@ -41,6 +41,7 @@ import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
 from krypenv.envs.cuda import device_identity
+from krypenv.krypkasino import device_drivers as D
 from krypenv.krypkasino import env_kernels as E
 from krypenv.krypkasino.actions import ILLEGAL
 from krypenv.krypkasino.config import C_P
@@ -123,10 +124,10 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
                     if not finish:
                         break
                     finish = False
-                    if not E.finish_seats_one(st, rng, ints, base, cfg, i, actor, rew, over, final, term_obs,
+                    if not D.finish_seats_one(st, rng, ints, base, cfg, i, actor, rew, over, final, term_obs,
                                               term_masks, scr):
                         break
-            E.observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
+            D.observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
             status[i] = scr[O_STATUS] | (0 if ok else STATUS_POLICY)
 
     return run

@@ -39,7 +39,6 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
 
     batch_class = KrypkasinoBatch
     game = "krypkasino"
-    cuda_module = "krypenv.krypkasino.cuda_kernels"
     core: KrypkasinoBatch
     over_dtype: ClassVar[type[np.generic]] = np.bool_
     value_dtype: ClassVar[type[np.generic]] = np.float64
@@ -54,6 +53,20 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
         config = EnvConfig(players, teams, two_player_deal, set_aside, last_capture_point, reward, deals, illegal,
                            render_mode, preset, ranks, suits, copies, hand, table)
         super().__init__(num_envs, config, device, seat, opponents, seed)
+
+    @staticmethod
+    def drivers() -> Any:
+        """The game's device-env CPU drivers."""
+        from krypenv.krypkasino import device_drivers
+
+        return device_drivers
+
+    @staticmethod
+    def cuda_kernels() -> Any:
+        """The game's CUDA kernels (numba-cuda is imported with them)."""
+        from krypenv.krypkasino import cuda_kernels
+
+        return cuda_kernels
 
     def _gx(self) -> np.ndarray:
         """The hand size (K6, K21) and whether spades are set aside (K8), which the compiled baselines read."""

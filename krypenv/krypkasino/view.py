@@ -23,10 +23,12 @@ from krypenv.krypkasino.actions import CHOICE_SIZE, actions_to_move
 from krypenv.krypkasino.cards import HAND_VALUE, N_CODES, POINTS
 from krypenv.krypkasino.engine.captures import (
     hand_sweep_values,
-    legal_captures,
     new_scratch,
     sweep_values_s,
     table_value_key,
+)
+from krypenv.krypkasino.engine.expansion import (
+    legal_captures,
 )
 from krypenv.krypkasino.rules import Rules
 

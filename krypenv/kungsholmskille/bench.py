@@ -51,6 +51,9 @@ def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) ->
     return engine_row(DealBatch(Rules(players), batch), _play_batch, seconds, seed, players=players)
 
 
+GPU_PLAYERS = 4  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
+
+
 def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tuple[dict[str, Any], Any, int]:
     """The GPU engine benchmark's arrays (krypenv.bench_device): ``batch`` deal records and cash rows, streams,
     decision counts and the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""

@@ -33,6 +33,7 @@ import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
 from krypenv.envs.cuda import device_identity
+from krypenv.kungsholmskille import device_drivers as D
 from krypenv.kungsholmskille import env_kernels as E
 from krypenv.kungsholmskille.actions import N_ACTIONS
 from krypenv.kungsholmskille.config import B_LEGAL, B_POLICY, B_UNIF, BUF, C_P, ILLEGAL
@@ -114,10 +115,10 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
                     if not finish:
                         break
                     finish = False
-                    if not E.finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, actor, base, rew, over,
+                    if not D.finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, actor, base, rew, over,
                                               final, term_obs, term_masks, buf):
                         break
-            E.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
+            D.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
             status[i] = 0 if ok else STATUS_POLICY
 
     return run

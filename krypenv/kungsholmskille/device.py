@@ -39,7 +39,6 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
 
     batch_class = KungsholmskilleBatch
     game = "kungsholmskille"
-    cuda_module = "krypenv.kungsholmskille.cuda_kernels"
     core: KungsholmskilleBatch
     over_dtype: ClassVar[type[np.generic]] = np.int64
     value_dtype: ClassVar[type[np.generic]] = np.int64
@@ -52,6 +51,20 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
         config = EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode, preset, ranks,
                            pot_deals)
         super().__init__(num_envs, config, device, seat, opponents, seed)
+
+    @staticmethod
+    def drivers() -> Any:
+        """The game's device-env CPU drivers."""
+        from krypenv.kungsholmskille import device_drivers
+
+        return device_drivers
+
+    @staticmethod
+    def cuda_kernels() -> Any:
+        """The game's CUDA kernels (numba-cuda is imported with them)."""
+        from krypenv.kungsholmskille import cuda_kernels
+
+        return cuda_kernels
 
     def _gx(self) -> np.ndarray:
         """No extra arguments."""

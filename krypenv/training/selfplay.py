@@ -7,7 +7,7 @@
 ``DeviceVecEnv(opponents="self")``: the caller acts for whoever is to act, and every seat's reward
 arrives each step (:mod:`krypenv.envs.device`).  The update is magnetic mirror descent (MMD; Sokota
 et al., *A Unified Approach to Reinforcement Learning, Quantal Response Equilibria, and Two-Player
-Zero-Sum Games*, ICLR 2023) in its deep-RL form, PPO's loss plus a magnet:
+Zero-Sum Games*, ICLR 2023) in its deep-RL form, PPO's loss plus a magnet::
 
     loss = PPO's clipped surrogate (the proximal step: stay near the previous iterate)
          + magnet_coef · KL(π(·|o) ‖ ρ(·|o))   (the magnet ρ: the uniform policy over the legal actions, or a
@@ -51,7 +51,7 @@ import torch
 from torch import nn
 
 from krypenv.agents.mlp import save
-from krypenv.games import GAMES
+from krypenv.games import DEFAULT_GAME, GAMES
 
 __all__ = ["Args", "Policy", "main", "seat_advantages"]
 
@@ -60,10 +60,10 @@ __all__ = ["Args", "Policy", "main", "seat_advantages"]
 class Args:
     """Everything a run depends on (each a flag: ``--num-envs 4096``)."""
 
-    game: str = "krypkasino"
+    game: str = DEFAULT_GAME
     players: int = 2
     preset: str = "standard"
-    reward: str = "relative"  # Krypkasino: "relative" makes two players' rewards zero-sum
+    reward: str = "relative"  # games with a reward keyword (Krypkasino): "relative" makes two players zero-sum
     device: str = "cuda" if torch.cuda.is_available() else "cpu"
     num_envs: int = 4096
     num_steps: int = 64  # decisions per game per rollout (all seats together)
@@ -139,11 +139,11 @@ def seat_advantages(rew: torch.Tensor, done: torch.Tensor, seat: torch.Tensor, v
 
 def make_env(args: Args) -> Any:
     """The game's device env in self-play."""
+    cls = GAMES[args.game].part("device").DeviceVecEnv
     kw: dict[str, Any] = {"players": args.players, "preset": args.preset}
-    if args.game == "krypkasino":
+    if "reward" in inspect.signature(cls).parameters:
         kw["reward"] = args.reward
-    return GAMES[args.game].part("device").DeviceVecEnv(args.num_envs, device=args.device, opponents="self",
-                                                        seed=args.seed, **kw)
+    return cls(args.num_envs, device=args.device, opponents="self", seed=args.seed, **kw)
 
 
 def main(args: Args) -> dict[str, Any]:

@@ -14,7 +14,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from krypenv.krypkasino.engine import DealBatch
-from krypenv.krypkasino.engine.captures import card_captures, hand_sweep_values, legal_captures, legal_card_mask
+from krypenv.krypkasino.engine.captures import (
+    hand_sweep_values,
+    legal_card_mask,
+)
+from krypenv.krypkasino.engine.expansion import (
+    card_captures,
+    legal_captures,
+)
 from krypenv.krypkasino.rules import Rules
 from tests.krypkasino import oracle as O
 

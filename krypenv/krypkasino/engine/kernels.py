@@ -41,15 +41,17 @@ from numba import njit, prange
 
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
-    candidate_into,
     card_mask_into,
     hand_sweep_values_s,
     is_maximal_capture_s,
     maximal_captures_k,
-    n_candidates,
     subset_sums,
     table_value_key,
     uniforms_of,
+)
+from krypenv.krypkasino.engine.expansion import (
+    candidate_into,
+    n_candidates,
 )
 from krypenv.rng import draw_deck_into, rand_float
 

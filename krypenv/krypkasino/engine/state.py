@@ -43,7 +43,12 @@ import numpy as np
 from krypenv.deals import active_mask, reset_decks
 from krypenv.krypkasino.cards import DECK_SIZE, N_CODES, POINTS, card_name
 from krypenv.krypkasino.engine import kernels
-from krypenv.krypkasino.engine.captures import legal_captures, new_scratch
+from krypenv.krypkasino.engine.captures import (
+    new_scratch,
+)
+from krypenv.krypkasino.engine.expansion import (
+    legal_captures,
+)
 from krypenv.krypkasino.rules import Rules
 from krypenv.rng import shuffled_deck_rows
 
