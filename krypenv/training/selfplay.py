@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import inspect
 import itertools
 import json
 import sys
