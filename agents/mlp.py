@@ -123,6 +123,9 @@ class MLPAgent:
             h = np.maximum(h, 0.0) if self.activation == "relu" else np.tanh(h)
         logits = (h @ self.policy[0].T + self.policy[1]).astype(np.float64)
         legal = np.asarray(batch.mask) != 0
+        if not legal.any(axis=1).all():
+            raise ValueError(f"mlp agent {self.path}: decision {int(np.flatnonzero(~legal.any(axis=1))[0])} of the "
+                             "batch has no legal action")
         logits = np.where(legal, logits, -np.inf)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)

@@ -1,0 +1,169 @@
+"""mlp:PATH: checkpoints without pickle, the policy's exact distribution, sampling by the game's stream, refusals.
+
+Oracles: the network's probabilities are recomputed here with numpy from the saved arrays; the sampled actions are
+held to those probabilities by a chi-square test (power: a policy off by 0.05 in one action's probability is
+rejected at these counts with probability > 0.99); every refusal names the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from krypenv.agents.mlp import FORMAT, MLPAgent, save
+from scipy import stats
+
+from krypenv import agents
+from krypenv.games import GAMES, Game
+
+
+@pytest.fixture(params=list(GAMES.values()), ids=list(GAMES))
+def game(request: pytest.FixtureRequest) -> Game:
+    """Each registered game."""
+    return request.param
+
+
+def env_of(game: Game, players: int = 2) -> Any:
+    """A small VecEnv of the game (for decision batches)."""
+    return game.part("entry").VecEnv(4, players=players, seed=3, opponents="random")
+
+
+def checkpoint(tmp_path: Path, game: Game, players: int = 2, seed: int = 0, **card: Any) -> Path:
+    """A random network's checkpoint for the game's observation and action sizes."""
+    env = env_of(game, players)
+    d, a = env.observation_space.shape[0], int(env.action_space.n)
+    rng = np.random.default_rng(seed)
+    hidden = [(rng.normal(0, 0.1, (16, d)), rng.normal(0, 0.1, 16)),
+              (rng.normal(0, 0.3, (8, 16)), rng.normal(0, 0.1, 8))]
+    policy = (rng.normal(0, 1.0, (a, 8)), rng.normal(0, 1.0, a))
+    base = {"game": game.name, "players": players, "obs_size": d, "n_actions": a, "layers": 2, "activation": "relu"}
+    return save(tmp_path / "net.npz", {**base, **card}, hidden, policy)
+
+
+def batch_of(game: Game, players: int = 2) -> Any:
+    """A decision batch of every game of a fresh env, for seat 0 (the learner)."""
+    env = env_of(game, players)
+    env.reset()
+    return env.core.decisions(np.arange(4), env.core.seat.astype(np.int64))
+
+
+def oracle(path: Path, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The policy recomputed from the saved arrays: ReLU layers, logits, softmax over the legal actions."""
+    with np.load(path) as z:
+        h = obs.astype(np.float64)
+        for k in range(2):
+            h = np.maximum(h @ z[f"w{k}"].T.astype(np.float64) + z[f"b{k}"], 0)
+        logits = h @ z["pi_w"].T.astype(np.float64) + z["pi_b"]
+    logits[mask == 0] = -np.inf
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def test_probabilities_are_the_network_s_softmax_over_legal_actions(game: Game, tmp_path: Path) -> None:
+    """Exactly the oracle's distribution (float32 arithmetic), zero on illegal actions, summing to one."""
+    path = checkpoint(tmp_path, game)
+    agent = agents.load(f"mlp:{path}", game=game.name)
+    batch = batch_of(game)
+    p = agent.action_probabilities(batch)
+    assert np.allclose(p, oracle(path, batch.obs, batch.mask), atol=1e-5)
+    assert (p[batch.mask == 0] == 0).all() and np.allclose(p.sum(axis=1), 1)
+
+
+def test_sampling_follows_the_probabilities_and_the_stream(game: Game, tmp_path: Path) -> None:
+    """Actions drawn with the game's uniforms follow the policy (chi-square over 4,000 draws of one decision), are
+    always legal, reproduce from the seed; greedy=true plays the mode."""
+    path = checkpoint(tmp_path, game, seed=1)
+    agent = agents.load(f"mlp:{path}", game=game.name)
+    env = env_of(game)
+    env.reset()
+    core = env.core
+    p = agent.action_probabilities(core.decisions(np.zeros(1, np.int64), core.seat[:1].astype(np.int64)))[0]
+    picks = []
+    for _ in range(4000):
+        picks.append(int(agent.act(core.decisions(np.zeros(1, np.int64), core.seat[:1].astype(np.int64)))[0]))
+    legal = np.flatnonzero(p > 0)
+    assert set(picks) <= set(legal.tolist())
+    counts = np.bincount(picks, minlength=p.size)[legal]
+    assert stats.chisquare(counts, 4000 * p[legal]).pvalue > 1e-3
+    draws = []
+    for _ in range(2):  # the same seed, the same uniforms, the same draws
+        again = env_of(game)
+        again.reset()
+        draws.append([int(agent.act(again.core.decisions(np.zeros(1, np.int64),
+                                                         again.core.seat[:1].astype(np.int64)))[0]) for _ in range(50)])
+    assert draws[0] == draws[1]
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act(env_of(game).core.decisions(np.zeros(1, np.int64), np.zeros(1, np.int64)))  # no episode running
+    greedy = agents.load(f"mlp:{path},greedy=true", game=game.name)
+    batch = batch_of(game)
+    assert greedy.act(batch).tolist() == greedy.action_probabilities(batch).argmax(axis=1).tolist()
+
+
+def test_it_plays_in_the_envs_and_reproduces_by_seed(game: Game, tmp_path: Path) -> None:
+    """As an opponent in the VecEnv two runs with one seed give the same games."""
+    path = checkpoint(tmp_path, game, seed=2)
+    runs = []
+    for _ in range(2):
+        env = game.part("entry").VecEnv(3, players=2, seed=9, opponents=agents.load(f"mlp:{path}", game=game.name))
+        obs = [env.reset()]
+        for _ in range(20):
+            obs.append(env.step(env.action_masks().argmax(1).astype(np.int64))[0])
+        runs.append(np.stack(obs))
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_refusals_name_the_file_and_what_is_wrong(game: Game, tmp_path: Path) -> None:
+    """Another format, game, player count or layout, a missing array, a pickled member, not a file at all."""
+    good = checkpoint(tmp_path, game)
+    other = next(g for g in GAMES.values() if g.name != game.name)
+    with pytest.raises(ValueError, match=f"trained on {game.name}, not {other.name}"):
+        agents.load(f"mlp:{good}", game=other.name).act(batch_of(other))
+    with pytest.raises(ValueError, match="trained for 2 players, not 3"):
+        agents.load(f"mlp:{good}", game=game.name).act(batch_of(game, 3))
+    with np.load(good) as z:
+        arrays = {k: z[k] for k in z.files}
+    for name, change, message in (
+            ("bad.npz", {"card": np.array(json.dumps({"format": "other"}))}, "format 'other', expected"),
+            ("noarr.npz", {"w1": None}, "missing array 'w1'"),
+            ("chain.npz", {"pi_w": np.zeros((3, 5), np.float32)}, "do not chain|logits for"),
+            ("nocard.npz", {"card": None}, "no card")):
+        data = {k: v for k, v in {**arrays, **change}.items() if v is not None}
+        np.savez(tmp_path / name, **data)
+        with pytest.raises(ValueError, match=message):
+            MLPAgent(tmp_path / name)
+    np.savez(tmp_path / "pickled.npz", **{**arrays, "card": np.array([{"format": FORMAT}], dtype=object)})
+    with pytest.raises(ValueError, match="not a readable .npz file|no card"):
+        MLPAgent(tmp_path / "pickled.npz")  # an object array needs pickle: refused, nothing runs
+    (tmp_path / "text.npz").write_text("not an npz")
+    with pytest.raises(ValueError, match="not a readable .npz file"):
+        MLPAgent(tmp_path / "text.npz")
+    with pytest.raises(ValueError, match="no such file"):
+        agents.load("mlp:does-not-exist", game=game.name)
+    with pytest.raises(ValueError, match="the only option is greedy"):
+        agents.load(f"mlp:{good},temperature=2", game=game.name)
+
+
+def test_exact_exploitability_reads_the_distribution(tmp_path: Path) -> None:
+    """krypenv exploit's policy of an mlp agent is its action_probabilities, with no sampling."""
+    pytest.importorskip("pyspiel")
+    from krypenv.openspiel.exploit import AgentPolicy, load_game
+
+    os_game = load_game("krypkasino", "tiny", 2)
+    env = GAMES["krypkasino"].part("entry").VecEnv(2, players=2, preset="tiny")
+    d, a = env.observation_space.shape[0], int(env.action_space.n)
+    rng = np.random.default_rng(4)
+    path = save(tmp_path / "tiny.npz", {"game": "krypkasino", "players": 2, "obs_size": d, "n_actions": a,
+                                        "layers": 1, "activation": "relu"},
+                [(rng.normal(0, 0.1, (8, d)), rng.normal(0, 0.1, 8))], (rng.normal(0, 1, (a, 8)), rng.normal(0, 1, a)))
+    agent = agents.load(f"mlp:{path}")
+    policy = AgentPolicy(os_game, agent, samples=8)
+    state = os_game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    got = policy.action_probabilities(state)
+    expect = agent.action_probabilities(state.decisions(1, 0))[0]
+    assert policy.samples == 1 and all(abs(got[k] - expect[k]) < 1e-12 for k in state.legal_actions())
+    assert abs(sum(got.values()) - 1) < 1e-9
