@@ -1,20 +1,16 @@
-"""Krypkasino's env functions on CUDA threads: the device env's kernels (:mod:`krypenv.krypkasino.device`).
+"""Krypkasino's env functions on CUDA threads: the device env's kernel (:mod:`krypenv.krypkasino.device`).
 
-Every kernel is a grid-stride loop (thread ``t`` of ``G`` handles envs ``t, t + G, …``) whose body
-calls the per-env functions of :mod:`krypenv.krypkasino.env_kernels`, the ones the CPU drivers
-call, compiled for the GPU by numba-cuda: dealing (K5–K8, K21), the capture protocol and its
-search (K10–K13), scoring (K14–K18), observations, masks, rewards and auto-reset are the CPU's
-code.  What only the GPU path has is the loop and who acts for the seats:
-
-| kernel     | what one thread does for each of its envs                                             |
-|------------|----------------------------------------------------------------------------------------|
-| ``reset``  | a new episode (``reset_one``), built-in seats until a caller's seat must act           |
-| ``step``   | the caller's action for the seat to act (``act_one``), built-in seats, every seat's    |
-|            | reward, done and final values and auto-reset (``finish_seats_one``), built-in seats of |
-|            | the new episode, the next seat to act and its observation (``observe_actor_one``)      |
-| ``observe``| the seat to act and its observation and mask                                            |
-| ``play``   | (engine benchmark) whole deals of uniformly random legal play, dealt from the env's   |
-|            | stream, with the engine's ``reset_deal``, ``random_move`` and ``apply_move``           |
+One kernel, ``run(mode, …)``, for the three operations of the device env (one compile): RESET the
+active envs, STEP every env, OBSERVE.  It is a grid-stride loop (thread ``t`` of ``G`` handles envs
+``t, t + G, …``, ``G`` being the rows of the threads' scratch) whose body calls the per-env functions
+of :mod:`krypenv.krypkasino.env_kernels` and :mod:`krypenv.krypkasino.device_drivers`, the ones the
+CPU drivers call, compiled for the GPU by numba-cuda: dealing (K5–K8, K21), the capture protocol and
+its search (K10–K13), scoring (K14–K18), observations, masks, rewards and auto-reset are the CPU's
+code.  Per env a STEP is: the caller's action for the seat to act (``act_one``), built-in seats until
+a caller's seat must act (``advance_one``, then the seats of compiled policies), every seat's reward,
+done and final values and auto-reset (``finish_seats_one``), the new episode's built-in seats, the
+next seat to act and its observation (``observe_actor_one``).  :func:`engine_play` is the engine
+benchmark's kernel (whole deals of random play from the env's stream, ``play_deals_one``).
 
 *Built-in seats* are the uniform random policy (inside ``advance_one``, as on the CPU) and, for
 seats an agent with a :class:`~krypenv.agent_api.DevicePolicy` plays, that agent's function:
