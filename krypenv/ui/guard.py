@@ -6,6 +6,10 @@ syntax, header sizes) is uvicorn's h11 parser's, before this runs (:mod:`krypenv
 The guard then checks, in this order, answering the first failure as a JSON error
 ``{"error": "..."}`` (and closing the connection):
 
+0. **Size of the head**: the request target and headers together, at most :attr:`Limits.head`
+   bytes (16 KiB; a 431 beyond).  h11 bounds only what it buffers of a head still incomplete
+   (the same 16 KiB), so a longer head that arrives in one read would pass it: this makes the
+   bound exact.
 1. **Host** (DNS rebinding): a page of ``evil.example`` whose name is made to resolve to
    127.0.0.1 can send requests *and read the answers*; the browser sends ``Host:
    evil.example``.  The Host header must name the address the server is bound to
@@ -176,6 +180,12 @@ def body_length(headers: Mapping[str, str], limit: int) -> int:
     return length
 
 
+def head_size(scope: Scope) -> int:
+    """Bytes of the request's target and headers, as sent (each header line with its ``: `` and CRLF)."""
+    target = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+    return target + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", []))
+
+
 def header_map(scope: Scope) -> dict[str, str]:
     """The request's headers by lower-case name; a 400 when one of :data:`CHECKED` comes twice."""
     out: dict[str, str] = {}
@@ -206,13 +216,18 @@ async def answer(scope: Scope, send: Send, status: int, message: str) -> None:
 
 
 class Guard:
-    """ASGI middleware: every request passes :meth:`check` (Host, Origin, method, body headers) or gets a JSON error."""
+    """ASGI middleware: every request passes :meth:`check` (size, Host, Origin, method, body) or gets a JSON error."""
 
-    def __init__(self, app: ASGIApp, hosts: RequestGuard, max_body: int) -> None:
-        self.app, self.hosts, self.max_body = app, hosts, max_body
+    def __init__(self, app: ASGIApp, hosts: RequestGuard, max_body: int, max_head: int = Limits.head) -> None:
+        self.app, self.hosts, self.max_body, self.max_head = app, hosts, max_body, max_head
 
-    def check(self, kind: str, method: str, headers: Mapping[str, str]) -> None:
+    def check(self, scope: Scope) -> None:
         """Raise :class:`HttpError` for the first check (in the module docstring's order) that a request fails."""
+        size = head_size(scope)
+        if size > self.max_head:
+            raise HttpError(431, f"the request's target and headers take {size} bytes, over the limit of "
+                                 f"{self.max_head}")
+        kind, method, headers = scope["type"], scope.get("method", "GET"), header_map(scope)
         host = self.hosts.check_host(headers.get("host"))
         self.hosts.check_origin(headers.get("origin"), host)
         if kind == "websocket":
@@ -229,7 +244,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         try:
-            self.check(scope["type"], scope.get("method", "GET"), header_map(scope))
+            self.check(scope)
         except HttpError as exc:
             await answer(scope, send, exc.status, str(exc))
             return

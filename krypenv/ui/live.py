@@ -127,9 +127,12 @@ class Feed:
         if body is None:
             await self.ws.close(code, reason)
             return False
+        def play() -> None:
+            self.app.table(self.table.gid)  # the game is used: the most recently, and now
+            self.app.move(self.table, body, "live")
+
         try:
-            await run_in_threadpool(self.app.table, self.table.gid)  # the game is used: most recently, and now
-            await run_in_threadpool(self.app.move, self.table, body, "live")
+            await run_in_threadpool(play)
         except Exception as exc:  # noqa: BLE001 - every refusal is a message; the socket stays open
             status = error_status(exc)
             text = str(exc) if status is not None else f"internal error: {type(exc).__name__}: {exc}"

@@ -125,28 +125,19 @@ async def wait_job(request: Request, job: Future[Any] | None, limit: float, canc
 
 
 class Web:
-    """The routes of the app over one :class:`~krypenv.ui.api.App` (see the module docstring)."""
+    """The routes of the app over one :class:`~krypenv.ui.api.App` (see the module docstring).
+
+    Each handler does its blocking work in one call to the thread pool (two where it waits for the agents between).
+    """
 
     def __init__(self, app: App, limits: Limits) -> None:
         self.app, self.limits = app, limits
         self.files = {p.name: p for p in STATIC.iterdir() if p.is_file()} if STATIC.is_dir() else {}
 
-    async def body(self, request: Request) -> dict[str, Any]:
-        """The request's JSON object (the guard has bounded its length already)."""
-        return await run_in_threadpool(json_body, await request.body())
-
-    async def state(self, table: Table, since: int) -> dict[str, Any]:
-        """``{"state": ...}`` of a game as the person sees it, with its events from ``since`` on."""
-
-        def read() -> dict[str, Any]:
-            with table.lock:
-                return {"state": table.state(events_from=since)}
-
-        return await run_in_threadpool(read)
-
-    async def table(self, request: Request) -> Table:
-        """The game named by the path's ``gid`` (404 if unknown), now the most recently used."""
-        return await run_in_threadpool(self.app.table, request.path_params["gid"])
+    def state(self, table: Table, since: int) -> dict[str, Any]:
+        """``{"state": ...}`` of a game as the person sees it, its events from ``since`` on (blocks on the lock)."""
+        with table.lock:
+            return {"state": table.state(events_from=since)}
 
     # ------------------------------------------------------------------ the page
     async def page(self, request: Request) -> Response:
@@ -172,33 +163,44 @@ class Web:
     @endpoint
     async def new_game(self, request: Request) -> Any:
         """POST /api/games: a new game, answered once the agents reach the person (or after a while, thinking)."""
-        table, out = await run_in_threadpool(self.app.new_game, await self.body(request))
+        table, out = await run_in_threadpool(lambda data: self.app.new_game(json_body(data)), await request.body())
         await wait_job(request, table.job, self.limits.move_wait, table.cancel)
-        return out | await self.state(table, 0)
+        return out | await run_in_threadpool(self.state, table, 0)
 
     @endpoint
     async def game(self, request: Request) -> Any:
         """GET /api/games/ID?since=N: the state, with events from N on; resumes agents stopped for a gone client."""
         since = int_field(dict(request.query_params), "since", 0, 0, 10**9)
-        table = await self.table(request)
-        await run_in_threadpool(self.app.store.drive, table)
-        return await self.state(table, since)
+
+        def read() -> dict[str, Any]:
+            table = self.app.table(request.path_params["gid"])
+            self.app.store.drive(table)
+            return self.state(table, since)
+
+        return await run_in_threadpool(read)
 
     @endpoint
     async def move(self, request: Request) -> Any:
         """POST /api/games/ID/move: the person's move; answered once the agents reach the person (or thinking)."""
-        table = await self.table(request)
-        body = await self.body(request)
-        await run_in_threadpool(self.app.move, table, body)
+
+        def play(data: bytes) -> tuple[Table, dict[str, Any]]:
+            table, body = self.app.table(request.path_params["gid"]), json_body(data)
+            self.app.move(table, body)
+            return table, body
+
+        table, body = await run_in_threadpool(play, await request.body())
         await wait_job(request, table.job, self.limits.move_wait, table.cancel)
-        return await self.state(table, int_field(body, "since", 0, 0, 10**9))
+        return await run_in_threadpool(self.state, table, int_field(body, "since", 0, 0, 10**9))
 
     @endpoint
     async def hint(self, request: Request) -> Any:
         """POST /api/games/ID/hint: what an agent would play; 503 if it takes longer than the hint limit."""
-        table = await self.table(request)
         cancel = threading.Event()
-        job = await run_in_threadpool(self.app.hint, table, await self.body(request), cancel)
+
+        def ask(data: bytes) -> Future[Any]:
+            return self.app.hint(self.app.table(request.path_params["gid"]), json_body(data), cancel)
+
+        job = await run_in_threadpool(ask, await request.body())
         if not await wait_job(request, job, self.limits.hint_wait, cancel):
             cancel.set()
             raise HttpError(503, f"the hint took longer than {self.limits.hint_wait:g} s and was given up; "
@@ -208,29 +210,35 @@ class Web:
     @endpoint
     async def game_replay(self, request: Request) -> Any:
         """GET /api/games/ID/replay: the game's finished deals, opened for replay."""
-        table = await self.table(request)
-        return await run_in_threadpool(self.app.game_replay, table)
+        return await run_in_threadpool(lambda: self.app.game_replay(self.app.table(request.path_params["gid"])))
 
     @endpoint
     async def replays(self, request: Request) -> Any:
         """GET /api/replay: the records files opened; POST /api/replay: open an uploaded one."""
         if request.method == "GET":
             return await run_in_threadpool(self.app.files)
-        return await run_in_threadpool(self.app.upload, await self.body(request))
+        return await run_in_threadpool(lambda data: self.app.upload(json_body(data)), await request.body())
 
     @endpoint
     async def replay(self, request: Request) -> Any:
         """GET /api/replay/ID: a records file's deals and errors."""
         rid = request.path_params["rid"]
-        deals, errors, _ = await run_in_threadpool(self.app.replay, rid)
-        return {"id": rid, "deals": [d.to_json(i) for i, d in enumerate(deals)], "errors": errors}
+
+        def read() -> dict[str, Any]:
+            deals, errors, _ = self.app.replay(rid)
+            return {"id": rid, "deals": [d.to_json(i) for i, d in enumerate(deals)], "errors": errors}
+
+        return await run_in_threadpool(read)
 
     @endpoint
     async def replay_deal(self, request: Request) -> Any:
         """GET /api/replay/ID/K: the frames of deal K."""
-        deals, _, _ = await run_in_threadpool(self.app.replay, request.path_params["rid"])
-        k = int_field({"deal": request.path_params["deal"]}, "deal", 0, 0, len(deals) - 1)
-        return await run_in_threadpool(frames, deals[k])
+
+        def read() -> dict[str, Any]:
+            deals, _, _ = self.app.replay(request.path_params["rid"])
+            return frames(deals[int_field({"deal": request.path_params["deal"]}, "deal", 0, 0, len(deals) - 1)])
+
+        return await run_in_threadpool(read)
 
     async def http_error(self, request: Request, exc: Exception) -> Response:
         """Starlette's own refusals (no route, a method a route does not take) as JSON errors."""
@@ -266,6 +274,6 @@ def build(app: App, hosts: RequestGuard, limits: Limits) -> Starlette:
         Route("/api/replay/{rid}", web.replay, methods=get),
         Route("/api/replay/{rid}/{deal}", web.replay_deal, methods=get),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(Guard, hosts=hosts, max_body=limits.body)],
-                     exception_handlers={HTTPException: web.http_error})
+    guard = Middleware(Guard, hosts=hosts, max_body=limits.body, max_head=limits.head)
+    return Starlette(routes=routes, middleware=[guard], exception_handlers={HTTPException: web.http_error})
 
