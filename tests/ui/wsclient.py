@@ -64,19 +64,24 @@ class WS:
             extra.append((b"origin", origin.encode()))
         sock.sendall(conn.send(Request(host=host or address, target=path, extra_headers=extra)))
         ws = cls(sock, conn)
+        refused: Refused | None = None
         while True:
             for event in ws._events():
                 if isinstance(event, AcceptConnection):
                     return ws
                 if isinstance(event, RejectConnection):
                     refused = Refused(event.status_code, {k.decode().lower(): v.decode() for k, v in event.headers})
-                    while event.has_body:
-                        more = [e for e in ws._events() if isinstance(e, RejectData)]
-                        refused.body += b"".join(e.data for e in more)
-                        if any(e.body_finished for e in more):
-                            break
+                    if not event.has_body:
+                        sock.close()
+                        return refused
+                elif isinstance(event, RejectData) and refused is not None:
+                    refused.body += event.data
+                    if event.body_finished:
+                        sock.close()
+                        return refused
+                elif isinstance(event, CloseConnection):  # the connection ended
                     sock.close()
-                    return refused
+                    return refused or Refused(0, {})
 
     def _events(self) -> list[Event]:
         """The events of the next bytes received (pings answered when ``answer_pings``); [Closed-like] at the end."""
@@ -107,7 +112,7 @@ class WS:
     def receive(self) -> Any:
         """The next message as JSON, or :class:`Closed` when the server closes."""
         while True:
-            if not self.pending:
+            while not self.pending:
                 self.pending = self._events()
             event = self.pending.pop(0)
             if isinstance(event, TextMessage):
