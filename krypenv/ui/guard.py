@@ -147,8 +147,7 @@ class RequestGuard:
             return
         parts = urlsplit(origin.strip())
         try:
-            same = (parts.scheme == "http" and not parts.path and parts.netloc != ""
-                    and split_host(parts.netloc) == split_host(host))
+            same = parts.scheme == "http" and not parts.path and split_host(parts.netloc) == split_host(host)
         except ValueError:
             same = False
         if not same:
@@ -183,13 +182,13 @@ def body_length(headers: Mapping[str, str], limit: int) -> int:
 def head_size(scope: Scope) -> int:
     """Bytes of the request's target and headers, as sent (each header line with its ``: `` and CRLF)."""
     target = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
-    return target + sum(len(name) + len(value) + 4 for name, value in scope.get("headers", []))
+    return target + sum(len(name) + len(value) + 4 for name, value in scope["headers"])
 
 
 def header_map(scope: Scope) -> dict[str, str]:
     """The request's headers by lower-case name; a 400 when one of :data:`CHECKED` comes twice."""
     out: dict[str, str] = {}
-    for raw_name, raw_value in scope.get("headers", []):
+    for raw_name, raw_value in scope["headers"]:
         name = raw_name.decode("latin-1").lower()
         if name in out and name in CHECKED:
             raise HttpError(400, f"the request has more than one {name} header")
@@ -227,11 +226,12 @@ class Guard:
         if size > self.max_head:
             raise HttpError(431, f"the request's target and headers take {size} bytes, over the limit of "
                                  f"{self.max_head}")
-        kind, method, headers = scope["type"], scope.get("method", "GET"), header_map(scope)
+        headers = header_map(scope)
         host = self.hosts.check_host(headers.get("host"))
         self.hosts.check_origin(headers.get("origin"), host)
-        if kind == "websocket":
+        if scope["type"] == "websocket":
             return
+        method = scope["method"]
         if method not in METHODS:
             raise HttpError(405, f"{method[:20]} is not allowed: the server takes GET and POST")
         if method == "POST":
@@ -254,4 +254,4 @@ class Guard:
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
+        await self.app(scope, receive, send_with_headers)  # a WebSocket's messages pass unchanged

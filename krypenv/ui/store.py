@@ -64,7 +64,7 @@ class Watcher(Protocol):
 class Table:
     """A game the server holds: the session, the lock that guards it, its agents' job and its live watchers."""
 
-    def __init__(self, gid: str, session: Session, seen: float = 0.0) -> None:
+    def __init__(self, gid: str, session: Session, seen: float) -> None:
         self.gid = gid
         self.session = session
         self.lock = threading.RLock()
@@ -109,7 +109,7 @@ class Table:
         """True while the agents' job runs or waits."""
         return self.job is not None and not self.job.done()
 
-    def state(self, events_from: int = 0) -> dict[str, Any]:
+    def state(self, events_from: int) -> dict[str, Any]:
         """The session's state for the person, with ``thinking`` and ``agent_error``; call it holding the lock."""
         out = self.session.state(events_from=events_from)
         out["thinking"] = self.thinking
@@ -149,8 +149,8 @@ class Store:
         table = Table(gid, session, self.clock())
         with self.lock:
             while len(self.tables) >= self.max_games:
-                old_id, old = next(((k, t) for k, t in self.tables.items() if not t.watchers), (None, None))
-                if old_id is None or old is None:
+                old = next((t for t in self.tables.values() if not t.watchers), None)
+                if old is None:
                     raise Busy(f"the server holds {self.max_games} games, each watched live by a page; try again "
                                f"later")
                 with old.lock:
@@ -159,7 +159,7 @@ class Store:
                         old.cancel.clear()
                         raise Busy(f"the server holds {self.max_games} games and cannot save the oldest one's "
                                    f"record ({old.session.record_error}); try again later")
-                del self.tables[old_id]
+                del self.tables[old.gid]
             self.tables[gid] = table
         self.prune()
         return table
@@ -182,7 +182,7 @@ class Store:
             try:
                 self._prune()
             except OSError as exc:
-                print(f"krypenv serve: could not tidy {self.folder}: {exc}", file=sys.stderr, flush=True)
+                print(f"krypenv serve: could not tidy {self.folder}: {exc}", file=sys.stderr)
 
     def _prune(self) -> None:
         if not self.folder.is_dir():
@@ -190,7 +190,7 @@ class Store:
         with self.lock:
             live = {t.session.record_path.name for t in self.tables.values()}
         dated = []
-        for p in self.folder.glob("web-*.jsonl*"):
+        for p in sorted(self.folder.glob("web-*.jsonl*")):
             if p.name.removesuffix(".part") in live:
                 continue
             try:
@@ -247,7 +247,7 @@ class Store:
                     table.session.advance(max_moves=1)
                 except Exception as exc:  # noqa: BLE001 - the game waits and says why; the server goes on
                     table.failure = f"an agent could not move: {type(exc).__name__}: {exc}"
-                    print(f"krypenv serve: game {table.gid}: {table.failure}", file=sys.stderr, flush=True)
+                    print(f"krypenv serve: game {table.gid}: {table.failure}", file=sys.stderr)
                     return
                 table.publish()
 

@@ -49,7 +49,7 @@ def refused(call: Any, *args: Any) -> tuple[int, str]:
 @pytest.mark.parametrize("value,expected", [
     ("localhost", ("localhost", None)), ("LocalHost:80", ("localhost", 80)), ("127.0.0.1:8000", ("127.0.0.1", 8000)),
     ("[::1]:8000", ("::1", 8000)), ("[::1]", ("::1", None)), ("example.com.:1", ("example.com", 1)),
-    (" localhost:65535 ", ("localhost", 65535)),
+    (" localhost:65535 ", ("localhost", 65535)), ("Xbox.EXAMPLE:1", ("xbox.example", 1)),
 ])
 def test_split_host_reads_name_and_port(value: str, expected: tuple[str, int | None]) -> None:
     """A Host value is a lower-case name (brackets and a final dot dropped) and an optional port 1..65535."""
@@ -63,6 +63,22 @@ def test_split_host_refuses_malformed_values(value: str) -> None:
     """Spaces, URL punctuation, unbracketed IPv6, a bad bracket, an empty or out-of-range port: ValueError."""
     with pytest.raises(ValueError, match="malformed"):
         split_host(value)
+
+
+@pytest.mark.parametrize("value", ["::1", "a:1:2", "fe80::1:80"])
+def test_more_than_one_colon_needs_brackets(value: str) -> None:
+    """Two colons or more outside brackets: an IPv6 address that must be bracketed, said so."""
+    with pytest.raises(ValueError, match=r"\(an IPv6 address needs brackets\)"):
+        split_host(value)
+
+
+def test_bound_names_and_allowed_hosts_are_read_like_host_headers() -> None:
+    """The bound name and --allow-host names are compared as Host headers are: without case and brackets."""
+    named = RequestGuard("XHost", PORT)
+    assert named.names == frozenset({"xhost"}) and named.check_host(f"XHOST:{PORT}")
+    allowed = RequestGuard("127.0.0.1", PORT, ["[FE80::1]", "Box.Example"])
+    assert allowed.check_host(f"[fe80::1]:{PORT}") and allowed.check_host(f"box.example:{PORT}")
+    assert allowed.names == frozenset({*LOCAL_NAMES, "fe80::1", "box.example"})
 
 
 @given(host=st.sampled_from(["127.0.0.1", "localhost", "::1", "127.0.0.2"]), port=st.integers(1, 65535))
@@ -116,6 +132,8 @@ def test_missing_or_malformed_host_is_a_400(value: str | None, status: int, word
     """No Host or a malformed one is a 400 saying so; a refused name is quoted at most 100 characters long."""
     got, message = refused(RequestGuard("127.0.0.1", PORT).check_host, value)
     assert got == status and words in message and "x" * 101 not in message
+    if value is None:
+        assert message == "a Host header is needed"
 
 
 # ---------------------------------------------------------------- Origin
@@ -135,6 +153,14 @@ def test_own_origin_is_the_host_it_was_reached_by(ip: str, port: int) -> None:
         assert status == 403 and "are refused" in message and f"(http://{host})" in message
 
 
+def test_a_refusal_quotes_origin_and_host_at_most_100_characters() -> None:
+    """The 403 quotes the refused Origin and the page's own address, each cut to 100 characters."""
+    origin, host = "http://" + "o" * 300, "h" * 300
+    status, message = refused(RequestGuard("0.0.0.0", PORT).check_origin, origin, host)
+    assert status == 403 and message == (f"requests from the page at {origin[:100]!r} are refused: only this server's "
+                                         f"own page (http://{host[:100]}) may call its API")
+
+
 def test_origin_and_host_must_be_the_same_name_not_the_same_machine() -> None:
     """Reached by localhost, a page of 127.0.0.1 is another origin (the browser treats it so): refused."""
     guard = RequestGuard("127.0.0.1", PORT)
@@ -145,7 +171,7 @@ def test_origin_and_host_must_be_the_same_name_not_the_same_machine() -> None:
 
 # ---------------------------------------------------------------- bodies
 @pytest.mark.parametrize("value", ["application/json", "Application/JSON", " application/json ; charset=utf-8",
-                                   "application/json;x=1"])
+                                   "application/json;x=1", "application/json; a=1; b=2"])
 def test_json_content_types_pass(value: str) -> None:
     """The media type is compared without case and parameters."""
     check_json(value)
@@ -156,7 +182,10 @@ def test_json_content_types_pass(value: str) -> None:
 def test_other_content_types_are_415s(value: str | None) -> None:
     """Anything else, none included, is a 415 naming what was sent."""
     status, message = refused(check_json, value)
-    assert status == 415 and "Content-Type: application/json" in message and repr((value or "none")[:80]) in message
+    assert status == 415 and message == (f"the request body must be JSON with Content-Type: application/json, got "
+                                         f"{(value or 'none')!r}")
+    long = "text/" + "x" * 200
+    assert refused(check_json, long)[1].endswith(f"got {long[:80]!r}")
 
 
 @given(length=st.integers(0, 10**30), limit=st.integers(0, 10**9))
@@ -178,22 +207,34 @@ def test_a_length_is_taken_up_to_the_limit(length: int, limit: int) -> None:
     ({"content-length": "1e3"}, 400, "from 0 to 100"),
     ({"content-length": ""}, 400, "bad Content-Length"),
     ({"content-length": "١٢"}, 400, "bad Content-Length"),  # Arabic-Indic digits: isdigit, not ASCII
-    ({"content-length": "9" * 21}, 413, "9" * 20 + " bytes"),
+    ({"content-length": "9" * 25}, 413, "request body of " + "9" * 20 + " bytes is over the limit of 100"),
+    ({"content-length": "0" * 20 + "1"}, 413, "request body of " + "0" * 20 + " bytes"),  # 21 digits: too many
+    ({"content-length": "x" * 50}, 400, f"bad Content-Length {'x' * 40!r}: it must be a number of bytes from 0 to 100"),
 ])
 def test_bad_lengths_are_named(headers: dict[str, str], status: int, words: str) -> None:
     """No length, a chunked body, a malformed or negative length, a huge one: each its status and words."""
     got, message = refused(body_length, headers, 100)
     assert got == status and words in message, message
+    exact = {"needs a Content-Length": "a POST needs a Content-Length header",
+             "chunked body is refused": "a chunked body is refused: send Content-Length"}
+    assert message == exact.get(words, message)
+
+
+def test_twenty_digits_are_a_length_however_written() -> None:
+    """Up to 20 digits, leading zeros included, are the number they spell."""
+    assert body_length({"content-length": "0" * 19 + "5"}, 100) == 5
+    assert body_length({"content-length": "0" * 20}, 100) == 0
 
 
 def test_header_map_reads_names_without_case_and_refuses_twice_checked_ones() -> None:
     """Header names are lower-cased; a header the guard checks may come once (Host, Origin, body headers)."""
-    scope = {"headers": [(b"Host", b"a:1"), (b"X-Twice", b"1"), (b"x-twice", b"2")]}
-    assert header_map(scope) == {"host": "a:1", "x-twice": "2"}
+    latin = "é".encode("latin-1")
+    scope = {"headers": [(b"Host", b"a:1"), (b"X-Twice", b"1"), (b"x-twice", b"2"), (b"x-latin", latin)]}
+    assert header_map(scope) == {"host": "a:1", "x-twice": "2", "x-latin": "é"}
     for name in ("host", "origin", "content-type", "content-length", "transfer-encoding"):
         status, message = refused(header_map, {"headers": [(name.encode(), b"1"), (name.title().encode(), b"2")]})
         assert status == 400 and f"more than one {name} header" in message
-    assert header_map({}) == {}
+    assert header_map({"headers": []}) == {}
 
 
 # ---------------------------------------------------------------- the middleware
@@ -204,11 +245,16 @@ def run_guard(scope: dict[str, Any], max_body: int = 100, host: str = "127.0.0.1
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         ran.append(True)
+        message = await receive()  # the app gets the server's receive and (wrapped) send
         if scope["type"] == "http":
-            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+            assert message["type"] == "http.request"
+            start = {"type": "http.response.start", "status": 200}  # an answer may leave out its headers
+            await send(start if scope.get("bare") else {**start, "headers": [(b"content-type", b"text/plain")]})
             await send({"type": "http.response.body", "body": b"ok"})
         elif scope["type"] == "websocket":
             await send({"type": "websocket.accept"})
+        else:
+            await send({"type": "lifespan.startup.complete"})
 
     sent: list[dict[str, Any]] = []
 
@@ -216,7 +262,8 @@ def run_guard(scope: dict[str, Any], max_body: int = 100, host: str = "127.0.0.1
         sent.append(message)
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        kind = scope["type"]
+        return {"type": "http.request", "body": b"", "more_body": False} if kind == "http" else {"type": f"{kind}.x"}
 
     asyncio.run(Guard(app, RequestGuard(host, PORT, list(allow)), max_body, max_head)(scope, receive, send))
     return sent, bool(ran)
@@ -240,6 +287,7 @@ OWN = f"127.0.0.1:{PORT}"
     ("PUT", {"host": OWN}, 405, "PUT is not allowed"),
     ("OPTIONS", {"host": OWN, "content_type": "text/plain"}, 405, "the server takes GET and POST"),
     ("HEAD", {"host": OWN}, 405, "HEAD is not allowed"),
+    ("PROPFIND" * 4, {"host": OWN}, 405, "PROPFINDPROPFINDPROP is not allowed: the server takes GET and POST"),
     ("POST", {"host": OWN, "content_type": "text/plain", "content_length": "999"}, 415, "application/json"),
     ("POST", {"host": OWN, "content_type": "application/json"}, 411, "needs a Content-Length"),
     ("POST", {"host": OWN, "content_type": "application/json", "content_length": "101"}, 413, "over the limit"),
@@ -287,6 +335,8 @@ def test_what_passes_reaches_the_app_with_the_security_headers(method: str, head
     names = dict(sent[0]["headers"])
     assert names[b"content-type"] == b"text/plain" and all(names[k] == v for k, v in SECURITY_HEADERS)
     assert sent[1] == {"type": "http.response.body", "body": b"ok"}
+    sent, _ = run_guard({**http(method, **headers), "bare": True})
+    assert sent[0]["headers"] == SECURITY_HEADERS
 
 
 def test_websocket_handshakes_are_checked_for_host_and_origin_only() -> None:
@@ -305,7 +355,7 @@ def test_websocket_handshakes_are_checked_for_host_and_origin_only() -> None:
 def test_lifespan_and_other_scopes_pass_through() -> None:
     """What is not HTTP or a WebSocket (uvicorn's lifespan) is not a request: the app gets it as it is."""
     sent, ran = run_guard({"type": "lifespan"})
-    assert ran and sent == []
+    assert ran and sent == [{"type": "lifespan.startup.complete"}]
 
 
 def test_answer_over_http_and_websocket() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -127,8 +128,7 @@ def test_ids_are_fresh_and_name_their_record_file(tmp_path: Path, clock: Clock) 
     ids = {store.new_id() for _ in range(1000)}
     assert len(ids) == 1000 and all(len(i) == 12 and i.replace("-", "").replace("_", "").isalnum() for i in ids)
     path = store.record_path("kungsholmskille", 42, "abc")
-    assert path.parent == tmp_path and path.name.startswith("web-kungsholmskille-")
-    assert path.name.endswith("-s42-abc.jsonl")
+    assert path.parent == tmp_path and re.fullmatch(r"web-kungsholmskille-20\d{6}-\d{6}-s42-abc\.jsonl", path.name)
     assert (MAX_GAMES, MAX_RECORD_FILES, WORKERS, MAX_JOBS, IDLE_STOP) == (128, 1000, 4, 64, 60.0)
     store.close()
 
@@ -216,6 +216,41 @@ def test_old_record_files_are_pruned_oldest_first(tmp_path: Path, clock: Clock) 
     store.close()
 
 
+def test_pruning_skips_live_and_vanishing_files_and_goes_on(tmp_path: Path, clock: Clock,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files of games held come first by name here, and one old file vanishes between the listing and its
+    reading, another before it is removed: each is skipped and the rest are still pruned, silently."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    store = make(folder, clock, max_files=2)
+    live = add(store)
+    live.session.save_or_note()  # web-krypkasino-20...: sorts before the old ones
+    for k in range(6):
+        path = folder / f"web-krypkasino-old-{k}.jsonl"
+        path.write_text("{}\n")
+        os.utime(path, (1000, 1000 + k))
+    real_stat, real_unlink = Path.stat, Path.unlink
+
+    def stat(self: Path, **kw: Any) -> Any:
+        if self.name == "web-krypkasino-old-1.jsonl":
+            raise FileNotFoundError(self)
+        return real_stat(self, **kw)
+
+    def unlink(self: Path, missing_ok: bool = False) -> None:
+        if self.name == "web-krypkasino-old-2.jsonl":
+            real_unlink(self)  # another prune removed it first
+        real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    monkeypatch.setattr(Path, "unlink", unlink)
+    store.prune()
+    monkeypatch.undo()
+    left = sorted(p.name for p in folder.glob("web-krypkasino-old-*"))
+    assert left == ["web-krypkasino-old-1.jsonl", "web-krypkasino-old-5.jsonl"]  # 5 listed + 1 live, 2 kept
+    assert live.session.record_path.exists()
+    store.close()
+
+
 def test_pruning_is_quiet_about_a_missing_folder_and_reports_failures(tmp_path: Path, clock: Clock,
                                                                       capsys: pytest.CaptureFixture[str],
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
@@ -285,13 +320,12 @@ def test_drive_starts_one_job_only_when_agents_have_moves(tmp_path: Path, clock:
     failed.failure = "an agent could not move: earlier"
     store.drive(failed)
     assert failed.job is None
-    release = threading.Event()
-    busy = add(store, pending=3, on_move=lambda s: release.wait(30))
-    store.drive(busy)
-    job = busy.job
-    store.drive(busy)
-    assert busy.job is job and busy.thinking
-    release.set()
+    busy = add(store, pending=3)
+    with busy.lock:  # the job waits for the game's lock: it is running, not yet moving
+        store.drive(busy)
+        job = busy.job
+        store.drive(busy)
+        assert busy.job is job and busy.thinking
     finish(busy)
     assert busy.session.moves == 3 and not busy.thinking
     store.close()
@@ -311,7 +345,7 @@ def test_an_agent_that_fails_stops_the_game_saying_why(tmp_path: Path, clock: Cl
     store.drive(table)
     finish(table)
     with table.lock:
-        state = table.state()
+        state = table.state(0)
     assert state["agent_error"] == "an agent could not move: ValueError: no legal move" and table.session.moves == 1
     assert f"game {table.gid}: an agent could not move" in capsys.readouterr().err
     store.drive(table)
@@ -409,11 +443,35 @@ def test_watchers_that_fail_are_dropped_and_unwatch_says_when_none_is_left(tmp_p
     store.close()
 
 
-def test_close_stops_the_agents_and_saves_every_game(tmp_path: Path, clock: Clock) -> None:
-    """Closing tells every game's agents to stop and saves every game's record once more."""
+def test_agents_play_on_the_pool_never_on_the_callers_thread(tmp_path: Path, clock: Clock) -> None:
+    """Every agent move runs on one of the pool's threads (named krypenv-agents), not the thread that asked."""
     store = make(tmp_path, clock)
-    tables = [add(store) for _ in range(3)]
+    threads: list[str] = []
+    table = add(store, pending=3, on_move=lambda s: threads.append(threading.current_thread().name))
+    store.drive(table)
+    finish(table)
+    assert len(threads) == 3 and all(t.startswith("krypenv-agents_") for t in threads)
+    assert threading.current_thread().name not in threads
     store.close()
+
+
+def test_close_stops_the_agents_and_saves_every_game(tmp_path: Path, clock: Clock) -> None:
+    """Closing tells every game's agents to stop, waits for the move in progress, drops the jobs still waiting,
+    and saves every game's record once more."""
+    store = make(tmp_path, clock, workers=1)
+    tables = [add(store) for _ in range(3)]
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        started.set()
+        release.wait(30)
+        return "done"
+
+    running, waiting = store.submit(slow), store.submit(lambda: "never")
+    started.wait(30)
+    threading.Timer(0.2, release.set).start()
+    store.close()
+    assert running.done() and running.result() == "done" and waiting.cancelled()
     assert all(t.cancel.is_set() and t.session.saves == 1 for t in tables)
     assert sorted(p.name for p in tmp_path.glob("web-*")) == sorted(t.session.record_path.name for t in tables)
 
@@ -421,16 +479,14 @@ def test_close_stops_the_agents_and_saves_every_game(tmp_path: Path, clock: Cloc
 def test_thinking_hides_the_persons_moves(tmp_path: Path, clock: Clock) -> None:
     """While the agents' job runs the state offers no move and says so; the agent's failure is in the state."""
     store = make(tmp_path, clock)
-    release = threading.Event()
-    table = add(store, pending=1, on_move=lambda s: release.wait(30))
-    store.drive(table)
-    with table.lock:
-        state = table.state()
+    table = add(store, pending=1)
+    with table.lock:  # the job waits for the game's lock: the agents are thinking
+        store.drive(table)
+        state = table.state(0)
     assert state["thinking"] and state["your_turn"] is False and state["legal"] == [] and state["agent_error"] is None
-    release.set()
     finish(table)
     with table.lock:
-        state = table.state()
+        state = table.state(0)
     assert not state["thinking"] and state["your_turn"] and state["legal"] == [{"n": 1}]
     store.close()
 
