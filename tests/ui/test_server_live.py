@@ -48,8 +48,10 @@ def live(base: str, gid: str, since: int = 0, **kw: Any) -> WS:
 
 def until_your_turn(ws: WS) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The state messages up to the person's turn (or the end): (all of them, the last state)."""
-    got = []
+    got: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 60
     while True:
+        assert time.monotonic() < deadline, got[-3:]  # pings keep the socket alive: a hang would never time out
         message = ws.receive()
         assert not isinstance(message, Closed) and message["type"] == "state", message
         got.append(message)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,8 +67,10 @@ class WS:
         ws = cls(sock, conn)
         refused: Refused | None = None
         while True:
-            for event in ws._events():
+            events = ws._events()
+            for k, event in enumerate(events):
                 if isinstance(event, AcceptConnection):
+                    ws.pending = events[k + 1:]  # the first messages may come in the same read as the handshake
                     return ws
                 if isinstance(event, RejectConnection):
                     refused = Refused(event.status_code, {k.decode().lower(): v.decode() for k, v in event.headers})
@@ -109,10 +112,14 @@ class WS:
         """Send a binary message."""
         self.sock.sendall(self.conn.send(BytesMessage(data=data)))
 
-    def receive(self) -> Any:
-        """The next message as JSON, or :class:`Closed` when the server closes."""
+    def receive(self, timeout: float = 60.0) -> Any:
+        """The next message as JSON, or :class:`Closed` when the server closes; TimeoutError after ``timeout``
+        seconds without one (pings answered meanwhile do not count)."""
+        deadline = time.monotonic() + timeout
         while True:
             while not self.pending:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no message in {timeout:g} s")
                 self.pending = self._events()
             event = self.pending.pop(0)
             if isinstance(event, TextMessage):
