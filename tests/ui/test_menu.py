@@ -280,6 +280,11 @@ def test_tabular_refusals_name_the_policies_and_every_difference(menu: AgentMenu
                                "name, never a path; offered: tabular:cfr-tiny)")
     with pytest.raises(ValueError, match=r"offered: none\)"):
         menu.resolve("tabular:cfr-tiny", "kungsholmskille", kille_rules_of(4, {}))
+    from dataclasses import replace
+
+    two = AgentMenu([], [menu.tabulars["cfr-tiny"], replace(menu.tabulars["cfr-tiny"], name="cfr-b")])
+    with pytest.raises(ValueError, match=r"offered: tabular:cfr-tiny, tabular:cfr-b\)"):
+        two.resolve("tabular:nope", "krypkasino", TINY)
     with pytest.raises(ValueError) as info:
         menu.resolve(" tabular:cfr-tiny ", "krypkasino", THREE)
     mine, theirs = THREE.to_dict(), menu.tabulars["cfr-tiny"].rules().to_dict()
