@@ -33,12 +33,12 @@ import asyncio
 import json
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from krypenv.ui.api import App, error_status, int_field
-from krypenv.ui.guard import SECURITY_HEADERS, HttpError, Limits
+from krypenv.ui.guard import SECURITY_HEADERS, HttpError
+from krypenv.ui.offload import Offload
 from krypenv.ui.store import Table
 
 MOVE_MESSAGE = '{"type": "move", "move_index": M, "n": K}'
@@ -81,23 +81,23 @@ class Page:
 class Live:
     """The WebSocket endpoint over one :class:`~krypenv.ui.api.App` (see the module docstring)."""
 
-    def __init__(self, app: App, limits: Limits) -> None:
-        self.app, self.limits = app, limits
+    def __init__(self, app: App, offload: Offload) -> None:
+        self.app, self.offload = app, offload
 
     async def serve(self, ws: WebSocket) -> None:
         """One live page of one game, from the handshake to the close."""
         try:
             since = int_field(dict(ws.query_params), "since", 0, 0, 10**9)
-            table = await run_in_threadpool(self.app.table, ws.path_params["gid"])
+            table = await self.offload.run(self.app.table, ws.path_params["gid"])
         except HttpError as exc:
             headers = {k.decode(): v.decode() for k, v in SECURITY_HEADERS} | {"connection": "close"}
             await ws.send_denial_response(JSONResponse({"error": str(exc)}, status_code=exc.status, headers=headers))
             return
         await ws.accept()
         page = Page(since, asyncio.get_running_loop())
-        await run_in_threadpool(table.watch, page)  # the first state is handed at once
+        await self.offload.run(table.watch, page)  # the first state is handed at once
         try:
-            await Feed(self.app, ws, table).run(page)
+            await Feed(self.app, self.offload, ws, table).run(page)
         except WebSocketDisconnect:  # the page went away while it was being sent a state
             pass
         finally:
@@ -108,8 +108,8 @@ class Live:
 class Feed:
     """The loop of one live page: forward the states handed to it, play the moves it sends."""
 
-    def __init__(self, app: App, ws: WebSocket, table: Table) -> None:
-        self.app, self.ws, self.table = app, ws, table
+    def __init__(self, app: App, offload: Offload, ws: WebSocket, table: Table) -> None:
+        self.app, self.offload, self.ws, self.table = app, offload, ws, table
         self.last: tuple[Any, ...] | None = None  # what the last state message said
 
     async def send(self, state: dict[str, Any]) -> bool:
@@ -132,7 +132,7 @@ class Feed:
             self.app.move(self.table, body, "live")
 
         try:
-            await run_in_threadpool(play)
+            await self.offload.run(play)
         except Exception as exc:  # noqa: BLE001 - every refusal is a message; the socket stays open
             status = error_status(exc)
             text = str(exc) if status is not None else f"internal error: {type(exc).__name__}: {exc}"
@@ -141,7 +141,7 @@ class Feed:
 
     async def run(self, page: Page) -> None:
         """Send states as the game changes and play the page's moves, until either side closes."""
-        await run_in_threadpool(self.app.store.drive, self.table)  # resume agents stopped for a page that went away
+        await self.offload.run(self.app.store.drive, self.table)  # resume agents stopped for a page that went away
         receiving = asyncio.ensure_future(self.ws.receive())
         handed = asyncio.ensure_future(page.states.get())
         try:

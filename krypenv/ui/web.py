@@ -7,9 +7,10 @@ method, JSON bodies of bounded length, before anything is read).  The routes are
 :mod:`krypenv.ui.live`.
 
 Everything that touches a game (the :class:`~krypenv.ui.api.App`, its store and sessions) runs
-in Starlette's thread pool, never on the event loop: those calls block on a game's lock while an
-agent moves.  A request that waits for the agents (a move, a new game, a hint) watches its
-connection meanwhile: a client that goes away cancels the work and gets no answer.  Every error
+on a worker thread, never on the event loop: those calls block on a game's lock while an agent
+moves (:mod:`krypenv.ui.offload`: one call per request, the wait for the agents included).  A
+request that waits for the agents (a move, a new game, a hint) has its connection watched
+meanwhile: a client that goes away cancels the work and gets no answer.  Every error
 is a JSON ``{"error": "..."}`` with its status: 4xx for what the request got wrong, 503 when the
 server is busy (with ``Retry-After``), 500 for an unexpected failure (the server keeps running).
 The static files are looked up by name among those shipped in ``static/`` (a request's path is
@@ -18,15 +19,12 @@ never used as a file path).
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
@@ -37,15 +35,12 @@ from starlette.types import Receive, Scope, Send
 from krypenv.ui.api import App, error_status, int_field, json_body
 from krypenv.ui.guard import METHODS, Guard, HttpError, Limits, RequestGuard
 from krypenv.ui.live import Live
+from krypenv.ui.offload import ClientGone, Offload, Waiter, while_connected
 from krypenv.ui.replay import STATIC, frames, page
 from krypenv.ui.store import Table
 
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
-
-
-class ClientGone(Exception):
-    """The client closed its connection while waiting: its work was cancelled and no answer is sent."""
 
 
 class NoAnswer(Response):
@@ -88,50 +83,14 @@ def endpoint(handler: Callable[[Web, Request], Awaitable[Any]]) -> Callable[[Web
     return run
 
 
-async def _disconnected(receive: Receive) -> None:
-    """Return once the client has gone away (the request's body, if any, was read before)."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def wait_job(request: Request, job: Future[Any] | None, limit: float, cancel: threading.Event) -> bool:
-    """Wait up to ``limit`` seconds for ``job``; True when done.  A client that goes away sets ``cancel``
-    (:class:`ClientGone`)."""
-    if job is None or job.done():
-        return True
-    loop = asyncio.get_running_loop()
-    finished = asyncio.Event()
-
-    def done(_job: Future[Any]) -> None:
-        try:
-            loop.call_soon_threadsafe(finished.set)
-        except RuntimeError:  # the event loop has ended (the server stopped)
-            pass
-
-    job.add_done_callback(done)
-    waiting = asyncio.ensure_future(finished.wait())
-    gone = asyncio.ensure_future(_disconnected(request.receive))
-    try:
-        await asyncio.wait({waiting, gone}, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiting.cancel()
-        gone.cancel()
-    if job.done():
-        return True
-    if gone.done() and not gone.cancelled():
-        cancel.set()
-        raise ClientGone
-    return False
-
-
 class Web:
     """The routes of the app over one :class:`~krypenv.ui.api.App` (see the module docstring).
 
-    Each handler does its blocking work in one call to the thread pool (two where it waits for the agents between).
+    Each handler makes one call to a worker thread for its blocking work (:mod:`krypenv.ui.offload`).
     """
 
-    def __init__(self, app: App, limits: Limits) -> None:
-        self.app, self.limits = app, limits
+    def __init__(self, app: App, limits: Limits, offload: Offload) -> None:
+        self.app, self.limits, self.offload = app, limits, offload
         self.files = {p.name: p for p in STATIC.iterdir() if p.is_file()} if STATIC.is_dir() else {}
 
     def state(self, table: Table, since: int) -> dict[str, Any]:
@@ -139,33 +98,43 @@ class Web:
         with table.lock:
             return {"state": table.state(events_from=since)}
 
+    async def waiting(self, request: Request, work: Callable[[Waiter], Any]) -> Any:
+        """``work(waiter)`` on a worker thread, its client watched: gone, the waiter says so and no answer goes."""
+        waiter = Waiter()
+        return await while_connected(request.receive, waiter, lambda: self.offload.run(work, waiter))
+
     # ------------------------------------------------------------------ the page
     async def page(self, request: Request) -> Response:
         """GET /: the page."""
         if "index.html" not in self.files:
             return error(404, "the web page is not part of this checkout; the JSON API is under /api/")
-        return Response(await run_in_threadpool(page), media_type=TYPES[".html"])
+        return Response(await self.offload.run(page), media_type=TYPES[".html"])
 
     async def static(self, request: Request) -> Response:
         """GET /static/NAME: a shipped file, looked up by its name."""
         path = self.files.get(request.path_params["name"])
         if path is None:
             return error(404, f"no page {request.url.path[:80]}")
-        data = await run_in_threadpool(path.read_bytes)
+        data = await self.offload.run(path.read_bytes)
         return Response(data, media_type=TYPES.get(path.suffix, "application/octet-stream"))
 
     # ------------------------------------------------------------------ the API
     @endpoint
     async def meta(self, request: Request) -> Any:
         """GET /api/meta."""
-        return await run_in_threadpool(self.app.meta)
+        return await self.offload.run(self.app.meta)
 
     @endpoint
     async def new_game(self, request: Request) -> Any:
         """POST /api/games: a new game, answered once the agents reach the person (or after a while, thinking)."""
-        table, out = await run_in_threadpool(lambda data: self.app.new_game(json_body(data)), await request.body())
-        await wait_job(request, table.job, self.limits.move_wait, table.cancel)
-        return out | await run_in_threadpool(self.state, table, 0)
+        data = await request.body()
+
+        def start(waiter: Waiter) -> dict[str, Any]:
+            table, out = self.app.new_game(json_body(data))
+            waiter.wait(table.job, self.limits.move_wait, table.cancel)
+            return out | self.state(table, 0)
+
+        return await self.waiting(request, start)
 
     @endpoint
     async def game(self, request: Request) -> Any:
@@ -177,47 +146,49 @@ class Web:
             self.app.store.drive(table)
             return self.state(table, since)
 
-        return await run_in_threadpool(read)
+        return await self.offload.run(read)
 
     @endpoint
     async def move(self, request: Request) -> Any:
         """POST /api/games/ID/move: the person's move; answered once the agents reach the person (or thinking)."""
+        data = await request.body()
 
-        def play(data: bytes) -> tuple[Table, dict[str, Any]]:
+        def play(waiter: Waiter) -> dict[str, Any]:
             table, body = self.app.table(request.path_params["gid"]), json_body(data)
             self.app.move(table, body)
-            return table, body
+            waiter.wait(table.job, self.limits.move_wait, table.cancel)
+            return self.state(table, int_field(body, "since", 0, 0, 10**9))
 
-        table, body = await run_in_threadpool(play, await request.body())
-        await wait_job(request, table.job, self.limits.move_wait, table.cancel)
-        return await run_in_threadpool(self.state, table, int_field(body, "since", 0, 0, 10**9))
+        return await self.waiting(request, play)
 
     @endpoint
     async def hint(self, request: Request) -> Any:
         """POST /api/games/ID/hint: what an agent would play; 503 if it takes longer than the hint limit."""
-        cancel = threading.Event()
+        data = await request.body()
 
-        def ask(data: bytes) -> Future[Any]:
-            return self.app.hint(self.app.table(request.path_params["gid"]), json_body(data), cancel)
+        def ask(waiter: Waiter) -> Any:
+            cancel = threading.Event()
+            job = self.app.hint(self.app.table(request.path_params["gid"]), json_body(data), cancel)
+            if not waiter.wait(job, self.limits.hint_wait, cancel):
+                cancel.set()
+                raise HttpError(503, f"the hint took longer than {self.limits.hint_wait:g} s and was given up; "
+                                     f"try an agent with a smaller search")
+            return job.result()
 
-        job = await run_in_threadpool(ask, await request.body())
-        if not await wait_job(request, job, self.limits.hint_wait, cancel):
-            cancel.set()
-            raise HttpError(503, f"the hint took longer than {self.limits.hint_wait:g} s and was given up; "
-                                 f"try an agent with a smaller search")
-        return job.result()
+        return await self.waiting(request, ask)
 
     @endpoint
     async def game_replay(self, request: Request) -> Any:
         """GET /api/games/ID/replay: the game's finished deals, opened for replay."""
-        return await run_in_threadpool(lambda: self.app.game_replay(self.app.table(request.path_params["gid"])))
+        return await self.offload.run(lambda: self.app.game_replay(self.app.table(request.path_params["gid"])))
 
     @endpoint
     async def replays(self, request: Request) -> Any:
         """GET /api/replay: the records files opened; POST /api/replay: open an uploaded one."""
         if request.method == "GET":
-            return await run_in_threadpool(self.app.files)
-        return await run_in_threadpool(lambda data: self.app.upload(json_body(data)), await request.body())
+            return await self.offload.run(self.app.files)
+        data = await request.body()
+        return await self.offload.run(lambda: self.app.upload(json_body(data)))
 
     @endpoint
     async def replay(self, request: Request) -> Any:
@@ -228,7 +199,7 @@ class Web:
             deals, errors, _ = self.app.replay(rid)
             return {"id": rid, "deals": [d.to_json(i) for i, d in enumerate(deals)], "errors": errors}
 
-        return await run_in_threadpool(read)
+        return await self.offload.run(read)
 
     @endpoint
     async def replay_deal(self, request: Request) -> Any:
@@ -238,7 +209,7 @@ class Web:
             deals, _, _ = self.app.replay(request.path_params["rid"])
             return frames(deals[int_field({"deal": request.path_params["deal"]}, "deal", 0, 0, len(deals) - 1)])
 
-        return await run_in_threadpool(read)
+        return await self.offload.run(read)
 
     async def http_error(self, request: Request, exc: Exception) -> Response:
         """Starlette's own refusals (no route, a method a route does not take) as JSON errors."""
@@ -257,8 +228,9 @@ class Web:
 
 def build(app: App, hosts: RequestGuard, limits: Limits) -> Starlette:
     """The ASGI app: routes over ``app``, behind the guard of ``hosts`` with the body limit of ``limits``."""
-    web = Web(app, limits)
-    live = Live(app, limits)
+    offload = Offload(limits.connections)
+    web = Web(app, limits, offload)
+    live = Live(app, offload)
     get, post = ["GET"], ["POST"]
     routes = [
         Route("/", web.page, methods=get),

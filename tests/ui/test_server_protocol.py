@@ -366,3 +366,34 @@ def test_connections_past_the_cap_are_refused_at_once_and_counted_again_when_clo
             s.close()
     finally:
         srv.stop()
+
+
+def test_a_client_gone_before_its_move_is_played_stops_the_agents(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that sends its move and hangs up at once (it is gone before the server waits for the agents, each
+    of whose five moves takes 0.3 s): the move is played, the agents stop after the move in progress."""
+    from krypenv.ui.session import Session
+
+    advance = Session.advance
+
+    def slow(self: Session, max_moves: int | None = None) -> None:
+        time.sleep(0.3)
+        advance(self, max_moves)
+
+    srv = make_server("127.0.0.1", 0, games=tmp_path / "games").start()
+    try:
+        body = b'{"players": 6, "seed": 2, "agents": ["random"]}'
+        answer = exchange(srv.port, post(srv.port, f"Content-Length: {len(body)}", body=body))
+        st = json.loads(answer.body)["state"]
+        table = srv.app.store.get(json.loads(answer.body)["id"])
+        monkeypatch.setattr(Session, "advance", slow)
+        move = json.dumps({"n": 1, "move_index": st["move_index"]}).encode()
+        with connect(srv.port) as s:
+            s.sendall(post(srv.port, f"Content-Length: {len(move)}", body=move, path=f"/api/games/{table.gid}/move"))
+        deadline = time.monotonic() + 30
+        while table.session.moves == st["move_index"] or table.thinking:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert table.session.agents_to_act and table.session.moves < st["move_index"] + 6
+    finally:
+        srv.stop()
