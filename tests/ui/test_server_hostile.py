@@ -477,3 +477,27 @@ def test_a_records_upload_takes_name_and_text_only(base: str, body: dict[str, An
     """An upload is ``{name, text}``: another field or a text that is not a string is a 400 naming it."""
     got, err = call(base, "POST", "/api/replay", body)
     assert got == 400 and words in err["error"], err
+
+
+def test_serve_without_its_extra_stops_at_once_naming_it(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Without uvicorn (or starlette, or wsproto) installed, ``krypenv serve`` prints one line naming the extra
+    ``serve`` and how to install it, and exits 1 before it loads or binds anything."""
+    import importlib.util
+
+    from krypenv import cli
+    from krypenv.ui import server
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a))
+
+    def never(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("make_server was reached")
+
+    monkeypatch.setattr(server, "make_server", never)
+    with pytest.raises(ValueError, match=r"needs the extra 'serve' \(missing: uvicorn\); install it with pip install "
+                                         r"'krypenv\[serve\]'"):
+        server.require_stack()
+    assert cli.main(["serve", "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("krypenv serve: error: krypenv serve needs the extra 'serve'") and "Traceback" not in err
