@@ -156,11 +156,9 @@ def main() -> None:
         from krypenv.ui.store import Store
 
         # every finished game's record is checked below: keep them all (the default keeps the newest 1000)
-        server = make_server("127.0.0.1", 0, games=Path(tmp), store=Store(Path(tmp), max_files=10**6))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        stats = run_load(f"http://127.0.0.1:{server.server_address[1]}", args.clients, args.seconds, args.seed)
-        server.shutdown()
-        server.server_close()
+        server = make_server("127.0.0.1", 0, games=Path(tmp), store=Store(Path(tmp), max_files=10**6)).start()
+        stats = run_load(server.url, args.clients, args.seconds, args.seed)
+        server.stop()
         ok, problems = check_records(Path(tmp), stats["finished"])
         print("\n".join(report(stats, args.seconds)))
         print(f"records of finished games checked by the rules: {ok} ok, {len(problems)} problems")

@@ -1,8 +1,11 @@
-"""The JSON API of ``krypenv serve`` behind the HTTP layer: games, moves, hints, replays (see :mod:`krypenv.ui.server`).
+"""The JSON API of ``krypenv serve`` behind the web layer: games, moves, hints, replays (see :mod:`krypenv.ui.server`).
 
 :class:`App` checks every request body (unknown fields, types, bounds; agents through the
 :class:`~krypenv.ui.menu.AgentMenu`) and raises :class:`~krypenv.ui.guard.HttpError` with the
-status and a message naming what was wrong; it never reads a socket (the server does).
+status and a message naming what was wrong; it never reads a socket (:mod:`krypenv.ui.web`
+does, and calls it off the event loop: its methods block on the games' locks).
+:func:`json_body` turns a request body into a JSON object, or a 400 naming what is wrong
+with it (not UTF-8, malformed, nested too deeply, an integer of too many digits, not an object).
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ from krypenv.games import DEFAULT_GAME, GAMES, names
 from krypenv.ui.guard import HttpError
 from krypenv.ui.menu import AgentMenu
 from krypenv.ui.replay import Deal, load_objects, load_text
-from krypenv.ui.session import HUMAN, Session, parse_specs
-from krypenv.ui.store import Store, Table
+from krypenv.ui.session import HUMAN, InputError, Session, parse_specs
+from krypenv.ui.store import Busy, Store, Table
 
 MAX_REPLAYS = 32  # opened records files kept in memory
 MAX_REPLAY_BYTES = 64 * 1024 * 1024  # JSON text of the records kept for replay, all files together
 FIELDS = {"games": {"game", "players", "agents", "seat", "seed", "deals", "rules"},
-          "move": {"n", "key", "since", "move_index"}, "hint": {"spec"}, "replay": {"name", "text"}}
+          "move": {"n", "key", "since", "move_index"}, "hint": {"spec"}, "replay": {"name", "text"},
+          "live": {"type", "n", "key", "move_index"}}  # a move sent over the WebSocket (krypenv.ui.live)
 
 
 class App:
@@ -128,9 +132,12 @@ class App:
         self.store.drive(table)
         return table, {"id": gid, "seed": seed}
 
-    def move(self, table: Table, body: dict[str, Any]) -> None:
-        """Apply the person's move ``n`` (1-based) or ``key`` at ``move_index``, then start the agents' moves."""
-        _fields(body, "move")
+    def move(self, table: Table, body: dict[str, Any], what: str = "move") -> None:
+        """Apply the person's move ``n`` (1-based) or ``key`` at ``move_index``, then start the agents' moves.
+
+        ``what`` names the fields the request may hold (``move``: an HTTP body, ``live``: a WebSocket message).
+        """
+        _fields(body, what)
         with table.lock:
             session = table.session
             if table.thinking:
@@ -175,6 +182,36 @@ class App:
             raise HttpError(409, "the replay opens when the first deal is over (it shows every hand)")
         name = f"game {table.gid}"
         return self.keep_records(*load_objects(records, name), name, key=f"game-{table.gid}")
+
+
+def error_status(exc: Exception) -> int | None:
+    """The HTTP status of an error a request caused (None: an unexpected failure, a 500)."""
+    if isinstance(exc, HttpError):
+        return exc.status
+    if isinstance(exc, Busy):
+        return 503
+    if isinstance(exc, (InputError, ValueError)):
+        return 400
+    return None
+
+
+def json_body(data: bytes) -> dict[str, Any]:
+    """A request body as a JSON object (empty: ``{}``); :class:`HttpError` 400 naming what is wrong with it."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HttpError(400, "the request body is not UTF-8 text") from None
+    try:
+        obj = json.loads(text or "{}")
+    except json.JSONDecodeError as exc:
+        raise HttpError(400, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise HttpError(400, "malformed JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise HttpError(400, f"malformed JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise HttpError(400, f"the request body must be a JSON object, got {type(obj).__name__}")
+    return obj
 
 
 def _fields(body: dict[str, Any], what: str) -> None:

@@ -130,7 +130,7 @@ class AgentMenu:
         from krypenv.games import names
 
         folder = SHIPPED if shipped is None else shipped
-        found = [read_checkpoint(p, names()) for p in sorted(folder.glob("*.zip"))] if folder.is_dir() else []
+        found = [read_checkpoint(p, names()) for p in sorted(folder.glob("*.zip"))]  # none where no folder
         tabulars = shipped_tabulars(folder, names())
         named: list[Any] = []
         for path in extra:

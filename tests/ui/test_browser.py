@@ -4,6 +4,10 @@ Needs the ``playwright`` package (``pip install -e ".[ui]"``) and a Chromium at 
 (``$KRYPENV_CHROMIUM`` overrides; ``.ci/run`` installs Debian's); the tests skip saying which is
 missing.  Screenshots of every view go to ``tests/ui/artifacts/`` (ignored by git) and, when
 ``KRYPENV_SCREENSHOTS`` names a folder (``docs/img``), there too, for the docs (docs/guides/play.md).
+
+The tests wait on the page with Playwright's ``wait_for_function``, which evaluates a string in
+the page: their pages bypass its Content-Security-Policy (no ``eval``), which
+:func:`test_the_page_plays_under_its_content_security_policy` holds on a page of its own.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from krypenv.ui.guard import Limits
 from krypenv.ui.server import make_server
 
 CHROMIUM = os.environ.get("KRYPENV_CHROMIUM", "/usr/bin/chromium")
@@ -30,6 +35,7 @@ LAPTOP = {"width": 1200, "height": 860}
 PHONE = {"width": 390, "height": 844}
 SCREENSHOTS = Path(os.environ["KRYPENV_SCREENSHOTS"]).resolve() if os.environ.get("KRYPENV_SCREENSHOTS") else None
 
+pytest.importorskip("uvicorn", reason="the server needs the extra serve (pip install -e '.[serve]')")
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed "
                                "(pip install -e '.[ui]'); the browser tests need it")
 if not Path(CHROMIUM).is_file():
@@ -52,11 +58,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app on a free localhost port, its records written under a temporary folder."""
     old = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("browser"))
-    server = make_server("127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    server = make_server("127.0.0.1", 0).start()
+    yield server.url
+    server.stop()
     os.chdir(old)
 
 
@@ -91,8 +95,12 @@ def start(page: Any, base: str, game: str, players: int, seed: int, view: str = 
 
 
 def wait_drawn(page: Any, base: str, gid: str) -> dict[str, Any]:
-    """Wait until the page has drawn the server's latest state; that state."""
+    """Wait until the agents have played (the page gets their moves live) and the page has drawn the server's latest
+    state; that state."""
     st = api_state(base, gid)
+    while st["thinking"]:
+        page.wait_for_timeout(50)
+        st = api_state(base, gid)
     page.wait_for_function(f"document.body.dataset.events === '{st['n_events']}'")
     return st
 
@@ -173,7 +181,7 @@ def check_replay(page: Any, game: str, players: int) -> None:
 @pytest.mark.parametrize("game,players,seed", [("krypkasino", 2, 11), ("kungsholmskille", 3, 9)])
 def test_play_a_whole_deal_by_clicking_then_replay(browser: Any, base: str, game: str, players: int, seed: int) -> None:
     """Start from the form, play every move by clicking, an illegal click changes nothing, then watch the replay."""
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     gid = start(page, base, game, players, seed)
@@ -203,7 +211,7 @@ def test_play_a_whole_deal_by_clicking_then_replay(browser: Any, base: str, game
 
 def test_phone_sized_window_does_not_overflow(browser: Any, base: str) -> None:
     """At 390×844 the play and replay views fit the width (no sideways scrolling)."""
-    page = browser.new_page(viewport=PHONE)
+    page = browser.new_page(viewport=PHONE, bypass_csp=True)
     for game, players in (("kungsholmskille", 4), ("krypkasino", 3)):
         gid = start(page, base, game, players, 2, view="phone-")
         wait_drawn(page, base, gid)
@@ -224,7 +232,7 @@ def test_phone_sized_window_does_not_overflow(browser: Any, base: str) -> None:
 
 def test_bad_hash_shows_a_clear_error(browser: Any, base: str) -> None:
     """An unknown replay id in the URL shows the server's error on the page; the page keeps working."""
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     page.goto(f"{base}/#replay/nope/0/0")
     page.wait_for_selector("#error:not([hidden])")
     assert "unknown replay id" in page.inner_text("#error")
@@ -240,7 +248,7 @@ def test_replay_html_file_opens_without_a_server(browser: Any, tmp_path: Path) -
 
     out = tmp_path / "share.html"
     assert write_html([str(records_file(tmp_path))], out) == (2, [])
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     requests: list[str] = []
@@ -291,7 +299,7 @@ def test_team_game_from_the_form_to_the_team_totals(browser: Any, base: str) -> 
     """A 2v2 Krypkasino game (K18) set up through the form, played by clicking: partners are marked during play,
     and the end shows both team totals (the sums of the seats' scores) and the winning team, as in the record."""
     seed = 5417
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     setup_teams(page, base, 4, seed)
@@ -333,7 +341,7 @@ def test_team_game_from_the_form_to_the_team_totals(browser: Any, base: str) -> 
     assert errors == []
     page.close()
 
-    phone = browser.new_page(viewport=PHONE)
+    phone = browser.new_page(viewport=PHONE, bypass_csp=True)
     phone.on("pageerror", lambda exc: errors.append(str(exc)))
     setup_teams(phone, base, 4, seed, view="phone-")
     phone.goto(f"{base}/#play/{gid}")  # the finished game, on a phone
@@ -375,16 +383,15 @@ def test_a_page_of_another_origin_cannot_use_the_server(browser: Any, tmp_path: 
 
     marker = tmp_path / "pwned"
     evil_zip = crafted_checkpoint(tmp_path, marker)
-    server = make_server("127.0.0.1", 0, games=tmp_path / "games")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    target = f"http://127.0.0.1:{server.server_address[1]}"
+    server = make_server("127.0.0.1", 0, games=tmp_path / "games").start()
+    target = server.url
     site = tmp_path / "site"
     site.mkdir()
     (site / "evil.html").write_text(EVIL_PAGE.replace("TARGET", target).replace("EVIL", str(evil_zip)))
     other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(http.server.SimpleHTTPRequestHandler,
                                                                       directory=str(site)))
     threading.Thread(target=other.serve_forever, daemon=True).start()
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     try:
         page.goto(f"http://127.0.0.1:{other.server_address[1]}/evil.html")
         page.wait_for_function("window.done === true", timeout=60_000)
@@ -400,16 +407,14 @@ def test_a_page_of_another_origin_cannot_use_the_server(browser: Any, tmp_path: 
         page.close()
         other.shutdown()
         other.server_close()
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_a_dns_rebinding_page_reads_nothing(browser: Any, tmp_path: Path) -> None:
     """A name that resolves to 127.0.0.1 (Chromium told so, as a rebinding attacker's DNS would) gets the server's
     refusal for the page and the API: the Host does not name the server."""
-    server = make_server("127.0.0.1", 0, games=tmp_path / "games")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
+    server = make_server("127.0.0.1", 0, games=tmp_path / "games").start()
+    port = server.port
     try:
         rules = "--host-resolver-rules=MAP rebind.test 127.0.0.1"
         b = browser.browser_type.launch(executable_path=CHROMIUM, args=[*ARGS, rules])
@@ -420,14 +425,13 @@ def test_a_dns_rebinding_page_reads_nothing(browser: Any, tmp_path: Path) -> Non
         assert "krypkasino" in page.content()
         b.close()
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_opponents_are_picked_from_the_servers_offer(browser: Any, base: str) -> None:
     """The Opponents field is a list of what /api/meta offers for the game and player count (a name and its line
     each), never free text: 4 Krypkasino players add the 4-player checkpoints, Kungsholmskille lists its own."""
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     page.goto(f"{base}/#play")
     page.wait_for_selector("#f-agents option", state="attached")
     assert page.evaluate("document.getElementById('f-agents').tagName") == "SELECT"
@@ -449,7 +453,7 @@ def test_tabular_policy_is_offered_at_its_preset_and_plays(browser: Any, base: s
     """Issue 26: with the tiny preset (2 players) the Opponents list offers ``tabular:cfr-tiny``; picked, it plays a
     deal clicked to its end; with the standard preset or 3 players it is not offered (nor ``ppo:ppo-2p`` at tiny)."""
     pytest.importorskip("pyspiel", reason="the tabular policies need the extra openspiel")
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(f"{base}/#play")
@@ -491,27 +495,27 @@ def test_tabular_policy_is_offered_at_its_preset_and_plays(browser: Any, base: s
 
 
 @pytest.mark.slow
-def test_the_page_waits_out_the_agents_thinking(browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A move answered before the agents are done (``thinking``: here every agent move takes 0.2 s and the server
-    answers at once) is followed by the page asking for the new events until they are: a whole 3-player deal against
-    pimc is played by clicking, every agent move shown once."""
-    from krypenv.ui import server as server_module
+def test_the_page_gets_every_agent_move_live(browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the agents think (here every agent move takes 0.2 s and the server answers a new game at once), the page
+    gets each of their moves over its WebSocket as it is made, one message per move, and never polls: a whole
+    3-player deal against pimc is played by clicking, every agent move shown once."""
     from krypenv.ui.session import Session
 
-    monkeypatch.setattr(server_module, "MOVE_WAIT", 0.0)
     advance = Session.advance
 
     def slow_advance(self: Session, max_moves: int | None = None) -> None:
-        time.sleep(0.2)  # every agent move takes a while: the server answers while the agents think
+        time.sleep(0.2)  # every agent move takes a while: the agents are thinking when the page asks
         advance(self, max_moves)
 
     monkeypatch.setattr(Session, "advance", slow_advance)
-    server = make_server("127.0.0.1", 0, games=tmp_path / "games")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    page = browser.new_page(viewport=LAPTOP)
+    server = make_server("127.0.0.1", 0, games=tmp_path / "games", limits=Limits(move_wait=0.0))
+    server.start()
+    base = server.url
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     polls: list[str] = []
     page.on("request", lambda req: polls.append(req.url) if "?since=" in req.url else None)
+    received: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda data: received.append(json.loads(data))))
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
@@ -534,17 +538,18 @@ def test_the_page_waits_out_the_agents_thinking(browser: Any, tmp_path: Path, mo
             if st["over"]:
                 break
             assert st["your_turn"]
-            page.wait_for_selector("#legal .move")  # the page's last poll has the person's turn, not "thinking"
+            page.wait_for_selector("#legal .move")  # the page's last message has the person's turn, not "thinking"
             click_move(page, "krypkasino", pick(st["legal"], moves))
             page.wait_for_function(f"document.body.dataset.events !== '{st['n_events']}'")
             moves += 1
         page.wait_for_selector("#end:not([hidden])")
-        assert moves > 5 and polls, (moves, len(polls))  # the page asked for the agents' moves while they thought
+        agent_moves = [[e for e in m["state"]["events"] if e["seat"] not in (-1, st["human"])] for m in received]
+        assert moves > 5 and not polls, (moves, polls)  # the page never asked: the agents' moves came to it
+        assert sum(map(len, agent_moves)) >= 2 * moves and max(map(len, agent_moves)) == 1  # each in its own message
         assert page.locator("#log li").count() == st["n_events"] and errors == []
     finally:
         page.close()
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_hint_button_and_records_upload(browser: Any, base: str, tmp_path: Path) -> None:
@@ -552,7 +557,7 @@ def test_hint_button_and_records_upload(browser: Any, base: str, tmp_path: Path)
     (sent as JSON) opens at its first deal, and a file of no record shows the server's error."""
     from krypenv.ui.session import Session
 
-    page = browser.new_page(viewport=LAPTOP)
+    page = browser.new_page(viewport=LAPTOP, bypass_csp=True)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     start(page, base, "krypkasino", 2, 31)
@@ -574,4 +579,39 @@ def test_hint_button_and_records_upload(browser: Any, base: str, tmp_path: Path)
     page.wait_for_selector("#error:not([hidden])")
     assert "no game record in junk.jsonl parses" in page.inner_text("#error")
     assert errors == []
+    page.close()
+
+
+def test_the_page_plays_under_its_content_security_policy(browser: Any, base: str) -> None:
+    """The page as served, its Content-Security-Policy enforced (``default-src 'self'``: nothing from the network, no
+    inline script, no eval): the setup, a game started, its live WebSocket, moves clicked and the agents' answers
+    drawn, a hint; the browser reports no violation."""
+    page = browser.new_page(viewport=LAPTOP)
+    console: list[str] = []
+    page.on("console", lambda msg: console.append(msg.text))
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    response = page.goto(f"{base}/#play")
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    page.wait_for_selector("#f-agents option", state="attached")
+    page.select_option("#f-game", "krypkasino")
+    page.fill("#f-players", "2")
+    page.select_option("#f-agents", "random")
+    page.fill("#f-seed", "7")
+    page.select_option("#f-speed", "0")
+    page.click("#start")
+    for _ in range(3):
+        page.wait_for_selector("#legal .move")  # the person's turn, drawn from the live socket's state
+        logged = page.locator("#log li").count()
+        page.locator("#legal .move").first.click()
+        deadline = time.monotonic() + 60
+        while page.locator("#log li").count() < logged + 2:  # the person's move and the agent's answer
+            assert time.monotonic() < deadline, console
+            page.wait_for_timeout(50)
+    page.click("#hint-btn")
+    page.wait_for_selector("#hint:not([hidden])")
+    assert sockets and all(u.startswith(base.replace("http://", "ws://") + "/api/games/") for u in sockets), sockets
+    assert not [m for m in console if "Content Security Policy" in m] and errors == [], (console, errors)
     page.close()

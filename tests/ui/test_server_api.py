@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -15,6 +14,8 @@ import pytest
 from krypenv.ui.server import make_server
 from tests.ui.client import call, move
 
+pytest.importorskip("uvicorn", reason="the server needs the extra serve (pip install -e '.[serve]')")
+
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
@@ -23,12 +24,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     old = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("serve"))
-    server = make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    server = make_server("127.0.0.1", 0).start()
+    yield server.url
+    server.stop()
     os.chdir(old)
 
 

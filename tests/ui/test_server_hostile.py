@@ -11,7 +11,6 @@ import json
 import pickle
 import socket
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +18,12 @@ from typing import Any
 
 import pytest
 
-from krypenv.ui.server import MAX_BODY, make_server, port_number
+from krypenv.ui.guard import Limits
+from krypenv.ui.server import make_server, port_number
 from krypenv.ui.store import Store
 from tests.ui.client import call, move
+
+pytest.importorskip("uvicorn", reason="the server needs the extra serve (pip install -e '.[serve]')")
 
 
 class Boom:
@@ -47,11 +49,11 @@ def crafted_checkpoint(folder: Path, marker: Path) -> Path:
     return path
 
 
-def serve(folder: Path, **store: Any) -> tuple[Any, str]:
+def serve(folder: Path, limits: Limits | None = None, **store: Any) -> tuple[Any, str]:
     """A server on a free port with records under ``folder`` (store limits from ``store``); (server, base URL)."""
-    server = make_server("127.0.0.1", 0, games=folder, store=Store(folder, **store) if store else None)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
+    server = make_server("127.0.0.1", 0, games=folder, store=Store(folder, **store) if store else None,
+                         limits=limits).start()
+    return server, server.url
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +61,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server shared by the tests that change no limits."""
     server, url = serve(tmp_path_factory.mktemp("hostile") / "games")
     yield url
-    server.shutdown()
-    server.server_close()
+    server.stop()
 
 
 def raw(base: str, data: bytes, wait: float = 30.0) -> bytes:
@@ -77,6 +78,12 @@ def raw(base: str, data: bytes, wait: float = 30.0) -> bytes:
 def status_of(answer: bytes) -> int:
     """The status code of a raw HTTP answer."""
     return int(answer.split(b" ", 2)[1])
+
+
+def headers_of(answer: bytes) -> dict[str, str]:
+    """The header fields of a raw HTTP answer by lower-case name (HTTP's field names are case-insensitive)."""
+    head = answer.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")[1:]
+    return {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in head)}
 
 
 # ---------------------------------------------------------------- 1-2: no code from a request
@@ -178,8 +185,9 @@ def test_own_origin_and_local_names_are_served(base: str) -> None:
     (b"Content-Length: 1e9\r\n", 400),
     (b"", 411),
     (b"Transfer-Encoding: chunked\r\n", 411),
-    (f"Content-Length: {MAX_BODY + 1}\r\n".encode(), 413),
-    (b"Content-Length: 99999999999999999999999999\r\n", 413),
+    (f"Content-Length: {Limits().body + 1}\r\n".encode(), 413),
+    (b"Content-Length: 99999999999999999999\r\n", 413),  # 20 digits: a number, over the limit
+    (b"Content-Length: 99999999999999999999999999\r\n", 400),  # 26: h11 refuses lengths of over 20 digits as malformed
 ])
 def test_body_lengths_are_checked_before_reading(base: str, head: bytes, status: int) -> None:
     """A missing, negative, malformed or oversized length is refused without reading a body."""
@@ -201,32 +209,28 @@ def test_other_methods_are_json_405s(base: str) -> None:
     for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
         host = base.removeprefix("http://")
         answer = raw(base, f"{method} /api/games HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-        head, _, body = answer.partition(b"\r\n\r\n")
-        assert status_of(answer) == 405 and b"Allow: GET, POST" in head and b"Access-Control" not in head
+        head, body = headers_of(answer), answer.partition(b"\r\n\r\n")[2]
+        assert status_of(answer) == 405 and head["allow"] == "GET, POST" and not any("access-control" in k
+                                                                                    for k in head)
         assert "not allowed" in json.loads(body)["error"]
 
 
 def test_a_silent_client_is_dropped(tmp_path: Path) -> None:
     """A connection that never finishes its request is closed after the socket time-out, freeing its thread."""
-    server, url = serve(tmp_path / "games")
+    server, url = serve(tmp_path / "games", Limits(request_timeout=0.5))
     try:
-        server.RequestHandlerClass.timeout = 0.5
         host, port = url.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port)), timeout=30) as s:
             s.sendall(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-")  # and then nothing
             assert s.recv(100) == b""  # closed by the server, not by our 30 s time-out
         assert call(url, "GET", "/api/meta")[0] == 200
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
-def test_connections_beyond_the_limit_get_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connections_beyond_the_limit_get_503(tmp_path: Path) -> None:
     """Past the limit of requests handled at once, a new connection is answered 503 at once; then all is served."""
-    from krypenv.ui import server as server_module
-
-    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", 4)
-    server, url = serve(tmp_path / "games")
+    server, url = serve(tmp_path / "games", Limits(connections=4))
     host, port = url.removeprefix("http://").split(":")
     idle = [socket.create_connection((host, int(port)), timeout=30) for _ in range(4)]
     try:
@@ -242,8 +246,7 @@ def test_connections_beyond_the_limit_get_503(tmp_path: Path, monkeypatch: pytes
     while call(url, "GET", "/api/meta")[0] != 200:
         assert time.monotonic() < deadline
         time.sleep(0.1)
-    server.shutdown()
-    server.server_close()
+    server.stop()
 
 
 # ---------------------------------------------------------------- 5-9: games, records, moves
@@ -281,8 +284,7 @@ def test_least_recently_used_game_goes_first_with_its_record(tmp_path: Path) -> 
         [record] = [json.loads(line) for line in saved.read_text().splitlines()]
         assert "result" not in record or record["result"] is None
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_records_folder_keeps_a_bounded_number_of_web_files(tmp_path: Path) -> None:
@@ -300,8 +302,7 @@ def test_records_folder_keeps_a_bounded_number_of_web_files(tmp_path: Path) -> N
         assert len(left) == 3 and "web-krypkasino-20200101-000005-s5-old5.jsonl" in left  # + the live game's = 4
         assert (folder / "mine.jsonl").exists()
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_a_record_that_cannot_be_saved_is_reported_and_the_game_goes_on(tmp_path: Path) -> None:
@@ -320,8 +321,7 @@ def test_a_record_that_cannot_be_saved_is_reported_and_the_game_goes_on(tmp_path
         assert st["your_turn"] and st["legal"]  # deal 2 is on: not stuck
         assert move(url, gid, st)[0] == 200
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_a_hint_for_a_client_that_went_away_is_dropped(tmp_path: Path) -> None:
@@ -353,8 +353,7 @@ def test_a_hint_for_a_client_that_went_away_is_dropped(tmp_path: Path) -> None:
         got, h = call(url, "POST", f"/api/games/{out['id']}/hint", {"spec": "greedy"})  # the game is fine
         assert got == 200 and h["votes"] == 12
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 # ---------------------------------------------------------------- the command line
@@ -379,14 +378,13 @@ def test_serve_on_ipv6_loopback(tmp_path: Path) -> None:
         server = make_server("::1", 0, games=tmp_path / "games")
     except OSError as exc:
         pytest.skip(f"cannot bind ::1 here: {exc}")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server.start()
     try:
-        port = server.server_address[1]
+        port = server.port
         got, meta = call(f"http://[::1]:{port}", "GET", "/api/meta")
         assert got == 200 and "krypkasino" in meta["games"]
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_web_errors_name_the_request_fields_not_command_line_flags(base: str) -> None:
@@ -430,8 +428,7 @@ def test_a_game_whose_record_cannot_be_saved_is_never_dropped(tmp_path: Path) ->
             st = call(url, "GET", f"/api/games/{gid}")[1]["state"]
             assert move(url, gid, st)[0] == 200
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_agents_stop_for_a_client_that_went_away_and_resume_when_asked(tmp_path: Path,
@@ -471,8 +468,7 @@ def test_agents_stop_for_a_client_that_went_away_and_resume_when_asked(tmp_path:
             st = call(url, "GET", f"/api/games/{gid}")[1]["state"]
         assert st["your_turn"] and st["move_index"] > stopped_at
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 @pytest.mark.parametrize("body,words", [({"txt": "x"}, "unknown field(s) 'txt'"), ({"text": 5}, "a records upload is"),
@@ -481,3 +477,27 @@ def test_a_records_upload_takes_name_and_text_only(base: str, body: dict[str, An
     """An upload is ``{name, text}``: another field or a text that is not a string is a 400 naming it."""
     got, err = call(base, "POST", "/api/replay", body)
     assert got == 400 and words in err["error"], err
+
+
+def test_serve_without_its_extra_stops_at_once_naming_it(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Without uvicorn (or starlette, or wsproto) installed, ``krypenv serve`` prints one line naming the extra
+    ``serve`` and how to install it, and exits 1 before it loads or binds anything."""
+    import importlib.util
+
+    from krypenv import cli
+    from krypenv.ui import server
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a))
+
+    def never(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("make_server was reached")
+
+    monkeypatch.setattr(server, "make_server", never)
+    with pytest.raises(ValueError, match=r"needs the extra 'serve' \(missing: uvicorn\); install it with pip install "
+                                         r"'krypenv\[serve\]'"):
+        server.require_stack()
+    assert cli.main(["serve", "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("krypenv serve: error: krypenv serve needs the extra 'serve'") and "Traceback" not in err

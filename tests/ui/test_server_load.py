@@ -7,12 +7,13 @@ this one plays for 20 seconds on a server of its own, on loopback only.
 from __future__ import annotations
 
 import importlib.util
-import threading
 from pathlib import Path
 
 import pytest
 
 from krypenv.ui.server import make_server
+
+pytest.importorskip("uvicorn", reason="the server needs the extra serve (pip install -e '.[serve]')")
 
 SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "serve_load.py"
 
@@ -24,13 +25,11 @@ def test_twenty_clients_lose_no_game_in_progress(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("serve_load", SCRIPT)
     load = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(load)
-    server = make_server("127.0.0.1", 0, games=tmp_path)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = make_server("127.0.0.1", 0, games=tmp_path).start()
     try:
-        stats = load.run_load(f"http://127.0.0.1:{server.server_address[1]}", clients=20, seconds=20.0)
+        stats = load.run_load(server.url, clients=20, seconds=20.0)
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
     assert stats["lost"] == []
     assert set(stats["status"]) <= {200}, stats["status"]
     assert len(stats["finished"]) >= 20

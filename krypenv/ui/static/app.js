@@ -329,15 +329,63 @@ async function resumeGame(gid) {
 }
 
 // Animate the new events (each carries the table as the person's seat saw it after it), then show the state;
-// while the agents are still thinking (state.thinking), ask for the new events until they are done.
+// then follow the game live: the server sends every seat's move as it is made (a WebSocket, see below).
 async function receive(state, instant) {
   await animate(state, instant);
-  while (state.thinking && play.id) {
-    await sleep(250);
-    state = (await api("GET", `/api/games/${play.id}?since=${play.nEvents}`)).state;
-    await animate(state, instant);
-  }
   showProblems(state);
+  if (!state.over || state.thinking) connectLive(play.id, state.n_events);
+}
+
+// ---------------------------------------------------------------- live play: one WebSocket to the server per game
+// The server sends {type: "state", state} whenever the game changes (the events the page has not had yet) and
+// {type: "error", status, error} for a move it refused; the page sends {type: "move", n, move_index}.
+const live = { ws: null, gid: null, since: 0, chain: Promise.resolve(), retries: 0 };
+
+function closeLive() {
+  const ws = live.ws;
+  live.ws = null;
+  if (ws) ws.close(1000);
+}
+
+function connectLive(gid, since) {
+  if (live.ws && live.gid === gid && live.ws.readyState <= WebSocket.OPEN) return;
+  closeLive();
+  if (live.gid !== gid) live.retries = 0;
+  live.gid = gid;
+  live.since = since;
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${scheme}//${location.host}/api/games/${encodeURIComponent(gid)}/live?since=${since}`);
+  live.ws = ws;
+  ws.onopen = () => { live.retries = 0; };
+  ws.onmessage = (m) => {
+    let msg;
+    try { msg = JSON.parse(m.data); } catch (e) { showError("the server sent a message that is not JSON"); return; }
+    if (msg.type === "state") live.since = msg.state.n_events; // what a reconnection asks for
+    live.chain = live.chain.then(() => onLive(gid, msg)).catch((e) => showError(e.message));
+  };
+  ws.onclose = (e) => {
+    if (live.ws !== ws) return; // closed by the page
+    live.ws = null;
+    if (play.id !== gid || e.code === 1000) return; // another game, or the match is over
+    if (live.retries < 5) {
+      live.retries += 1;
+      setTimeout(() => { if (play.id === gid && !live.ws) connectLive(gid, live.since); }, 500 * live.retries);
+    } else {
+      showError(`the connection to the server was lost (${e.code}${e.reason ? ": " + e.reason : ""}); reload the page`);
+    }
+  };
+}
+
+async function onLive(gid, msg) {
+  if (play.id !== gid) return;
+  if (msg.type === "state") {
+    await animate(msg.state);
+    showProblems(msg.state);
+  } else if (msg.type === "error") {
+    play.busy = false;
+    showError(msg.error);
+    drawPlay(play.state, play.state, play.state.to_act, null);
+  }
 }
 
 function showProblems(state) {
@@ -480,20 +528,17 @@ function clickHand(i, name) {
   drawMoves(state, true);
 }
 
-async function sendMove(n) {
+function sendMove(n) {
   if (play.busy) return;
-  play.busy = true;
+  if (!live.ws || live.ws.readyState !== WebSocket.OPEN) {
+    showError("not connected to the server; reconnecting…");
+    connectLive(play.id, live.since);
+    return;
+  }
+  play.busy = true; // until the server's answer: the state after the move, or why it was refused
   showError("");
   drawMoves(play.state, false);
-  try {
-    const out = await api("POST", `/api/games/${play.id}/move`, { n, since: play.nEvents, move_index: play.state.move_index });
-    play.busy = false;
-    await receive(out.state);
-  } catch (e) {
-    play.busy = false;
-    showError(e.message);
-    drawPlay(play.state, play.state, play.state.to_act, null);
-  }
+  live.ws.send(JSON.stringify({ type: "move", n, move_index: play.state.move_index }));
 }
 
 async function askHint() {
