@@ -24,6 +24,9 @@ OpenSpiel's scalar parameters: ``ranks``/``suits`` as names joined by ``-`` (``"
   and the table cards it captured (52 counts).
 * **Returns** are the env's episode returns: minus the seat's side value (its deal score,
   K16, or its team's; with ``reward="relative"`` minus that score less the others' mean).
+  **Rewards** are the env's dense rewards, each paid to its seat when the seat is next asked
+  to act or at the end (:mod:`krypenv.openspiel.rewards`), so OpenSpiel's RL loop gives every
+  learner its whole return; before the end ``returns()`` are the rewards paid so far.
 
 ``resample_from_infostate`` deals the hidden cards again (the other hands and the undealt
 deck) uniformly among the deals in which the player's information is the same and the public
@@ -48,6 +51,7 @@ from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.observation import split
 from krypenv.krypkasino.rules import Rules, parse_teams
 from krypenv.openspiel.deal import next_card_outcomes
+from krypenv.openspiel.rewards import SeatPayments
 
 __all__ = ["GAME_NAME", "KrypkasinoGame", "KrypkasinoState", "resample"]
 
@@ -200,8 +204,8 @@ class KrypkasinoState(pyspiel.State):
         self.actions: list[int] = []  # the players' actions, in order
         self.row: np.ndarray | None = None  # the env's state row once dealt
         self.ints: np.ndarray | None = None
-        self.last_rewards = [0.0] * game.rules.players
-        self.cached: dict[Any, Any] = {}  # what the env said of this state: player, legal, returns, strings
+        self.pay = SeatPayments(game.rules.players)  # returns() and rewards(): each seat paid at its decisions
+        self.cached: dict[Any, Any] = {}  # what the env said of this state: player, legal, earned, strings
 
     def __deepcopy__(self, memo: dict) -> KrypkasinoState:
         """A copy sharing the game (OpenSpiel's clone)."""
@@ -209,7 +213,7 @@ class KrypkasinoState(pyspiel.State):
         out.cards, out.actions = list(self.cards), list(self.actions)
         out.row = None if self.row is None else self.row.copy()
         out.ints = None if self.ints is None else self.ints.copy()
-        out.last_rewards = list(self.last_rewards)
+        out.pay = self.pay.copy()
         out.cached = dict(self.cached)
         return out
 
@@ -264,8 +268,8 @@ class KrypkasinoState(pyspiel.State):
             _, mask = env.observe(0, player)
             legal = [int(a) for a in np.flatnonzero(mask)]
         values = env.values(0)
-        returns = [float(-values[self._game.rules.team_of(s)]) for s in range(self._game.rules.players)]
-        self.cached = {"player": player, "legal": legal, "returns": returns}
+        earned = [0.0 - float(values[self._game.rules.team_of(s)]) for s in range(self._game.rules.players)]  # no -0.0
+        self.cached = {"player": player, "legal": legal, "earned": earned}
 
     def infostate_text(self, player: int) -> str:
         """:func:`information_state_text` of ``player`` here (cached)."""
@@ -296,17 +300,16 @@ class KrypkasinoState(pyspiel.State):
             if len(self.cards) == self._game.dealt:
                 self._deal()
                 self._read()
-                self.last_rewards = self.returns()  # set-aside court cards (K8) score nobody: zero
-            return
-        before = self.returns()
-        env = self.env()
-        status = env.act(0, int(action))
-        if status < 0:
-            raise ValueError(env.illegal_message(0, int(action), f"seat {int(env.deals.turn[0])}"))
-        self.actions.append(int(action))
-        self.row, self.ints = env.state[0].copy(), env.ints[0].copy()
-        self._read()
-        self.last_rewards = [after - b for after, b in zip(self.returns(), before)]
+        else:
+            env = self.env()
+            status = env.act(0, int(action))
+            if status < 0:
+                raise ValueError(env.illegal_message(0, int(action), f"seat {int(env.deals.turn[0])}"))
+            self.actions.append(int(action))
+            self.row, self.ints = env.state[0].copy(), env.ints[0].copy()
+            self._read()
+        earned = [0.0] * self._game.rules.players if self.row is None else self.cached["earned"]
+        self.pay.settle(earned, self.current_player(), bool(self.actions), self.is_terminal())
 
     def _action_to_string(self, player: int, action: int) -> str:
         """A card drawn, or the env's action name."""
@@ -320,14 +323,12 @@ class KrypkasinoState(pyspiel.State):
         return self.row is not None and self.cached["player"] == pyspiel.PlayerId.TERMINAL
 
     def returns(self) -> list[float]:
-        """Each seat's return so far: minus its side's value (the env's episode return)."""
-        if self.row is None:
-            return [0.0] * self._game.rules.players
-        return list(self.cached["returns"])
+        """Each seat's rewards paid so far; at the end minus its side's value (the env's episode return)."""
+        return list(self.pay.paid)
 
     def rewards(self) -> list[float]:
-        """The rewards of the last action: minus the change of each seat's side value (the env's dense rewards)."""
-        return list(self.last_rewards)
+        """What the last transition paid each seat: minus the change of its side's value since it was last paid."""
+        return list(self.pay.last)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KrypkasinoState:
         """A state with the information state of ``player_id``, hidden cards dealt again (:func:`resample`)."""

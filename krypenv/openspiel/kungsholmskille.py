@@ -22,6 +22,11 @@ Every decision is explicit (the env's ``skip_forced=False``).  Nothing here impl
   as their count (they are face down, L8), its own with its hand after the draw; the tensor
   is the observation vector alone.
 * **Returns** are each seat's net money in the episode (L3, L18): the env's episode return.
+  **Rewards** are the changes of a seat's money, each paid to the seat when it is next asked
+  to act or at the end (:mod:`krypenv.openspiel.rewards`): the antes (L3), paid before the
+  first deal, reach a seat at its first decision after the pot's first, and a budrunda's
+  antes (L12) or the pot going out (L14, L15) reach every seat, so OpenSpiel's RL loop gives
+  every learner its whole return; before the end ``returns()`` are the rewards paid so far.
 
 ``resample_from_infostate`` (so OpenSpiel's IS-MCTS can play) deals every hidden card of the
 pot again among the deals consistent with the seat's information, the follow rule's
@@ -45,6 +50,7 @@ from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.observation import layout
 from krypenv.openspiel.deal import next_card_outcomes
 from krypenv.openspiel.kungsholmskille_resample import resample
+from krypenv.openspiel.rewards import SeatPayments
 
 __all__ = ["GAME_NAME", "KungsholmskilleGame", "KungsholmskilleState"]
 
@@ -150,7 +156,7 @@ class KungsholmskilleState(pyspiel.State):
         self.cards: list[int] = []  # the current deal's drawn cards (hands sorted per seat, then the talon)
         self.deal_log: list[list[tuple[int, int, str]]] = []  # per deal: (seat, action, own hand after a discard)
         self.decks: list[list[int]] = []  # each deal's deck order
-        self.last_rewards = [0.0] * game.config.players
+        self.pay = SeatPayments(game.config.players)  # returns() and rewards(): each seat paid at its decisions
         if fresh:
             b = _MACHINES[game.key].batch
             b.state[:], b.cash[:], b.prev_state[:], b.prev_cash[:] = 0, 0, 0, 0
@@ -165,7 +171,7 @@ class KungsholmskilleState(pyspiel.State):
         out.cards, out.decks = list(self.cards), [list(d) for d in self.decks]
         out.deal_log = [list(h) for h in self.deal_log]
         out.rows = tuple(r.copy() for r in self.rows)
-        out.last_rewards = list(self.last_rewards)
+        out.pay = self.pay.copy()
         return out
 
     def env(self) -> KungsholmskilleBatch:
@@ -233,7 +239,6 @@ class KungsholmskilleState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         """A drawn card (dealing when the deck is complete), or the env's action of the seat to act."""
-        before = self.returns()
         if self.dealing:
             self.cards.append(int(action))
             if not self.dealing:
@@ -245,9 +250,7 @@ class KungsholmskilleState(pyspiel.State):
                 self.decks.append([int(c) for c in deck])
                 self.deal_log.append([])
                 self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
-            # the antes (L3) with the first deal; rewards add up over chance nodes until the next decision, as
-            # OpenSpiel's tests read them (the reward of a budrunda's last call is kept while the next deck is drawn)
-            self.last_rewards = [r + a - c for r, a, c in zip(self.last_rewards, self.returns(), before)]
+            self._settle()
             return
         b = self.env()
         seat = int(b.state[0, kernels.TO_ACT])
@@ -263,7 +266,11 @@ class KungsholmskilleState(pyspiel.State):
         if int(b.episode[0, 0]) != deal and int(b.episode[0, 1]) == RUNNING:
             self.cards = []  # a budrunda (L12): the next deal's deck is drawn next
         self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
-        self.last_rewards = [a - c for a, c in zip(self.returns(), before)]
+        self._settle()
+
+    def _settle(self) -> None:
+        """Pay the seat to act (or every seat at the end) the change of its money since it was last paid."""
+        self.pay.settle(self.money(), self.current_player(), any(self.deal_log), self.is_terminal())
 
     def _action_to_string(self, player: int, action: int) -> str:
         """A drawn card's rank, or the L17 move string."""
@@ -275,16 +282,20 @@ class KungsholmskilleState(pyspiel.State):
         """The pot went out or the deals ran out."""
         return int(self.rows[2][1]) != RUNNING
 
-    def returns(self) -> list[float]:
+    def money(self) -> list[float]:
         """Each seat's net money in the pot so far (L3, L18); the antes count from the first deal on."""
         if not self.deal_log:
             return [0.0] * self._game.config.players
         money = self.rows[2][8:8 + self._game.config.players]
         return [float(m) for m in money]
 
+    def returns(self) -> list[float]:
+        """Each seat's money paid to it so far (:mod:`krypenv.openspiel.rewards`); at the end its net money."""
+        return list(self.pay.paid)
+
     def rewards(self) -> list[float]:
-        """The change of each seat's money since the last decision (through the chance nodes after it)."""
-        return list(self.last_rewards)
+        """What the last transition paid each seat: the change of its money since it was last paid."""
+        return list(self.pay.last)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KungsholmskilleState:
         """A state with the information state of ``player_id``, hidden cards dealt again (:func:`resample`)."""
