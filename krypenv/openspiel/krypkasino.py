@@ -25,17 +25,17 @@ OpenSpiel's scalar parameters: ``ranks``/``suits`` as names joined by ``-`` (``"
 * **Returns** are the env's episode returns: minus the seat's side value (its deal score,
   K16, or its team's; with ``reward="relative"`` minus that score less the others' mean).
   **Rewards** are the env's dense rewards, each paid to its seat when the seat is next asked
-  to act or at the end (:mod:`krypenv.openspiel.rewards`), so OpenSpiel's RL loop gives every
-  learner its whole return; before the end ``returns()`` are the rewards paid so far.
+  to act after its first action, or at the end (:mod:`krypenv.openspiel.rewards`), so
+  OpenSpiel's RL loop gives every learner its whole return; before the end ``returns()`` are
+  the rewards paid so far.
 
 ``resample_from_infostate`` deals the hidden cards again (the other hands and the undealt
 deck) uniformly among the deals in which the player's information is the same and the public
-actions are legal, by rejection (see :func:`resample`).
+actions are legal (:mod:`krypenv.openspiel.krypkasino_resample`).
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import fields
 from typing import Any
 
@@ -51,6 +51,7 @@ from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.observation import split
 from krypenv.krypkasino.rules import Rules, parse_teams
 from krypenv.openspiel.deal import next_card_outcomes
+from krypenv.openspiel.krypkasino_resample import resample, seen_groups
 from krypenv.openspiel.rewards import SeatPayments
 
 __all__ = ["GAME_NAME", "KrypkasinoGame", "KrypkasinoState", "resample"]
@@ -62,7 +63,6 @@ DEFAULTS: dict[str, Any] = {"players": 2, "preset": "standard", "teams": 0, "two
                             "ranks": "", "suits": "", "copies": 0, "hand": 0, "table": 0}
 VARIANT_TEXT = ("ranks", "suits")  # rank or suit names joined by "-" ("A-2-3-4"); "" = the preset's
 VARIANT_INT = ("copies", "hand", "table")  # 0 = the preset's
-RESAMPLE_TRIES = 10_000
 
 
 def config_from_params(params: dict[str, Any]) -> EnvConfig:
@@ -295,12 +295,14 @@ class KrypkasinoState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         """A drawn card (dealing when the deck is complete), or the env's action of the seat to act."""
+        actor = None
         if self.row is None:
             self.cards.append(int(action))
             if len(self.cards) == self._game.dealt:
                 self._deal()
                 self._read()
         else:
+            actor = self.cached["player"]
             env = self.env()
             status = env.act(0, int(action))
             if status < 0:
@@ -309,7 +311,7 @@ class KrypkasinoState(pyspiel.State):
             self.row, self.ints = env.state[0].copy(), env.ints[0].copy()
             self._read()
         earned = [0.0] * self._game.rules.players if self.row is None else self.cached["earned"]
-        self.pay.settle(earned, self.current_player(), bool(self.actions), self.is_terminal())
+        self.pay.settle(earned, actor, self.current_player(), self.is_terminal())
 
     def _action_to_string(self, player: int, action: int) -> str:
         """A card drawn, or the env's action name."""
@@ -338,47 +340,6 @@ class KrypkasinoState(pyspiel.State):
         """The drawn cards, then the actions."""
         cards = " ".join(card_name(c) for c in self.cards)
         return f"cards: {cards} | actions: {' '.join(map(str, self.actions))}"
-
-
-def _private_groups(game: KrypkasinoGame, player: int, rnd: int) -> list[bool]:
-    """Per group: whether ``player`` has seen it by round ``rnd`` (its own hands and the table)."""
-    return [rnd_g <= rnd and who in ("T", str(player)) for who, rnd_g, _ in game.groups]
-
-
-def resample(state: KrypkasinoState, player: int, sampler: Any = None) -> KrypkasinoState:
-    """A state with ``player``'s information state: the unseen groups dealt again, the public actions replayed.
-
-    The cards ``player`` has not seen are shuffled uniformly (``sampler``, an OpenSpiel
-    probability sampler, or numpy's default generator when None) into the groups it has not
-    seen; a deal is kept when every action of the history is legal in it and the player's
-    information state is unchanged, so the kept deals are uniform among the consistent ones.
-    """
-    game = state._game
-    if state.row is None:
-        return copy.deepcopy(state)
-    rnd = int(state.env().deals.round[0])
-    seen = _private_groups(game, player, rnd)
-    target = state.information_state_string(player)
-    rng = np.random.default_rng(int(1e9 * sampler()) if callable(sampler) else None)
-    starts = np.cumsum([0] + [len(s) for _, _, s in game.groups])
-    hidden = [c for g, ok in enumerate(seen) if not ok for c in state.cards[starts[g]:starts[g + 1]]]
-    for _ in range(RESAMPLE_TRIES):
-        pool = list(rng.permutation(hidden))
-        cards: list[int] = []
-        for g, ok in enumerate(seen):
-            own = state.cards[starts[g]:starts[g + 1]]
-            cards += own if ok else sorted(int(pool.pop()) for _ in own)
-        out = KrypkasinoState(game)
-        for c in cards:
-            out.apply_action(c)
-        try:
-            for a in state.actions:
-                out.apply_action(a)
-        except (ValueError, RuntimeError):
-            continue
-        if out.information_state_string(player) == target:
-            return out
-    raise RuntimeError(f"no consistent deal found in {RESAMPLE_TRIES} tries")
 
 
 class KrypkasinoObserver:
@@ -439,7 +400,7 @@ def information_state_text(env: KrypkasinoBatch, i: int, seat: int) -> str:
 
 def _drawn_mine(state: KrypkasinoState, player: int) -> list[bool]:
     """Per drawn card: whether ``player`` sees it (its own hand of the first round, or the table)."""
-    seen = _private_groups(state._game, player, 0)
+    seen = seen_groups(state._game.groups, player, 0)
     return [ok for g, (_, _, slots) in enumerate(state._game.groups) for ok in [seen[g]] * len(slots)]
 
 

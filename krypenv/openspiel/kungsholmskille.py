@@ -22,11 +22,13 @@ Every decision is explicit (the env's ``skip_forced=False``).  Nothing here impl
   as their count (they are face down, L8), its own with its hand after the draw; the tensor
   is the observation vector alone.
 * **Returns** are each seat's net money in the episode (L3, L18): the env's episode return.
+  The game is zero-sum when its pot is settled (L21) no later than ``max_deals`` (``small``),
+  else general-sum: a pot truncated after ``max_deals`` budrundor keeps its money (L16).
   **Rewards** are the changes of a seat's money, each paid to the seat when it is next asked
-  to act or at the end (:mod:`krypenv.openspiel.rewards`): the antes (L3), paid before the
-  first deal, reach a seat at its first decision after the pot's first, and a budrunda's
-  antes (L12) or the pot going out (L14, L15) reach every seat, so OpenSpiel's RL loop gives
-  every learner its whole return; before the end ``returns()`` are the rewards paid so far.
+  to act after its first action, or at the end (:mod:`krypenv.openspiel.rewards`): the antes
+  (L3), paid before the first deal, a budrunda's antes (L12) and the pot going out (L14, L15)
+  all reach every seat's learner in OpenSpiel's RL loop; before the end ``returns()`` are the
+  rewards paid so far.
 
 ``resample_from_infostate`` (so OpenSpiel's IS-MCTS can play) deals every hidden card of the
 pot again among the deals consistent with the seat's information, the follow rule's
@@ -98,13 +100,13 @@ class _Machine:
 _MACHINES: dict[str, _Machine] = {}
 
 
-def _game_type() -> pyspiel.GameType:
+def _game_type(utility: Any = pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=GAME_NAME, long_name="Kungsholmskille (krypenv)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM, reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        utility=utility, reward_model=pyspiel.GameType.RewardModel.REWARDS,
         max_num_players=6, min_num_players=2,
         provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True,
@@ -123,11 +125,14 @@ class KungsholmskilleGame(pyspiel.Game):
         self.counts = np.asarray(rules.deck_counts, np.int64)  # L1, L20
         self.deck_size = int(rules.deck_size)
         bound = 2 + deals * P + 2 * (2 * P + deals * P)  # antes, and a pot plus an equal penalty (L14)
+        # a pot settled (L21) before the env would truncate it (L16) always goes out: its money is conserved
+        zero_sum = rules.max_deals is not None and rules.max_deals <= deals
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS, max_chance_outcomes=len(RANKS), num_players=P,
-            min_utility=float(-bound), max_utility=float(bound * P), utility_sum=None,
+            min_utility=float(-bound), max_utility=float(bound * P), utility_sum=0.0 if zero_sum else None,
             max_game_length=deals * (self.deck_size + 9 * P))
-        super().__init__(_game_type(), info, params)
+        utility = pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
+        super().__init__(_game_type(utility), info, params)
         self.key = repr(sorted(params.items()))
         if self.key not in _MACHINES:
             _MACHINES[self.key] = _Machine(self.config)
@@ -250,7 +255,7 @@ class KungsholmskilleState(pyspiel.State):
                 self.decks.append([int(c) for c in deck])
                 self.deal_log.append([])
                 self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
-            self._settle()
+            self._settle(None)
             return
         b = self.env()
         seat = int(b.state[0, kernels.TO_ACT])
@@ -266,11 +271,11 @@ class KungsholmskilleState(pyspiel.State):
         if int(b.episode[0, 0]) != deal and int(b.episode[0, 1]) == RUNNING:
             self.cards = []  # a budrunda (L12): the next deal's deck is drawn next
         self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
-        self._settle()
+        self._settle(seat)
 
-    def _settle(self) -> None:
-        """Pay the seat to act (or every seat at the end) the change of its money since it was last paid."""
-        self.pay.settle(self.money(), self.current_player(), any(self.deal_log), self.is_terminal())
+    def _settle(self, actor: int | None) -> None:
+        """After a transition by ``actor`` (None: chance): pay the seat to act or, at the end, every seat."""
+        self.pay.settle(self.money(), actor, self.current_player(), self.is_terminal())
 
     def _action_to_string(self, player: int, action: int) -> str:
         """A drawn card's rank, or the L17 move string."""

@@ -3,18 +3,19 @@
 OpenSpiel's RL environment (``open_spiel.python.rl_environment``, the loop of its DQN, NFSP,
 PPO, policy-gradient and tabular learners) reads ``state.rewards()`` once per step, after a
 player's action and the chance nodes that follow it, and hands that step only to the seat to
-act next (and, at the end, to every seat).  The step after ``reset()`` carries no rewards.
-A reward that a transition gives to any other seat, or that chance nodes give before the
-first decision, is never seen by that seat's learner.
+act next (at the end, to every seat); the step after ``reset()`` carries no rewards.  A
+learner takes the rewards of a step as the result of its own previous action, so it drops
+those of the step of its first decision.  A reward that a transition gives to any other
+seat, that chance nodes give before the first decision, or that reaches a seat before it
+has acted, is never learnt from.
 
-So both games pay each seat its rewards when it is next asked to act, as PettingZoo's
-``last()`` does: a seat's reward at a state is the change of its return since it was last
-paid, paid at the states where it is to act (from the game's second decision on: the first
-is ``reset()``'s step, which carries none) and at terminal states, to every seat; every other
-state pays it 0.  ``returns()`` are the rewards paid so far, so they add up over any reading
-of ``rewards()`` (after every transition, or at decision nodes only, as OpenSpiel's random
-simulation tests read them); at a terminal state they are the game's returns.  OpenSpiel's
-``repeated_leduc_poker`` pays its hands the same way.
+So both games pay each seat as PettingZoo's ``last()`` does: a seat's reward at a state is
+the change of its return since it was last paid, paid at the states where it is to act once
+it has acted in the game, and at terminal states to every seat; every other state pays it 0.
+``returns()`` are the rewards paid so far, so they add up over any reading of ``rewards()``
+(after every transition, or at decision nodes only, as OpenSpiel's random simulation tests
+read them), and at a terminal state they are the game's returns.  (OpenSpiel's own
+``repeated_leduc_poker`` likewise pays each seat a hand's result at a node of that seat.)
 """
 
 from __future__ import annotations
@@ -23,26 +24,26 @@ __all__ = ["SeatPayments"]
 
 
 class SeatPayments:
-    """What each seat has been paid of its return, and what the last transition paid it."""
+    """What each seat has been paid of its return, what the last transition paid it, and who has acted."""
 
     def __init__(self, players: int) -> None:
         self.paid = [0.0] * players  # per seat: its return when it was last paid (returns())
         self.last = [0.0] * players  # per seat: the payment of the last transition (rewards())
+        self.acted = [False] * players  # per seat: it has taken an action in this game
 
     def copy(self) -> SeatPayments:
         """An independent copy (for a state's clone)."""
         out = SeatPayments(len(self.paid))
-        out.paid, out.last = list(self.paid), list(self.last)
+        out.paid, out.last, out.acted = list(self.paid), list(self.last), list(self.acted)
         return out
 
-    def settle(self, earned: list[float], to_act: int, started: bool, terminal: bool) -> None:
-        """After a transition: pay the seat ``to_act`` (once a player has acted) or, at the end, every seat.
-
-        ``earned`` is each seat's return in the game at the new state; ``started`` whether a
-        player action has been applied yet.
-        """
+    def settle(self, earned: list[float], actor: int | None, to_act: int, terminal: bool) -> None:
+        """After a transition by seat ``actor`` (None: chance): pay the seat ``to_act`` if it has acted, or at the end
+        every seat, the change of its return since it was last paid; ``earned`` is each seat's return in the game."""
+        if actor is not None:
+            self.acted[actor] = True
         for seat, value in enumerate(earned):
-            if terminal or (started and seat == to_act):
+            if terminal or (seat == to_act and self.acted[seat]):
                 self.last[seat] = value - self.paid[seat]
                 self.paid[seat] = value
             else:
