@@ -15,7 +15,18 @@ pyspiel = pytest.importorskip("pyspiel")
 chi2 = pytest.importorskip("scipy.stats").chi2
 
 import krypenv.openspiel  # noqa: F401  (registers the games)
-from krypenv.kungsholmskille.actions import DISCARD1, FOLD, KNACKA, PLAY, SHOW, STAND, discard_action, discard_ranks
+from krypenv.kungsholmskille.actions import (
+    BUD,
+    DISCARD1,
+    FOLD,
+    KNACKA,
+    PLAY,
+    SHOW,
+    STAND,
+    discard_action,
+    discard_ranks,
+)
+from krypenv.kungsholmskille.cards import RANKS
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.openspiel.kungsholmskille_resample import count_in_intervals, sample_in_intervals
 
@@ -215,3 +226,61 @@ def test_ismcts_plays_kungsholmskille_tricks() -> None:
                 state.apply_action(int(rng.choice(legal)))
         assert sum(state.returns()) <= 0  # money only leaves the seats into a pot left standing (L16)
     assert plays >= 4, plays
+
+
+def drawn_cards(state, deal: int, seat: int) -> Counter:
+    """The cards ``seat`` drew from the talon in deal ``deal`` (L8): its hand after the exchange less what it kept."""
+    for s, a, hand in state.deal_log[deal]:
+        if s == seat and DISCARD1 <= a < PLAY:
+            after = Counter(RANKS.index(n) for n in hand.split(","))
+            return after - (Counter(state.dealt_hands(deal)[seat]) - Counter(discard_ranks(a)))
+    return Counter()
+
+
+def public_moves(state, deal: int, player: int) -> list:
+    """The moves of deal ``deal`` as ``player`` saw them: another seat's discard only as how many cards (L8)."""
+    return [(s, len(discard_ranks(a)) if s != player and DISCARD1 <= a < PLAY else a)
+            for s, a, _ in state.deal_log[deal]]
+
+
+@pytest.mark.parametrize("params", [{"players": 2, "ranks": 7, "max_deals": 3}, {"players": 3, "preset": "small"},
+                                    {"players": 4, "max_deals": 3}])
+def test_every_deal_of_the_pot_is_dealt_again_and_only_the_hidden_cards(params: dict) -> None:
+    """In every deal of a pot (budrundor first, L12): the seat's own hand, its draw and every public move stay; the
+    other seats' hands and the talon (but what the seat drew) are dealt again, in every deal, at every decision."""
+    game = pyspiel.load_game(GAME, params)
+    P = game.num_players()
+
+    def calls_bud_once(s) -> int:  # every seat says bud in the first deal (a budrunda, L12), then plays on
+        legal = s.legal_actions()
+        if len(s.decks) == 1 and BUD in legal:
+            return BUD
+        return next((a for a in legal if a not in (FOLD, BUD)), legal[0])
+
+    varied = Counter()
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            player = state.current_player()
+            if len(state.decks) >= 2:  # from the second deal on, so an earlier deal of the pot is checked too
+                for k in range(6):
+                    other = state.resample_from_infostate(player, np.random.default_rng(100 * seed + k).random)
+                    assert len(other.decks) == len(state.decks)
+                    for d in range(len(state.decks)):
+                        assert other.dealt_hands(d)[player] == state.dealt_hands(d)[player]  # its own hand: fixed
+                        assert drawn_cards(other, d, player) == drawn_cards(state, d, player)  # what it drew: fixed
+                        assert public_moves(other, d, player) == public_moves(state, d, player)
+                        for seat in range(P):
+                            if seat != player and other.dealt_hands(d)[seat] != state.dealt_hands(d)[seat]:
+                                varied[("hand", d)] += 1
+                        if other.decks[d][5 * P:] != state.decks[d][5 * P:]:
+                            varied[("talon", d)] += 1
+            state.apply_action(calls_bud_once(state))
+        assert len(state.decks) >= 2, "the pot had no budrunda"
+    for d in range(2):  # other hands and the talon were dealt again in the budrunda's deal and in the next one
+        assert varied[("hand", d)] and varied[("talon", d)], varied

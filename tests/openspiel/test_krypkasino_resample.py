@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import permutations
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -76,8 +77,6 @@ def mistaken(game: Any, state: Any, exact: dict[tuple[int, ...], float], kind: s
         return {deal: 1 / len(exact) for deal in exact}
     played = played_by_group(game.groups, game.rules.players, [int(c) for c in state.env().deals.hist_card[0]
                                                                  [:state.env().deals.n_moves[0]]])
-    from math import comb
-
     weights = {}
     for deal, p in exact.items():
         w = p
@@ -136,8 +135,8 @@ def test_resampled_deals_follow_the_oracle(cases: list) -> None:
                        for k in range(SAMPLES))
         assert set(seen) <= set(exact), "a resampled deal the oracle calls inconsistent"
         assert chi_square_p(exact, seen, SAMPLES) > LEVEL, (str(state), player, seen, exact)
-        for kind in best:
-            best[kind] = max(best[kind], power(exact, mistaken(game, state, exact, kind), SAMPLES))
+        for kind, most in list(best.items()):
+            best[kind] = max(most, power(exact, mistaken(game, state, exact, kind), SAMPLES))
     assert min(best.values()) >= 0.99, best  # the test can tell each mistake from the truth
 
 
