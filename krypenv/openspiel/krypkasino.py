@@ -166,8 +166,12 @@ class KrypkasinoGame(pyspiel.Game):
             _MACHINES[self.key] = _Machine(self.config)
 
     def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        """Pickle (and deepcopy) as the class and its parameters."""
+        """Pickle as the class and its parameters."""
         return (KrypkasinoGame, (self.params,))
+
+    def __deepcopy__(self, memo: dict) -> KrypkasinoGame:
+        """The game itself: it never changes (OpenSpiel's ``clone`` deep-copies every attribute of a state)."""
+        return self
 
     def new_initial_state(self) -> KrypkasinoState:
         """The state before the deal."""

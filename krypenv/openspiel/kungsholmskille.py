@@ -138,8 +138,12 @@ class KungsholmskilleGame(pyspiel.Game):
             _MACHINES[self.key] = _Machine(self.config)
 
     def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        """Pickle (and deepcopy) as the class and its parameters."""
+        """Pickle as the class and its parameters."""
         return (KungsholmskilleGame, (self.params,))
+
+    def __deepcopy__(self, memo: dict) -> KungsholmskilleGame:
+        """The game itself: it never changes (OpenSpiel's ``clone`` deep-copies every attribute of a state)."""
+        return self
 
     def new_initial_state(self) -> KungsholmskilleState:
         """The state before the first deal: the antes paid (L3), the first deck to draw."""
