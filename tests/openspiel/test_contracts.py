@@ -23,6 +23,7 @@ pyspiel = pytest.importorskip("pyspiel")
 import krypenv.openspiel  # noqa: F401  (registers the games)
 from krypenv import krypkasino_v0
 from krypenv.kungsholmskille.actions import BUD, FOLD, KNACKA, SHOW
+from krypenv.kungsholmskille.engine import kernels
 from tests.openspiel.helpers import (
     KRYPKASINO,
     KRYPKASINO_GRID,
@@ -175,6 +176,7 @@ def test_rewards_add_up_to_returns_however_read(name: str, params: dict) -> None
     node; a chance node pays nothing; a seat is paid only where it is to act after acting, or at the end."""
     game = pyspiel.load_game(name, params)
     rng = np.random.default_rng(6)
+    paid_mid_game = 0
     for _ in range(3):
         state = game.new_initial_state()
         summed = np.zeros(game.num_players())
@@ -194,7 +196,23 @@ def test_rewards_add_up_to_returns_however_read(name: str, params: dict) -> None
             elif not state.is_terminal():
                 paid = [p for p in range(game.num_players()) if rewards[p]]
                 assert all(p == state.current_player() and p in acted for p in paid), (paid, acted)
-        assert np.allclose(summed, state.returns())
+                seat = state.current_player()
+                if seat in acted:  # paid up to now: its return so far is its return in the game
+                    assert state.returns()[seat] == pytest.approx(earned(name, state)[seat], abs=1e-9)
+                    paid_mid_game += bool(rewards[seat])
+        assert np.allclose(summed, state.returns()) and np.allclose(state.returns(), earned(name, state))
+    assert paid_mid_game or name == KUNGSHOLMSKILLE, "Krypkasino's dense rewards are paid during the deal"
+
+
+def earned(name: str, state: Any) -> list[float]:
+    """Each seat's return in the game so far, read from the engine: minus its side's deal score (K16) or its money
+    in the pot (L3, L18)."""
+    if name == KUNGSHOLMSKILLE:
+        return state.money()
+    env = state.env()
+    values = env.values(0)
+    rules = state.get_game().rules
+    return [-float(values[rules.team_of(s)]) for s in range(rules.players)]
 
 
 def hypergeometric(counts: np.ndarray, group: list[int]) -> float:
@@ -279,6 +297,41 @@ def test_krypkasino_is_the_env_on_every_configuration(params: dict) -> None:
     assert state.returns() == pytest.approx([totals[a] for a in env.possible_agents])
 
 
+@pytest.mark.parametrize("params", KUNGSHOLMSKILLE_GRID, ids=[game_string(KUNGSHOLMSKILLE, p) for p in
+                                                                KUNGSHOLMSKILLE_GRID])
+def test_kungsholmskille_deals_the_drawn_hands(params: dict) -> None:
+    """Each deal of a pot (budrundor first): the j-th drawn hand is the hand of seat forehand + j, forehand the left
+    neighbour of a dealer that passes left every deal (L2, L4); the engine holds exactly ``dealt_hands``."""
+    game = pyspiel.load_game(KUNGSHOLMSKILLE, params)
+    P = params["players"]
+    rng = np.random.default_rng(9)
+    choose = scripted("bud", rng)
+    state = game.new_initial_state()
+    deals = 0
+    while not state.is_terminal() and deals < 3:
+        drawn: list[int] = []
+        while state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            drawn.append(int(rng.choice(outcomes, p=probs)))
+            state.apply_action(drawn[-1])
+        if state.is_terminal():
+            break
+        deal = len(state.decks) - 1
+        dealer = (P - 1 if params.get("first_dealer", -1) < 0 else params["first_dealer"]) + deal
+        hands = state.dealt_hands(deal)
+        row = state.env().state[0]
+        for j in range(P):
+            seat = (dealer + 1 + j) % P
+            assert hands[seat] == drawn[5 * j:5 * j + 5]
+            held = row[kernels.HANDS + 21 * seat:kernels.HANDS + 21 * seat + 21]
+            assert [r for r in range(21) for _ in range(int(held[r]))] == hands[seat]
+        assert state.decks[deal][5 * P:] == drawn[5 * P:]  # the talon in drawn order (L8)
+        while not state.is_terminal() and not state.is_chance_node():
+            state.apply_action(choose(state))
+        deals += 1
+    assert deals >= 2
+
+
 def test_information_states_have_perfect_recall() -> None:
     """Two histories a seat can tell apart (a different public move) give it different information states; deals it
     cannot tell apart (another seat's hidden cards) give it the same (both games)."""
@@ -295,6 +348,8 @@ def test_information_states_have_perfect_recall() -> None:
                 for p in range(game.num_players()):
                     if name == KRYPKASINO or p == seat:  # Kungsholmskille's discards are face down (L8)
                         assert a.information_state_string(p) != b.information_state_string(p)
+                    if name == KRYPKASINO:  # its tensor holds every move too
+                        assert a.information_state_tensor(p) != b.information_state_tensor(p)
             state.apply_action(int(rng.choice(legal)))
             play_chance(state, rng)
         for p in range(game.num_players()):
