@@ -23,13 +23,18 @@ pyspiel = pytest.importorskip("pyspiel")
 stats = pytest.importorskip("scipy.stats")
 
 import krypenv.openspiel  # noqa: F401  (registers the games)
-from krypenv.openspiel.krypkasino_resample import played_by_group, seen_groups
+from krypenv.openspiel.krypkasino_resample import played_by_group
 from tests.openspiel.helpers import KRYPKASINO, play_chance
 
 # two copies of A 2 3 of hearts and spades (K20): 12 cards, hands of 2, 4 on the table, two rounds (K21)
 TWO_COPIES = {"players": 2, "preset": "tiny", "ranks": "A-2-3", "suits": "H-S", "copies": 2, "hand": 2, "table": 4}
 SAMPLES = 3000
 LEVEL = 1e-3
+
+
+def seen_groups(game: Any, player: int, rnd: int) -> list[bool]:
+    """Per group: whether ``player`` has seen it in round ``rnd``: the table, and its own hands of rounds 0 … rnd."""
+    return [who == "T" or (who == str(player) and r <= rnd) for who, r, _ in game.groups]
 
 
 def groups_of(game: Any, cards: list[int]) -> list[tuple[int, ...]]:
@@ -54,7 +59,7 @@ def consistent(game: Any, cards: list[int], actions: list[int], player: int, tar
 def oracle(game: Any, state: Any, player: int) -> dict[tuple[int, ...], float]:
     """The exact distribution of the whole deal given ``player``'s information: every placement of the cards of the
     groups it has not seen (copies distinct), weighted by how many placements give it, kept if consistent."""
-    seen = seen_groups(game.groups, player, int(state.env().deals.round[0]))
+    seen = seen_groups(game, player, int(state.env().deals.round[0]))
     own = groups_of(game, state.cards)
     hidden = [c for g, ok in enumerate(seen) if not ok for c in own[g]]
     weights: Counter = Counter()
@@ -146,7 +151,7 @@ def test_exactly_the_unseen_groups_vary(cases: list) -> None:
     the oracle gives it (each with probability ≥ 1 %, so 3000 samples miss one with odds below 1e-13)."""
     varying = 0
     for game, state, player, exact in cases:
-        seen_mask = seen_groups(game.groups, player, int(state.env().deals.round[0]))
+        seen_mask = seen_groups(game, player, int(state.env().deals.round[0]))
         truth = groups_of(game, state.cards)
         values: list[set] = [set() for _ in game.groups]
         for k in range(SAMPLES):
