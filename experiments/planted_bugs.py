@@ -112,7 +112,7 @@ BUGS = [
     Bug("S2", "krypenv/openspiel/krypkasino_resample.py",
         "            for c in played[g]:\n                rest.remove(c)\n", "",
         "played cards left in the pool of hidden cards (dealt twice)", (OS + "test_krypkasino_resample.py",)),
-    Bug("S3", "krypenv/openspiel/kungsholmskille_resample.py", "        rng.shuffle(rest)\n", "",
+    Bug("S3", "krypenv/openspiel/kungsholmskille_resample.py", "    rng.shuffle(rest)\n", "",
         "the unconstrained hidden cards are not shuffled", (OS + "test_kille_resample.py",)),
     Bug("E1", "krypenv/openspiel/exploit.py", SEEDING, "                seed = self.seed",
         "one stream for every information state", (OS + "test_exploit_contracts.py",)),

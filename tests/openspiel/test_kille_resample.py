@@ -257,7 +257,7 @@ def test_every_deal_of_the_pot_is_dealt_again_and_only_the_hidden_cards(params: 
             return BUD
         return next((a for a in legal if a not in (FOLD, BUD)), legal[0])
 
-    varied = Counter()
+    varied: dict[tuple, set] = {}
     for seed in range(2):
         rng = np.random.default_rng(seed)
         state = game.new_initial_state()
@@ -276,11 +276,14 @@ def test_every_deal_of_the_pot_is_dealt_again_and_only_the_hidden_cards(params: 
                         assert drawn_cards(other, d, player) == drawn_cards(state, d, player)  # what it drew: fixed
                         assert public_moves(other, d, player) == public_moves(state, d, player)
                         for seat in range(P):
-                            if seat != player and other.dealt_hands(d)[seat] != state.dealt_hands(d)[seat]:
-                                varied[("hand", d)] += 1
-                        if other.decks[d][5 * P:] != state.decks[d][5 * P:]:
-                            varied[("talon", d)] += 1
+                            if seat != player:
+                                varied.setdefault(("hand", d, seed, len(state.history()), seat), set()).add(
+                                    tuple(other.dealt_hands(d)[seat]))
+                        varied.setdefault(("talon", d, seed, len(state.history())), set()).add(
+                            tuple(other.decks[d][5 * P:]))
             state.apply_action(calls_bud_once(state))
         assert len(state.decks) >= 2, "the pot had no budrunda"
-    for d in range(2):  # other hands and the talon were dealt again in the budrunda's deal and in the next one
-        assert varied[("hand", d)] and varied[("talon", d)], varied
+    for kind in ("hand", "talon"):  # dealt again (six resamples, at least two values) in the budrunda's deal and
+        for d in range(2):  # in the next, at most decisions
+            sets = [v for k, v in varied.items() if k[:2] == (kind, d)]
+            assert sets and sum(len(v) > 1 for v in sets) >= 0.8 * len(sets), (kind, d, [len(v) for v in sets])
