@@ -212,14 +212,8 @@ class KrypkasinoState(pyspiel.State):
         self.cached: dict[Any, Any] = {}  # what the env said of this state: player, legal, earned, strings
 
     def __deepcopy__(self, memo: dict) -> KrypkasinoState:
-        """A copy sharing the game (OpenSpiel's clone)."""
-        out = KrypkasinoState(self._game)
-        out.cards, out.actions = list(self.cards), list(self.actions)
-        out.row = None if self.row is None else self.row.copy()
-        out.ints = None if self.ints is None else self.ints.copy()
-        out.pay = self.pay.copy()
-        out.cached = dict(self.cached)
-        return out
+        """OpenSpiel's clone (its history included), sharing the game."""
+        return self.clone()
 
     # ------------------------------------------------------------------ engine access
     def env(self) -> KrypkasinoBatch:

@@ -84,12 +84,13 @@ def resample(state: DealState, player: int, sampler: Any = None) -> DealState:
     """A state with ``player``'s information state: the hidden cards dealt again, the public actions replayed.
 
     ``sampler`` is an OpenSpiel probability sampler (a callable giving uniforms in [0, 1)), or
-    None for numpy's unseeded generator.  RuntimeError if no consistent deal is found in
+    None for numpy's unseeded generator.  While the deck is still being drawn (a chance node)
+    the state is returned as it is (a copy).  RuntimeError if no consistent deal is found in
     :data:`RESAMPLE_TRIES` tries.
     """
     game = state.get_game()
     if state.row is None:
-        return copy.deepcopy(state)  # nothing dealt yet
+        return copy.deepcopy(state)  # the deal is not complete
     deals = state.env().deals
     seen = seen_groups(game.groups, player, int(deals.round[0]))
     played = played_by_group(game.groups, game.rules.players, [int(c) for c in deals.hist_card[0, :deals.n_moves[0]]])

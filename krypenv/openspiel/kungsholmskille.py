@@ -159,29 +159,23 @@ class KungsholmskilleGame(pyspiel.Game):
 class KungsholmskilleState(pyspiel.State):
     """A pot in progress: the env's rows, the deck being drawn for the current deal, and the pot's history."""
 
-    def __init__(self, game: KungsholmskilleGame, fresh: bool = True) -> None:
+    def __init__(self, game: KungsholmskilleGame) -> None:
         super().__init__(game)
         self._game = game
         self.cards: list[int] = []  # the current deal's drawn cards (hands sorted per seat, then the talon)
         self.deal_log: list[list[tuple[int, int, str]]] = []  # per deal: (seat, action, own hand after a discard)
         self.decks: list[list[int]] = []  # each deal's deck order
         self.pay = SeatPayments(game.config.players)  # returns() and rewards(): each seat paid at its decisions
-        if fresh:
-            b = _MACHINES[game.key].batch
-            b.state[:], b.cash[:], b.prev_state[:], b.prev_cash[:] = 0, 0, 0, 0
-            b.episode[:] = 0
-            b.episode[0, 1] = RUNNING
-            env_kernels.reset_one(b.state, b.cash, b.episode, b.rng, b.packed, 0)  # antes (L3), a deal to replace
-            self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
+        b = _MACHINES[game.key].batch
+        b.state[:], b.cash[:], b.prev_state[:], b.prev_cash[:] = 0, 0, 0, 0
+        b.episode[:] = 0
+        b.episode[0, 1] = RUNNING
+        env_kernels.reset_one(b.state, b.cash, b.episode, b.rng, b.packed, 0)  # antes (L3), a deal to replace
+        self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
 
     def __deepcopy__(self, memo: dict) -> KungsholmskilleState:
-        """A copy sharing the game (OpenSpiel's clone)."""
-        out = KungsholmskilleState(self._game, fresh=False)
-        out.cards, out.decks = list(self.cards), [list(d) for d in self.decks]
-        out.deal_log = [list(h) for h in self.deal_log]
-        out.rows = tuple(r.copy() for r in self.rows)
-        out.pay = self.pay.copy()
-        return out
+        """OpenSpiel's clone (its history included), sharing the game."""
+        return self.clone()
 
     def env(self) -> KungsholmskilleBatch:
         """The shared env loaded with this state (valid until another state loads)."""

@@ -31,12 +31,6 @@ class SeatPayments:
         self.last = [0.0] * players  # per seat: the payment of the last transition (rewards())
         self.acted = [False] * players  # per seat: it has taken an action in this game
 
-    def copy(self) -> SeatPayments:
-        """An independent copy (for a state's clone)."""
-        out = SeatPayments(len(self.paid))
-        out.paid, out.last, out.acted = list(self.paid), list(self.last), list(self.acted)
-        return out
-
     def settle(self, earned: list[float], actor: int | None, to_act: int, terminal: bool) -> None:
         """After a transition by seat ``actor`` (None: chance): pay the seat ``to_act`` if it has acted, or at the end
         every seat, the change of its return since it was last paid; ``earned`` is each seat's return in the game."""

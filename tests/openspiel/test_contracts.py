@@ -356,3 +356,40 @@ def test_information_states_have_perfect_recall() -> None:
             other = state.resample_from_infostate(p, np.random.default_rng(p).random)
             assert other.information_state_string(p) == state.information_state_string(p)
             assert other.information_state_tensor(p) == state.information_state_tensor(p)
+
+
+def same_state(a: Any, b: Any) -> None:
+    """Two states of a game are the same: history, player, legal actions, rewards, returns, every seat's strings."""
+    assert a.history() == b.history() and a.current_player() == b.current_player()
+    assert a.rewards() == b.rewards() and a.returns() == b.returns()
+    if not a.is_chance_node():
+        assert a.legal_actions() == b.legal_actions()
+    for p in range(a.num_players()):
+        assert a.information_state_string(p) == b.information_state_string(p)
+        assert a.observation_tensor(p) == b.observation_tensor(p)
+
+
+@pytest.mark.parametrize(("name", "params"), [(KRYPKASINO, {"players": 3, "preset": "small"}),
+                                              (KUNGSHOLMSKILLE, {"players": 3, "preset": "small"})])
+def test_copies_are_the_state_and_independent(name: str, params: dict) -> None:
+    """At every node: OpenSpiel's clone, ``copy.deepcopy`` and deserialization give the same state, and playing on a
+    copy leaves the original as it was; the initial state has paid nothing (rewards and returns 0)."""
+    import copy
+
+    game = pyspiel.load_game(name, params)
+    rng = np.random.default_rng(10)
+    state = game.new_initial_state()
+    assert state.rewards() == [0.0] * game.num_players() == state.returns()
+    while not state.is_terminal():
+        for other in (state.clone(), copy.deepcopy(state), game.deserialize_state(state.serialize())):
+            same_state(other, state)
+            before = (state.history(), state.rewards(), state.returns())
+            if not other.is_terminal():
+                other.apply_action(other.legal_actions()[0] if not other.is_chance_node()
+                                   else other.chance_outcomes()[0][0])
+            assert (state.history(), state.rewards(), state.returns()) == before
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
