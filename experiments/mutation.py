@@ -2,22 +2,28 @@
 
     pip install -e ".[test]"                          # brings mutmut
     python experiments/mutation.py /tmp/krypenv-mutants
-    cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 && mutmut results
+    cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
+    python experiments/mutation.py --summary /tmp/krypenv-mutants   # the per-module table
 
 mutmut 3 mutates a copy of the package under ``mutants/`` and names each function by its file's
 path, so it needs the wheel's layout: here ``agents/`` is the package ``krypenv.agents`` and
 ``checkpoints/`` is ``krypenv/checkpoints`` (``[tool.setuptools.package-dir]``).  This script
 copies the tracked files into a directory in that layout and adds mutmut's configuration
-(:data:`MODULES`, :data:`TESTS`); the repository itself is never touched.  Equivalent
-survivors and the figures: docs/results/test-strength.md.
+(:data:`MODULES`, :data:`TESTS`); the repository itself is never touched.  Only the mutants of
+:data:`FUNCTIONS` are run.  ``--summary`` counts them per module, the survivors judged equivalent
+(``experiments/mutation_equivalent.txt``, each with why) apart.  The figures:
+docs/results/test-strength.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import json
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,14 +74,50 @@ def stage(dest: Path) -> None:
     (dest / "mutmut-functions.txt").write_text("\n".join(FUNCTIONS) + "\n", encoding="utf-8")
 
 
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", None: "not checked", 36: "timeout",
+          24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}  # mutmut's exit codes (mutmut.stats)
+
+
+def summary(staged: Path, equivalent: Path) -> str:
+    """Per module: mutants of :data:`FUNCTIONS`, killed (a timeout counts as killed), survivors judged equivalent
+    (``equivalent``: one mutant name per line, ``#`` comments), other survivors, and the kill rate of the others."""
+    judged = {line.split("#")[0].strip() for line in equivalent.read_text(encoding="utf-8").splitlines()} - {""}
+    rows: dict[str, Counter] = {}
+    for meta in sorted((staged / "mutants").rglob("*.py.meta")):
+        for name, code in json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"].items():
+            if not any(fnmatch.fnmatch(name, pattern) for pattern in FUNCTIONS):
+                continue
+            status = STATUS.get(code, "suspicious")
+            if status == "survived" and name in judged:
+                status = "equivalent"
+            rows.setdefault(name.split(".x")[0], Counter())[status] += 1
+    lines = ["| module | mutants | killed | timeout | equivalent | survived | no tests | not checked | kill rate |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    total: Counter = Counter()
+    for module, c in [*sorted(rows.items()), ("all", None)]:
+        c = total if c is None else c
+        if module != "all":
+            total.update(c)
+        scored = c["killed"] + c["timeout"] + c["survived"] + c["no tests"]
+        rate = f"{100 * (c['killed'] + c['timeout']) / scored:.1f} %" if scored else "—"
+        lines.append(f"| `{module}` | {sum(c.values())} | {c['killed']} | {c['timeout']} | {c['equivalent']} | "
+                     f"{c['survived']} | {c['no tests']} | {c['not checked']} | {rate} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
-    """Stage into the directory given and print the commands to run."""
+    """Stage into the directory given and print the commands to run, or (``--summary``) tabulate a finished run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dest", type=Path, help="the directory to stage into (replaced)")
+    parser.add_argument("dest", type=Path, help="the directory to stage into (replaced), or with --summary, to read")
+    parser.add_argument("--summary", action="store_true", help="print the per-module table of a finished run")
     args = parser.parse_args()
+    if args.summary:
+        print(summary(args.dest, ROOT / "experiments" / "mutation_equivalent.txt"))
+        return 0
     stage(args.dest.resolve())
     print(f"staged {args.dest}; now:\n  cd {args.dest} && nice -n 10 mutmut run --max-children 2 "
-          f"$(cat mutmut-functions.txt | tr '\\n' ' ')\n  mutmut results")
+          f"$(cat mutmut-functions.txt | tr '\\n' ' ')\n  mutmut results\n"
+          f"  python {Path(__file__).relative_to(ROOT)} --summary {args.dest}")
     return 0
 
 

@@ -108,8 +108,16 @@ def test_choices_admit_themselves_with_their_type(choices: tuple, yes: list, no:
     assert all(limit.admits(v) for v in yes) and not any(limit.admits(v) for v in no)
 
 
+def test_choices_are_compared_by_value_not_identity() -> None:
+    """A choice equal to one of the limit's (same type), built at run time, is admitted (what a request parses)."""
+    built = "EXPERT".lower()  # not the interned literal
+    assert Limit(choices=("expert",)).admits(built) and Limit(choices=(1000,)).admits(int("1000"))
+    assert Limit(choices=(0.25,)).admits(float("0.25"))
+
+
 def test_describe_choices() -> None:
-    """Choices in words: bools lowercased, checkpoint kinds as KIND:NAME."""
+    """Choices in words: bools lowercased (and nothing else), checkpoint kinds as KIND:NAME."""
+    assert Limit(choices=("Expert", "PIMC")).describe() == "one of Expert, PIMC"
     assert BOOL.describe() == "one of true, false"
     assert Limit(choices=("a", "b"), checkpoint="ppo").describe() == "one of a, b, ppo:NAME"
     assert Limit(choices=(1, 2)).describe() == "one of 1, 2"
