@@ -23,6 +23,7 @@ from krypenv.kungsholmskille.actions import (
     PLAY,
     SHOW,
     STAND,
+    STAY,
     discard_action,
     discard_ranks,
 )
@@ -287,3 +288,36 @@ def test_every_deal_of_the_pot_is_dealt_again_and_only_the_hidden_cards(params: 
         for d in range(2):  # in the next, at most decisions
             sets = [v for k, v in varied.items() if k[:2] == (kind, d)]
             assert sets and sum(len(v) > 1 for v in sets) >= 0.8 * len(sets), (kind, d, [len(v) for v in sets])
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_resample_after_a_fold(players: int) -> None:
+    """A seat folds after the knock (L6) and the others play their tricks short of it (L10): at every decision the
+    resampled pot keeps the seat's information state (the follow rule's inferences count the players still in)."""
+    game = pyspiel.load_game(GAME, {"players": players, "max_deals": 2})
+    plays_after_fold = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        folded = False
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            legal = state.legal_actions()
+            if KNACKA in legal:
+                action = KNACKA
+            elif FOLD in legal and not folded:
+                action, folded = FOLD, True
+            elif STAY in legal:
+                action = STAY
+            else:
+                action = int(rng.choice([a for a in legal if a != FOLD] or legal))
+            plays_after_fold += folded and action >= PLAY
+            player = state.current_player()
+            for k in range(2):
+                other = state.resample_from_infostate(player, np.random.default_rng(k).random)
+                assert other.information_state_string(player) == state.information_state_string(player)
+            state.apply_action(action)
+    assert plays_after_fold > 50
