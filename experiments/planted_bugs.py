@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OS = "tests/openspiel/"
 CONTRACTS, RL, TINY, GAMES = OS + "test_contracts.py", OS + "test_rl_loop.py", OS + "test_tiny.py", OS + "test_games.py"
-INFO = OS + "test_information_states.py"
+INFO, KILLE_RESAMPLE = OS + "test_information_states.py", OS + "test_kille_resample.py"
 KR, KI = "krypenv/openspiel/krypkasino.py", "krypenv/openspiel/kungsholmskille.py"
 SEEDING = "                seed = (self.seed * 1_000_003 + zlib.crc32(key.encode())) % 2**32"
 
@@ -99,6 +99,9 @@ BUGS = [
         "nobody is paid at the end of a pot", (CONTRACTS,)),
     Bug("L10", KI, "    first = int(params[\"first_dealer\"])", "    first = -1",
         "first_dealer ignored", (CONTRACTS,)),
+    Bug("L11", KI, "        if state.dealing:\n            obs = obs.copy()",
+        "        if False:\n            obs = obs.copy()",
+        "while a later deck is drawn the observation shows the env's own interim deal", (KILLE_RESAMPLE,)),
     # ---- the fix of issue 34 and the new tests' targets
     Bug("R1", "krypenv/openspiel/rewards.py", "            if terminal or (seat == to_act and self.acted[seat]):",
         "            if terminal or seat == to_act:", "a seat is paid before its first action (learners drop it)",

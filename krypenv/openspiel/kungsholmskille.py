@@ -326,19 +326,27 @@ class KungsholmskilleObserver:
         self.tensor = np.zeros(_MACHINES[game.key].batch.dim, np.float32)
         self.dict = {"observation": self.tensor}
 
+    def observation(self, state: KungsholmskilleState, player: int) -> np.ndarray:
+        """``player``'s env observation; while a deck is drawn, without a hand (the env holds a deal of its own there,
+        which the drawn deck replaces)."""
+        obs, _ = state.env().observe(0, player)
+        if state.dealing:
+            obs = obs.copy()
+            obs[layout(self.game.config.players)["hand"]] = 0
+        return obs
+
     def set_from(self, state: KungsholmskilleState, player: int) -> None:
         """Fill the tensor with ``player``'s observation (zeros while the first deck is drawn)."""
         self.tensor.fill(0)
         if state.deal_log:
-            obs, _ = state.env().observe(0, player)
-            self.tensor[:] = obs
+            self.tensor[:] = self.observation(state, player)
 
     def string_from(self, state: KungsholmskilleState, player: int) -> str:
         """``player``'s observation in words; for information states followed by the pot's deals as it saw them."""
         P = self.game.config.players
         text = f"p{player}"
         if state.deal_log:
-            obs, _ = state.env().observe(0, player)
+            obs = self.observation(state, player)
             text += " " + " ".join(f"{name}=" + ",".join(str(int(v)) for v in obs[s])
                                    for name, s in layout(P).items() if obs[s].any())
         if self.perfect_recall:

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -51,13 +51,25 @@ def brute_force_ways(pool: list[int], groups: list[tuple[int, int, int]]) -> Cou
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(pool=st.lists(st.integers(0, 2), min_size=1, max_size=6),
        groups=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5), st.integers(0, 5)), max_size=3))
+@example(pool=[1, 1], groups=[(0, 0, 1), (1, 0, 1), (1, 0, 1)])  # a rank given to a later group, not to two
+@example(pool=[2, 0, 0], groups=[(1, 0, 0)])  # only rank 0 fills it
 def test_count_in_intervals_matches_brute_force(pool: list[int], groups: list[tuple[int, int, int]]) -> None:
-    """The dynamic program counts exactly the disjoint choices of cards within each group's ranks."""
+    """The dynamic program counts exactly the disjoint choices of cards within each group's ranks; a draw exists
+    exactly when a way does, and gives each group its count of cards within its ranks."""
     groups = [(m, min(a, b), max(a, b)) for m, a, b in groups]
-    assert count_in_intervals(pool, groups) == sum(brute_force_ways(pool, groups).values())
+    ways = sum(brute_force_ways(pool, groups).values())
+    assert count_in_intervals(pool, groups) == ways
+    if ways:
+        drawn = sample_in_intervals(pool, groups, random.Random(0))
+        assert [len(d) for d in drawn] == [m for m, _, _ in groups]
+        assert all(lo <= r <= hi for d, (_, lo, hi) in zip(drawn, groups) for r in d)
+        assert not Counter(r for d in drawn for r in d) - Counter({r: n for r, n in enumerate(pool)})
+    else:
+        with pytest.raises(ValueError, match="no cards"):
+            sample_in_intervals(pool, groups, random.Random(0))
 
 
 def test_sample_in_intervals_draws_every_way_equally() -> None:
@@ -154,11 +166,17 @@ def rejection_oracle(game, state, player: int, n: int, rng: random.Random) -> li
     return out
 
 
-def test_resample_agrees_with_a_rejection_oracle_on_the_engine() -> None:
-    """After the opponent played under (L10), resampled deals follow the oracle's distribution (chi-square tests)."""
+@pytest.mark.parametrize("when", ["after an under-play", "after the exchange"])
+def test_resample_agrees_with_a_rejection_oracle_on_the_engine(when: str) -> None:
+    """After the opponent played under (L10), or after the exchange (L8, no trick yet: every rank possible), resampled
+    deals follow the oracle's distribution (chi-square tests)."""
     game = pyspiel.load_game(GAME, {"players": 2, "ranks": 7, "max_deals": 1})
-    state = play_to(game, 0, lambda s: s.current_player() == 0 and under_play(s, 1, 2))
-    assert under_play(state, 1, 2) and not state.is_terminal()
+    if when == "after an under-play":
+        state = play_to(game, 0, lambda s: s.current_player() == 0 and under_play(s, 1, 2))
+        assert under_play(state, 1, 2) and not state.is_terminal()
+    else:
+        state = play_to(game, 1, lambda s: s.current_player() == 0 and any(a >= PLAY for a in s.legal_actions())
+                        and not any(a >= PLAY for _, a, _ in s.deal_log[-1]))
     oracle = rejection_oracle(game, state, 0, 400, random.Random(1))
     ours = [features(state.resample_from_infostate(0, np.random.default_rng(k).random), 1) for k in range(4000)]
     for part in range(3):  # the opponent's hand, its discards, the talon's order
@@ -321,3 +339,48 @@ def test_resample_after_a_fold(players: int) -> None:
                 assert other.information_state_string(player) == state.information_state_string(player)
             state.apply_action(action)
     assert plays_after_fold > 50
+
+
+def test_resample_is_seeded_by_the_sampler() -> None:
+    """The same sampler draws give the same deal, others another; no sampler draws fresh entropy."""
+    game = pyspiel.load_game(GAME, {"players": 3, "preset": "small"})
+    state = play_to(game, 4, lambda s: any(a >= PLAY for _, a, _ in s.deal_log[-1]) if s.deal_log else False)
+    player = state.current_player()
+
+    def deal(sampler) -> str:
+        return str(state.resample_from_infostate(player, sampler).history())
+
+    assert deal(np.random.default_rng(1).random) == deal(np.random.default_rng(1).random)
+    assert len({deal(np.random.default_rng(k).random) for k in range(5)}) > 1
+    assert len({deal(None) for _ in range(5)}) > 1
+
+
+def test_resample_while_a_deck_is_drawn() -> None:
+    """At chance nodes: before anything is drawn the state itself (a copy); while the first or a later deck is drawn
+    (after a budrunda, L12) the drawn cards are drawn afresh (the seat has seen none), earlier deals dealt again."""
+    game = pyspiel.load_game(GAME, {"players": 3, "preset": "small"})
+    state = game.new_initial_state()
+    for seat in range(3):
+        copy = state.resample_from_infostate(seat, np.random.default_rng(seat).random)
+        assert copy.history() == [] and copy.is_chance_node()
+        copy.apply_action(copy.chance_outcomes()[0][0])
+        assert state.history() == []  # the copy is independent
+    rng = np.random.default_rng(5)
+    checked = 0
+    while not state.is_terminal() and checked < 2:
+        if state.is_chance_node():
+            if len(state.cards) in (3, 17):  # in a hand, in the talon
+                for seat in range(3):
+                    others = {str(state.resample_from_infostate(seat, np.random.default_rng(k).random).cards)
+                              for k in range(6)}
+                    again = state.resample_from_infostate(seat, np.random.default_rng(9).random)
+                    assert again.information_state_string(seat) == state.information_state_string(seat)
+                    assert len(again.cards) == len(state.cards) and len(again.decks) == len(state.decks)
+                    assert len(others) > 1
+                checked += len(state.decks) > 0 and len(state.cards) == 17
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            legal = state.legal_actions()
+            state.apply_action(BUD if BUD in legal else legal[0])
+    assert checked, "no later deck was drawn"

@@ -69,10 +69,26 @@ def test_save_then_load_keeps_every_entry(tmp_path_factory: pytest.TempPathFacto
         assert all(p > 0 for p in loaded.probabilities(key).values())
 
 
+def test_saved_files_are_reproducible_with_six_decimals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same table saved at two different times gives the same bytes (gzip without a time stamp); every
+    probability in the file has at most 6 decimals."""
+    import time
+
+    table = TabularPolicyFile("g", {"s": {0: 1 / 3, 1: 2 / 3}, "t": {4: 1.0}})
+    files = []
+    for clock in (1e9, 2e9):
+        monkeypatch.setattr(time, "time", lambda clock=clock: clock)
+        files.append(tmp_path / f"p{int(clock)}.json.gz")
+        table.save(files[-1])
+    assert files[0].read_bytes() == files[1].read_bytes()
+    data = json.loads(gzip.decompress(files[0].read_bytes()))
+    assert data["policy"]["s"] == {"0": 0.333333, "1": 0.666667}
+
+
 def test_a_hashed_table_cannot_be_written_with_text_keys(tmp_path: Path) -> None:
     """Hashes cannot be turned back into information states."""
     table = TabularPolicyFile("g", {hashed_key("s"): {1: 1.0}}, hashed=True)
-    with pytest.raises(ValueError, match="hashes"):
+    with pytest.raises(ValueError, match="^a table keyed by hashes cannot be written with text keys$"):
         table.save(tmp_path / "x.json", hashed=False)
     table.save(tmp_path / "y.json")  # hashed stays hashed, not hashed twice
     assert TabularPolicyFile.load(tmp_path / "y.json").probabilities("s") == {1: 1.0}
@@ -159,6 +175,8 @@ def test_sample_is_the_inverse_distribution_function(dist: dict[int, int], n: in
         assert abs(counts[a] - n * p) <= 1.0 + 1e-9, (a, counts[a], n * p)
     positive = sorted(a for a, p in probs.items() if p > 0)
     assert table.sample("s", 0.0) == positive[0] and table.sample("s", 1 - 1e-12) == positive[-1]
+    weights = TabularPolicyFile("g", {"s": {a: 2 * p for a, p in probs.items()}})  # scaled: the same draws
+    assert [weights.sample("s", (k + 0.5) / n) for k in range(n)] == picks
 
 
 def test_openspiel_policy_and_from_openspiel() -> None:
@@ -176,7 +194,9 @@ def test_openspiel_policy_and_from_openspiel() -> None:
     legal = state.legal_actions()
     assert table.table[key] == pytest.approx({a: 1 / len(legal) for a in legal})
     table.table[key] = {legal[0]: 1.0}
-    probs = table.openspiel_policy(game).action_probabilities(state)
+    policy = table.openspiel_policy(game)
+    assert policy.game is game and list(policy.player_ids) == [0, 1]
+    probs = policy.action_probabilities(state)
     assert probs == {a: (1.0 if a == legal[0] else 0.0) for a in legal}
     with pytest.raises(ValueError, match="is for"):
         table.openspiel_policy(pyspiel.load_game(KRYPKASINO, {"players": 2, "preset": "tiny"}))
@@ -199,6 +219,41 @@ def test_resolve_shipped_names_and_paths(tmp_path: Path) -> None:
         tabular.resolve("")
     with pytest.raises(ValueError, match="no such file"):
         tabular.resolve("cfr-tiny.json")  # a suffix makes it a path (relative to the working directory)
+
+
+def test_a_uniform_table_plays_as_the_random_agent(tmp_path: Path) -> None:
+    """One uniform of the game's stream per decision, picking by the stored distribution: a table uniform over the
+    legal actions makes the random agent's choices (the ⌊u·n⌋-th legal action) at every step of seeded env games."""
+    from krypenv import krypkasino_v0
+
+    game = pyspiel.load_game(KRYPKASINO, MICRO_PARAMS)
+    from open_spiel.python import policy as os_policy
+
+    path = tmp_path / "uniform.json"
+    TabularPolicyFile.from_openspiel(game, os_policy.TabularPolicy(game)).save(path)
+    plays = []
+    for spec in (f"tabular:{path}", "random"):
+        agent = load(spec)
+        env = krypkasino_v0.GymEnv(players=2, preset="tiny", ranks=("A", "2", "3"), hand=2, table=2, opponents=agent)
+        for seed in range(6):
+            obs, info = env.reset(seed=seed)
+            done, moves = False, []
+            while not done:
+                obs, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+                moves.append(obs.tobytes())
+            plays.append(moves)
+    assert plays[:6] == plays[6:]
+
+
+def test_the_agent_needs_openspiel(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Without the openspiel extra the agent is one ValueError saying what to install."""
+    import sys
+
+    path = tmp_path / "p.json"
+    TabularPolicyFile("python_krypkasino(players=2)", {"s": {0: 1.0}}).save(path)
+    monkeypatch.setitem(sys.modules, "krypenv.openspiel", None)
+    with pytest.raises(ValueError, match=r"^tabular agent needs OpenSpiel: pip install 'krypenv\[openspiel\]'"):
+        tabular.TabularAgent(path)
 
 
 def test_the_agent_refuses_an_unknown_game(tmp_path: Path) -> None:
