@@ -100,32 +100,37 @@ def test_hashed_key_is_sha1_16() -> None:
     assert hashed_key("å") != hashed_key("a") and len(hashed_key("x" * 1000)) == 16
 
 
+FORMAT_ERROR = "format must be 'krypenv-tabular/1'"
+NOT_A_DISTRIBUTION = "entry 's' is not a probability distribution"
+NOT_AN_OBJECT = "entry 's' is not an action -> probability object"
 BAD_FILES = [
-    ("[]", "format"),
-    ('{"format": "krypenv-tabular/2", "game": "g", "policy": {}}', "format"),
-    ('{"format": "krypenv-tabular/1", "policy": {}}', "game string"),
-    ('{"format": "krypenv-tabular/1", "game": 3, "policy": {}}', "game string"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": []}', "policy object"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": 0.5}}}', "'s' is not a probability"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": 1.0002}}}', "'s' is not a probability"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": 1.5, "1": -0.5}}}', "not a probability"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {}}}', "not a probability"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"x": 1.0}}}', "'s' is not an action"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": "a"}}}', "'s' is not an action"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": [1]}}', "'s' is not an action"),
-    ('{"format": "krypenv-tabular/1", "game": "g", "keys": "md5", "policy": {"s": {"0": 1}}}', "keys must be"),
-    ("{not json", "cannot read it as JSON"),
+    ("[]", FORMAT_ERROR),
+    ('{"format": "krypenv-tabular/2", "game": "g", "policy": {}}', FORMAT_ERROR),
+    ('{"format": "krypenv-tabular/1", "policy": {}}', "needs a game string and a policy object"),
+    ('{"format": "krypenv-tabular/1", "game": 3, "policy": {}}', "needs a game string and a policy object"),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": []}', "needs a game string and a policy object"),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": 0.5}}}', NOT_A_DISTRIBUTION),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": 1.0002}}}', NOT_A_DISTRIBUTION),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": 1.5, "1": -0.5}}}', NOT_A_DISTRIBUTION),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {}}}', NOT_A_DISTRIBUTION),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"x": 1.0}}}', NOT_AN_OBJECT),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": {"0": "a"}}}', NOT_AN_OBJECT),
+    ('{"format": "krypenv-tabular/1", "game": "g", "policy": {"s": [1]}}', NOT_AN_OBJECT),
+    ('{"format": "krypenv-tabular/1", "game": "g", "keys": "md5", "policy": {"s": {"0": 1}}}',
+     "keys must be 'text' or 'sha1-16', got 'md5'"),
+    ("{not json", ("cannot read it as JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+                  "(char 1))")),
 ]
 
 
 @pytest.mark.parametrize(("text", "complaint"), BAD_FILES)
 def test_a_bad_file_is_one_value_error_naming_it(tmp_path: Path, text: str, complaint: str) -> None:
-    """Every malformed file is a ValueError naming the file and what is wrong (never a bare traceback)."""
+    """Every malformed file is one ValueError naming the file and what is wrong (never a bare traceback)."""
     path = tmp_path / "bad.json"
     path.write_text(text)
-    with pytest.raises(ValueError, match=complaint) as exc:
+    with pytest.raises(ValueError) as exc:
         TabularPolicyFile.load(path)
-    assert str(path) in str(exc.value)
+    assert str(exc.value) == f"tabular policy {path}: {complaint}"
 
 
 def test_unreadable_files_are_value_errors(tmp_path: Path) -> None:
@@ -147,6 +152,8 @@ def test_tolerance_and_meta() -> None:
     assert table.meta == {} and not table.hashed
     with pytest.raises(ValueError, match="not a probability"):
         TabularPolicyFile.from_json(json.dumps({**ok, "policy": {"s": {"0": 0.5, "1": 0.5002}}}), "mem")
+    zero = TabularPolicyFile.from_json(json.dumps({**ok, "policy": {"s": {"0": 0.0, "1": 1.0}}}), "mem")
+    assert zero.probabilities("s") == {0: 0.0, 1: 1.0}  # an explicit zero is a distribution too
 
 
 def test_missing_state_is_named() -> None:
@@ -213,10 +220,16 @@ def test_resolve_shipped_names_and_paths(tmp_path: Path) -> None:
     path = tmp_path / "mine.json"
     TabularPolicyFile("g", {"s": {0: 1.0}}).save(path)
     assert tabular.resolve(str(path)) == path
-    with pytest.raises(ValueError, match="no such file.*cfr-tiny"):
+    with pytest.raises(ValueError) as exc:
         tabular.resolve("no-such-policy")
-    with pytest.raises(ValueError, match="needs a policy file"):
+    assert str(exc.value) == ("tabular policy 'no-such-policy': no such file (shipped policies: "
+                              f"{', '.join(tabular.shipped())})")
+    with pytest.raises(ValueError) as exc:
         tabular.resolve("")
+    assert str(exc.value) == "tabular agent needs a policy file: tabular:PATH (e.g. tabular:checkpoints/cfr-tiny.json)"
+    escape = f"../{SHIPPED.name}/cfr-tiny"  # a name with a separator is a path, never looked up beside the shipped
+    with pytest.raises(ValueError, match="no such file"):
+        tabular.resolve(escape)
     with pytest.raises(ValueError, match="no such file"):
         tabular.resolve("cfr-tiny.json")  # a suffix makes it a path (relative to the working directory)
 
@@ -254,6 +267,17 @@ def test_the_agent_needs_openspiel(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setitem(sys.modules, "krypenv.openspiel", None)
     with pytest.raises(ValueError, match=r"^tabular agent needs OpenSpiel: pip install 'krypenv\[openspiel\]'"):
         tabular.TabularAgent(path)
+
+
+def test_no_shipped_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without shipped policies the error says so; a missing folder lists none."""
+    monkeypatch.setattr(tabular, "SHIPPED", tmp_path)
+    assert tabular.shipped() == []
+    with pytest.raises(ValueError) as exc:
+        tabular.resolve("cfr-tiny")
+    assert str(exc.value) == "tabular policy 'cfr-tiny': no such file (shipped policies: none)"
+    monkeypatch.setattr(tabular, "SHIPPED", tmp_path / "absent")
+    assert tabular.shipped() == []
 
 
 def test_the_agent_refuses_an_unknown_game(tmp_path: Path) -> None:
