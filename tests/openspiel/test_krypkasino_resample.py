@@ -169,3 +169,40 @@ def test_exactly_the_unseen_groups_vary(cases: list) -> None:
                 assert likely <= values[g] <= set(support), (g, values[g], support)
                 varying += len(support) > 1
     assert varying >= 10, varying  # the states really leave groups open, in both rounds
+
+
+def test_resample_is_seeded_by_the_sampler_and_works_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same sampler draws give the same deal, others another, none fresh entropy; during the deal (a chance node)
+    the state itself comes back as an independent copy; at the end of the deal every hidden card is dealt again too;
+    a deal that cannot be found is one RuntimeError naming the tries."""
+    from krypenv.openspiel import krypkasino_resample
+
+    game = pyspiel.load_game(KRYPKASINO, {"players": 2})
+    rng = np.random.default_rng(7)
+    state = game.new_initial_state()
+    for _ in range(20):
+        state.apply_action(int(rng.choice([c for c, _ in state.chance_outcomes()])))
+    copy = state.resample_from_infostate(0, np.random.default_rng(0).random)
+    assert copy.history() == state.history()
+    copy.apply_action(copy.chance_outcomes()[0][0])
+    assert len(copy.history()) == len(state.history()) + 1  # independent
+    play_chance(state, rng)
+    for _ in range(6):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    player = state.current_player()
+
+    def deal(sampler: object) -> str:
+        return str(state.resample_from_infostate(player, sampler).cards)
+
+    assert deal(np.random.default_rng(1).random) == deal(np.random.default_rng(1).random)
+    assert len({deal(np.random.default_rng(k).random) for k in range(4)}) > 1
+    assert len({deal(None) for _ in range(4)}) > 1
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    for seat in range(2):
+        other = state.resample_from_infostate(seat, np.random.default_rng(seat).random)
+        assert other.is_terminal() and other.information_state_string(seat) == state.information_state_string(seat)
+    monkeypatch.setattr(krypkasino_resample, "RESAMPLE_TRIES", 0)
+    with pytest.raises(RuntimeError) as exc:
+        state.resample_from_infostate(0, None)
+    assert str(exc.value) == "no consistent deal found in 0 tries"
