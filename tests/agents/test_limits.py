@@ -55,7 +55,8 @@ def test_options_round_trip(options: dict, spaces: bool, empty: bool) -> None:
 
 
 @pytest.mark.parametrize(("text", "value"), [("TRUE", True), ("False", False), ("1", 1), ("-3", -3), ("1.0", 1.0),
-                                             ("1e3", 1000.0), ("0.5", 0.5), ("ppo:x.zip", "ppo:x.zip"), ("", "")])
+                                             ("1e3", 1000.0), ("0.5", 0.5), ("ppo:x.zip", "ppo:x.zip"), ("", ""),
+                                             ("a=b", "a=b")])  # a value may hold "=": the key ends at the first
 def test_values_read_as_the_docstring_says(text: str, value: object) -> None:
     """true/false in any case, then an integer, then a float, else the text."""
     got = parse_options("a:k=" + text, "k=" + text)["k"]
