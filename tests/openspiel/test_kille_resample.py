@@ -384,3 +384,24 @@ def test_resample_while_a_deck_is_drawn() -> None:
             legal = state.legal_actions()
             state.apply_action(BUD if BUD in legal else legal[0])
     assert checked, "no later deck was drawn"
+
+
+def test_a_resample_that_loses_the_information_state_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result is checked: a deal that changes the seat's own hand (a bug of the sampler) is a RuntimeError naming
+    the seat, never a wrong state."""
+    from krypenv.openspiel import kungsholmskille_resample
+
+    game = pyspiel.load_game(GAME, {"players": 2, "preset": "small"})
+    state = play_to(game, 0, lambda s: True)  # the first decision
+    sample = kungsholmskille_resample.resample_deal
+
+    def swapped_hands(*args: object, **kwargs: object) -> tuple[list[int], list[int]]:
+        cards, actions = sample(*args, **kwargs)
+        return cards[5:10] + cards[:5] + cards[10:], actions
+
+    monkeypatch.setattr(kungsholmskille_resample, "resample_deal", swapped_hands)
+    player = state.current_player()
+    if state.dealt_hands(0)[0] == state.dealt_hands(0)[1]:
+        pytest.skip("both hands alike")
+    with pytest.raises(RuntimeError, match=f"^resampled state of seat {player} lost its information state: "):
+        state.resample_from_infostate(player, np.random.default_rng(0).random)
