@@ -5,6 +5,9 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants   # the per-module table
 
+Survivors can be run again after the tests improve: stage anew into another directory, ``mutmut
+run NAME ...`` there, and ``--summary FIRST SECOND`` lets the later verdicts count.
+
 mutmut 3 mutates a copy of the package under ``mutants/`` and names each function by its file's
 path, so it needs the wheel's layout: here ``agents/`` is the package ``krypenv.agents`` and
 ``checkpoints/`` is ``krypenv/checkpoints`` (``[tool.setuptools.package-dir]``).  This script
@@ -78,19 +81,28 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"
           24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}  # mutmut's exit codes (mutmut.stats)
 
 
-def summary(staged: Path, equivalent: Path) -> str:
+def summary(runs: list[Path], equivalent: Path) -> str:
     """Per module: mutants of :data:`FUNCTIONS`, killed (a timeout counts as killed), survivors judged equivalent
-    (``equivalent``: one mutant name per line, ``#`` comments), other survivors, and the kill rate of the others."""
+    (``equivalent``: one mutant name per line, ``#`` comments), other survivors, and the kill rate of the others.
+
+    ``runs`` are staged directories of runs of the same mutants, oldest first: a later run's verdict on a mutant
+    (survivors of a run run again with more tests) replaces an earlier one.
+    """
     judged = {line.split("#")[0].strip() for line in equivalent.read_text(encoding="utf-8").splitlines()} - {""}
+    verdicts: dict[str, int | None] = {}
+    for staged in runs:
+        for meta in sorted((staged / "mutants").rglob("*.py.meta")):
+            for name, code in json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"].items():
+                if code is not None or name not in verdicts:
+                    verdicts[name] = code
     rows: dict[str, Counter] = {}
-    for meta in sorted((staged / "mutants").rglob("*.py.meta")):
-        for name, code in json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"].items():
-            if not any(fnmatch.fnmatch(name, pattern) for pattern in FUNCTIONS):
-                continue
-            status = STATUS.get(code, "suspicious")
-            if status == "survived" and name in judged:
-                status = "equivalent"
-            rows.setdefault(name.split(".x")[0], Counter())[status] += 1
+    for name, code in sorted(verdicts.items()):
+        if not any(fnmatch.fnmatch(name, pattern) for pattern in FUNCTIONS):
+            continue
+        status = STATUS.get(code, "suspicious")
+        if status == "survived" and name in judged:
+            status = "equivalent"
+        rows.setdefault(name.split(".x")[0], Counter())[status] += 1
     lines = ["| module | mutants | killed | timeout | equivalent | survived | no tests | not checked | kill rate |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     total: Counter = Counter()
@@ -108,16 +120,18 @@ def summary(staged: Path, equivalent: Path) -> str:
 def main() -> int:
     """Stage into the directory given and print the commands to run, or (``--summary``) tabulate a finished run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dest", type=Path, help="the directory to stage into (replaced), or with --summary, to read")
-    parser.add_argument("--summary", action="store_true", help="print the per-module table of a finished run")
+    parser.add_argument("dest", type=Path, nargs="+",
+                        help="the directory to stage into (replaced), or with --summary the runs to read, oldest first")
+    parser.add_argument("--summary", action="store_true", help="print the per-module table of finished runs")
     args = parser.parse_args()
     if args.summary:
         print(summary(args.dest, ROOT / "experiments" / "mutation_equivalent.txt"))
         return 0
-    stage(args.dest.resolve())
-    print(f"staged {args.dest}; now:\n  cd {args.dest} && nice -n 10 mutmut run --max-children 2 "
+    dest = args.dest[0]
+    stage(dest.resolve())
+    print(f"staged {dest}; now:\n  cd {dest} && nice -n 10 mutmut run --max-children 2 "
           f"$(cat mutmut-functions.txt | tr '\\n' ' ')\n  mutmut results\n"
-          f"  python {Path(__file__).relative_to(ROOT)} --summary {args.dest}")
+          f"  python {Path(__file__).relative_to(ROOT)} --summary {dest}")
     return 0
 
 

@@ -54,7 +54,7 @@ def brute_force_ways(pool: list[int], groups: list[tuple[int, int, int]]) -> Cou
 @settings(max_examples=150, deadline=None)
 @given(pool=st.lists(st.integers(0, 2), min_size=1, max_size=6),
        groups=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5), st.integers(0, 5)), max_size=3))
-@example(pool=[1, 1], groups=[(0, 0, 1), (1, 0, 1), (1, 0, 1)])  # a rank given to a later group, not to two
+@example(pool=[1, 2], groups=[(1, 0, 1), (1, 0, 1), (1, 0, 1)])  # rank 0 to any of three groups: 6 ways
 @example(pool=[2, 0, 0], groups=[(1, 0, 0)])  # only rank 0 fills it
 def test_count_in_intervals_matches_brute_force(pool: list[int], groups: list[tuple[int, int, int]]) -> None:
     """The dynamic program counts exactly the disjoint choices of cards within each group's ranks; a draw exists
