@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from krypenv.agents.base import BOOL, register
+from krypenv.agents.base import register
 from krypenv.agents.checkpoint import SHIPPED
 
 from krypenv.agent_api import DecisionBatch
@@ -157,4 +157,4 @@ def load(spec: str = "", greedy: bool = False) -> MLPAgent:
 
 register("mlp", load, "a policy network without pickle (krypenv.training.selfplay), from a checkpoint: mlp:PATH or "
          "mlp:NAME of a shipped one; samples its policy (greedy=true: the most probable action)", takes_path=True,
-         games=None, limits={"greedy": BOOL})
+         games=None)

@@ -24,15 +24,18 @@ OpenSpiel's scalar parameters: ``ranks``/``suits`` as names joined by ``-`` (``"
   and the table cards it captured (52 counts).
 * **Returns** are the env's episode returns: minus the seat's side value (its deal score,
   K16, or its team's; with ``reward="relative"`` minus that score less the others' mean).
+  **Rewards** are the env's dense rewards, each paid to its seat when the seat is next asked
+  to act after its first action, or at the end (:mod:`krypenv.openspiel.rewards`), so
+  OpenSpiel's RL loop gives every learner its whole return; before the end ``returns()`` are
+  the rewards paid so far.
 
 ``resample_from_infostate`` deals the hidden cards again (the other hands and the undealt
 deck) uniformly among the deals in which the player's information is the same and the public
-actions are legal, by rejection (see :func:`resample`).
+actions are legal (:mod:`krypenv.openspiel.krypkasino_resample`).
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import fields
 from typing import Any
 
@@ -48,6 +51,8 @@ from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.observation import split
 from krypenv.krypkasino.rules import Rules, parse_teams
 from krypenv.openspiel.deal import next_card_outcomes
+from krypenv.openspiel.krypkasino_resample import resample, seen_groups
+from krypenv.openspiel.rewards import SeatPayments
 
 __all__ = ["GAME_NAME", "KrypkasinoGame", "KrypkasinoState", "resample"]
 
@@ -58,7 +63,6 @@ DEFAULTS: dict[str, Any] = {"players": 2, "preset": "standard", "teams": 0, "two
                             "ranks": "", "suits": "", "copies": 0, "hand": 0, "table": 0}
 VARIANT_TEXT = ("ranks", "suits")  # rank or suit names joined by "-" ("A-2-3-4"); "" = the preset's
 VARIANT_INT = ("copies", "hand", "table")  # 0 = the preset's
-RESAMPLE_TRIES = 10_000
 
 
 def config_from_params(params: dict[str, Any]) -> EnvConfig:
@@ -162,8 +166,12 @@ class KrypkasinoGame(pyspiel.Game):
             _MACHINES[self.key] = _Machine(self.config)
 
     def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        """Pickle (and deepcopy) as the class and its parameters."""
+        """Pickle as the class and its parameters."""
         return (KrypkasinoGame, (self.params,))
+
+    def __deepcopy__(self, memo: dict) -> KrypkasinoGame:
+        """The game itself: it never changes (OpenSpiel's ``clone`` deep-copies every attribute of a state)."""
+        return self
 
     def new_initial_state(self) -> KrypkasinoState:
         """The state before the deal."""
@@ -200,18 +208,12 @@ class KrypkasinoState(pyspiel.State):
         self.actions: list[int] = []  # the players' actions, in order
         self.row: np.ndarray | None = None  # the env's state row once dealt
         self.ints: np.ndarray | None = None
-        self.last_rewards = [0.0] * game.rules.players
-        self.cached: dict[Any, Any] = {}  # what the env said of this state: player, legal, returns, strings
+        self.pay = SeatPayments(game.rules.players)  # returns() and rewards(): each seat paid at its decisions
+        self.cached: dict[Any, Any] = {}  # what the env said of this state: player, legal, earned, strings
 
     def __deepcopy__(self, memo: dict) -> KrypkasinoState:
-        """A copy sharing the game (OpenSpiel's clone)."""
-        out = KrypkasinoState(self._game)
-        out.cards, out.actions = list(self.cards), list(self.actions)
-        out.row = None if self.row is None else self.row.copy()
-        out.ints = None if self.ints is None else self.ints.copy()
-        out.last_rewards = list(self.last_rewards)
-        out.cached = dict(self.cached)
-        return out
+        """OpenSpiel's clone (its history included), sharing the game."""
+        return self.clone()
 
     # ------------------------------------------------------------------ engine access
     def env(self) -> KrypkasinoBatch:
@@ -264,8 +266,8 @@ class KrypkasinoState(pyspiel.State):
             _, mask = env.observe(0, player)
             legal = [int(a) for a in np.flatnonzero(mask)]
         values = env.values(0)
-        returns = [float(-values[self._game.rules.team_of(s)]) for s in range(self._game.rules.players)]
-        self.cached = {"player": player, "legal": legal, "returns": returns}
+        earned = [0.0 - float(values[self._game.rules.team_of(s)]) for s in range(self._game.rules.players)]  # no -0.0
+        self.cached = {"player": player, "legal": legal, "earned": earned}
 
     def infostate_text(self, player: int) -> str:
         """:func:`information_state_text` of ``player`` here (cached)."""
@@ -291,22 +293,23 @@ class KrypkasinoState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         """A drawn card (dealing when the deck is complete), or the env's action of the seat to act."""
+        actor = None
         if self.row is None:
             self.cards.append(int(action))
             if len(self.cards) == self._game.dealt:
                 self._deal()
                 self._read()
-                self.last_rewards = self.returns()  # set-aside court cards (K8) score nobody: zero
-            return
-        before = self.returns()
-        env = self.env()
-        status = env.act(0, int(action))
-        if status < 0:
-            raise ValueError(env.illegal_message(0, int(action), f"seat {int(env.deals.turn[0])}"))
-        self.actions.append(int(action))
-        self.row, self.ints = env.state[0].copy(), env.ints[0].copy()
-        self._read()
-        self.last_rewards = [after - b for after, b in zip(self.returns(), before)]
+        else:
+            actor = self.cached["player"]
+            env = self.env()
+            status = env.act(0, int(action))
+            if status < 0:
+                raise ValueError(env.illegal_message(0, int(action), f"seat {int(env.deals.turn[0])}"))
+            self.actions.append(int(action))
+            self.row, self.ints = env.state[0].copy(), env.ints[0].copy()
+            self._read()
+        earned = [0.0] * self._game.rules.players if self.row is None else self.cached["earned"]
+        self.pay.settle(earned, actor, self.current_player(), self.is_terminal())
 
     def _action_to_string(self, player: int, action: int) -> str:
         """A card drawn, or the env's action name."""
@@ -320,14 +323,12 @@ class KrypkasinoState(pyspiel.State):
         return self.row is not None and self.cached["player"] == pyspiel.PlayerId.TERMINAL
 
     def returns(self) -> list[float]:
-        """Each seat's return so far: minus its side's value (the env's episode return)."""
-        if self.row is None:
-            return [0.0] * self._game.rules.players
-        return list(self.cached["returns"])
+        """Each seat's rewards paid so far; at the end minus its side's value (the env's episode return)."""
+        return list(self.pay.paid)
 
     def rewards(self) -> list[float]:
-        """The rewards of the last action: minus the change of each seat's side value (the env's dense rewards)."""
-        return list(self.last_rewards)
+        """What the last transition paid each seat: minus the change of its side's value since it was last paid."""
+        return list(self.pay.last)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KrypkasinoState:
         """A state with the information state of ``player_id``, hidden cards dealt again (:func:`resample`)."""
@@ -337,47 +338,6 @@ class KrypkasinoState(pyspiel.State):
         """The drawn cards, then the actions."""
         cards = " ".join(card_name(c) for c in self.cards)
         return f"cards: {cards} | actions: {' '.join(map(str, self.actions))}"
-
-
-def _private_groups(game: KrypkasinoGame, player: int, rnd: int) -> list[bool]:
-    """Per group: whether ``player`` has seen it by round ``rnd`` (its own hands and the table)."""
-    return [rnd_g <= rnd and who in ("T", str(player)) for who, rnd_g, _ in game.groups]
-
-
-def resample(state: KrypkasinoState, player: int, sampler: Any = None) -> KrypkasinoState:
-    """A state with ``player``'s information state: the unseen groups dealt again, the public actions replayed.
-
-    The cards ``player`` has not seen are shuffled uniformly (``sampler``, an OpenSpiel
-    probability sampler, or numpy's default generator when None) into the groups it has not
-    seen; a deal is kept when every action of the history is legal in it and the player's
-    information state is unchanged, so the kept deals are uniform among the consistent ones.
-    """
-    game = state._game
-    if state.row is None:
-        return copy.deepcopy(state)
-    rnd = int(state.env().deals.round[0])
-    seen = _private_groups(game, player, rnd)
-    target = state.information_state_string(player)
-    rng = np.random.default_rng(int(1e9 * sampler()) if callable(sampler) else None)
-    starts = np.cumsum([0] + [len(s) for _, _, s in game.groups])
-    hidden = [c for g, ok in enumerate(seen) if not ok for c in state.cards[starts[g]:starts[g + 1]]]
-    for _ in range(RESAMPLE_TRIES):
-        pool = list(rng.permutation(hidden))
-        cards: list[int] = []
-        for g, ok in enumerate(seen):
-            own = state.cards[starts[g]:starts[g + 1]]
-            cards += own if ok else sorted(int(pool.pop()) for _ in own)
-        out = KrypkasinoState(game)
-        for c in cards:
-            out.apply_action(c)
-        try:
-            for a in state.actions:
-                out.apply_action(a)
-        except (ValueError, RuntimeError):
-            continue
-        if out.information_state_string(player) == target:
-            return out
-    raise RuntimeError(f"no consistent deal found in {RESAMPLE_TRIES} tries")
 
 
 class KrypkasinoObserver:
@@ -438,7 +398,7 @@ def information_state_text(env: KrypkasinoBatch, i: int, seat: int) -> str:
 
 def _drawn_mine(state: KrypkasinoState, player: int) -> list[bool]:
     """Per drawn card: whether ``player`` sees it (its own hand of the first round, or the table)."""
-    seen = _private_groups(state._game, player, 0)
+    seen = seen_groups(state._game.groups, player, 0)
     return [ok for g, (_, _, slots) in enumerate(state._game.groups) for ok in [seen[g]] * len(slots)]
 
 

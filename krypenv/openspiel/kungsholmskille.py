@@ -22,6 +22,13 @@ Every decision is explicit (the env's ``skip_forced=False``).  Nothing here impl
   as their count (they are face down, L8), its own with its hand after the draw; the tensor
   is the observation vector alone.
 * **Returns** are each seat's net money in the episode (L3, L18): the env's episode return.
+  The game is zero-sum when its pot is settled (L21) no later than ``max_deals`` (``small``),
+  else general-sum: a pot truncated after ``max_deals`` budrundor keeps its money (L16).
+  **Rewards** are the changes of a seat's money, each paid to the seat when it is next asked
+  to act after its first action, or at the end (:mod:`krypenv.openspiel.rewards`): the antes
+  (L3), paid before the first deal, a budrunda's antes (L12) and the pot going out (L14, L15)
+  all reach every seat's learner in OpenSpiel's RL loop; before the end ``returns()`` are the
+  rewards paid so far.
 
 ``resample_from_infostate`` (so OpenSpiel's IS-MCTS can play) deals every hidden card of the
 pot again among the deals consistent with the seat's information, the follow rule's
@@ -45,6 +52,7 @@ from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.observation import layout
 from krypenv.openspiel.deal import next_card_outcomes
 from krypenv.openspiel.kungsholmskille_resample import resample
+from krypenv.openspiel.rewards import SeatPayments
 
 __all__ = ["GAME_NAME", "KungsholmskilleGame", "KungsholmskilleState"]
 
@@ -92,13 +100,13 @@ class _Machine:
 _MACHINES: dict[str, _Machine] = {}
 
 
-def _game_type() -> pyspiel.GameType:
+def _game_type(utility: Any = pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=GAME_NAME, long_name="Kungsholmskille (krypenv)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM, reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        utility=utility, reward_model=pyspiel.GameType.RewardModel.REWARDS,
         max_num_players=6, min_num_players=2,
         provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True,
@@ -117,18 +125,25 @@ class KungsholmskilleGame(pyspiel.Game):
         self.counts = np.asarray(rules.deck_counts, np.int64)  # L1, L20
         self.deck_size = int(rules.deck_size)
         bound = 2 + deals * P + 2 * (2 * P + deals * P)  # antes, and a pot plus an equal penalty (L14)
+        # a pot settled (L21) before the env would truncate it (L16) always goes out: its money is conserved
+        zero_sum = rules.max_deals is not None and rules.max_deals <= deals
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS, max_chance_outcomes=len(RANKS), num_players=P,
-            min_utility=float(-bound), max_utility=float(bound * P), utility_sum=None,
+            min_utility=float(-bound), max_utility=float(bound * P), utility_sum=0.0 if zero_sum else None,
             max_game_length=deals * (self.deck_size + 9 * P))
-        super().__init__(_game_type(), info, params)
+        utility = pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
+        super().__init__(_game_type(utility), info, params)
         self.key = repr(sorted(params.items()))
         if self.key not in _MACHINES:
             _MACHINES[self.key] = _Machine(self.config)
 
     def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        """Pickle (and deepcopy) as the class and its parameters."""
+        """Pickle as the class and its parameters."""
         return (KungsholmskilleGame, (self.params,))
+
+    def __deepcopy__(self, memo: dict) -> KungsholmskilleGame:
+        """The game itself: it never changes (OpenSpiel's ``clone`` deep-copies every attribute of a state)."""
+        return self
 
     def new_initial_state(self) -> KungsholmskilleState:
         """The state before the first deal: the antes paid (L3), the first deck to draw."""
@@ -144,30 +159,24 @@ class KungsholmskilleGame(pyspiel.Game):
 class KungsholmskilleState(pyspiel.State):
     """A pot in progress: the env's rows, the deck being drawn for the current deal, and the pot's history."""
 
-    def __init__(self, game: KungsholmskilleGame, fresh: bool = True) -> None:
+    def __init__(self, game: KungsholmskilleGame) -> None:
         super().__init__(game)
         self._game = game
         self.cards: list[int] = []  # the current deal's drawn cards (hands sorted per seat, then the talon)
         self.deal_log: list[list[tuple[int, int, str]]] = []  # per deal: (seat, action, own hand after a discard)
         self.decks: list[list[int]] = []  # each deal's deck order
-        self.last_rewards = [0.0] * game.config.players
-        if fresh:
-            b = _MACHINES[game.key].batch
-            b.state[:], b.cash[:], b.prev_state[:], b.prev_cash[:] = 0, 0, 0, 0
-            b.episode[:] = 0
-            b.episode[0, 1] = RUNNING
-            env_kernels.reset_one(b.state, b.cash, b.episode, b.rng, b.packed, 0,
-                                  np.zeros(BUF, np.int64))  # antes (L3), a deal to replace
-            self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
+        self.pay = SeatPayments(game.config.players)  # returns() and rewards(): each seat paid at its decisions
+        b = _MACHINES[game.key].batch
+        b.state[:], b.cash[:], b.prev_state[:], b.prev_cash[:] = 0, 0, 0, 0
+        b.episode[:] = 0
+        b.episode[0, 1] = RUNNING
+        env_kernels.reset_one(b.state, b.cash, b.episode, b.rng, b.packed, 0,
+                              np.zeros(BUF, np.int64))  # antes (L3), a deal to replace
+        self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
 
     def __deepcopy__(self, memo: dict) -> KungsholmskilleState:
-        """A copy sharing the game (OpenSpiel's clone)."""
-        out = KungsholmskilleState(self._game, fresh=False)
-        out.cards, out.decks = list(self.cards), [list(d) for d in self.decks]
-        out.deal_log = [list(h) for h in self.deal_log]
-        out.rows = tuple(r.copy() for r in self.rows)
-        out.last_rewards = list(self.last_rewards)
-        return out
+        """OpenSpiel's clone (its history included), sharing the game."""
+        return self.clone()
 
     def env(self) -> KungsholmskilleBatch:
         """The shared env loaded with this state (valid until another state loads)."""
@@ -234,7 +243,6 @@ class KungsholmskilleState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         """A drawn card (dealing when the deck is complete), or the env's action of the seat to act."""
-        before = self.returns()
         if self.dealing:
             self.cards.append(int(action))
             if not self.dealing:
@@ -246,9 +254,7 @@ class KungsholmskilleState(pyspiel.State):
                 self.decks.append([int(c) for c in deck])
                 self.deal_log.append([])
                 self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
-            # the antes (L3) with the first deal; rewards add up over chance nodes until the next decision, as
-            # OpenSpiel's tests read them (the reward of a budrunda's last call is kept while the next deck is drawn)
-            self.last_rewards = [r + a - c for r, a, c in zip(self.last_rewards, self.returns(), before)]
+            self._settle(None)
             return
         b = self.env()
         seat = int(b.state[0, kernels.TO_ACT])
@@ -265,7 +271,11 @@ class KungsholmskilleState(pyspiel.State):
         if int(b.episode[0, 0]) != deal and int(b.episode[0, 1]) == RUNNING:
             self.cards = []  # a budrunda (L12): the next deal's deck is drawn next
         self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
-        self.last_rewards = [a - c for a, c in zip(self.returns(), before)]
+        self._settle(seat)
+
+    def _settle(self, actor: int | None) -> None:
+        """After a transition by ``actor`` (None: chance): pay the seat to act or, at the end, every seat."""
+        self.pay.settle(self.money(), actor, self.current_player(), self.is_terminal())
 
     def _action_to_string(self, player: int, action: int) -> str:
         """A drawn card's rank, or the L17 move string."""
@@ -277,16 +287,20 @@ class KungsholmskilleState(pyspiel.State):
         """The pot went out or the deals ran out."""
         return int(self.rows[2][1]) != RUNNING
 
-    def returns(self) -> list[float]:
+    def money(self) -> list[float]:
         """Each seat's net money in the pot so far (L3, L18); the antes count from the first deal on."""
         if not self.deal_log:
             return [0.0] * self._game.config.players
         money = self.rows[2][8:8 + self._game.config.players]
         return [float(m) for m in money]
 
+    def returns(self) -> list[float]:
+        """Each seat's money paid to it so far (:mod:`krypenv.openspiel.rewards`); at the end its net money."""
+        return list(self.pay.paid)
+
     def rewards(self) -> list[float]:
-        """The change of each seat's money since the last decision (through the chance nodes after it)."""
-        return list(self.last_rewards)
+        """What the last transition paid each seat: the change of its money since it was last paid."""
+        return list(self.pay.last)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KungsholmskilleState:
         """A state with the information state of ``player_id``, hidden cards dealt again (:func:`resample`)."""
@@ -314,19 +328,27 @@ class KungsholmskilleObserver:
         self.tensor = np.zeros(_MACHINES[game.key].batch.dim, np.float32)
         self.dict = {"observation": self.tensor}
 
+    def observation(self, state: KungsholmskilleState, player: int) -> np.ndarray:
+        """``player``'s env observation; while a deck is drawn, without a hand (the env holds a deal of its own there,
+        which the drawn deck replaces)."""
+        obs, _ = state.env().observe(0, player)
+        if state.dealing:
+            obs = obs.copy()
+            obs[layout(self.game.config.players)["hand"]] = 0
+        return obs
+
     def set_from(self, state: KungsholmskilleState, player: int) -> None:
         """Fill the tensor with ``player``'s observation (zeros while the first deck is drawn)."""
         self.tensor.fill(0)
         if state.deal_log:
-            obs, _ = state.env().observe(0, player)
-            self.tensor[:] = obs
+            self.tensor[:] = self.observation(state, player)
 
     def string_from(self, state: KungsholmskilleState, player: int) -> str:
         """``player``'s observation in words; for information states followed by the pot's deals as it saw them."""
         P = self.game.config.players
         text = f"p{player}"
         if state.deal_log:
-            obs, _ = state.env().observe(0, player)
+            obs = self.observation(state, player)
             text += " " + " ".join(f"{name}=" + ",".join(str(int(v)) for v in obs[s])
                                    for name, s in layout(P).items() if obs[s].any())
         if self.perfect_recall:

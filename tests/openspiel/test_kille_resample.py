@@ -8,14 +8,26 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 chi2 = pytest.importorskip("scipy.stats").chi2
 
 import krypenv.openspiel  # noqa: F401  (registers the games)
-from krypenv.kungsholmskille.actions import DISCARD1, FOLD, KNACKA, PLAY, SHOW, STAND, discard_action, discard_ranks
+from krypenv.kungsholmskille.actions import (
+    BUD,
+    DISCARD1,
+    FOLD,
+    KNACKA,
+    PLAY,
+    SHOW,
+    STAND,
+    STAY,
+    discard_action,
+    discard_ranks,
+)
+from krypenv.kungsholmskille.cards import RANKS
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.openspiel.kungsholmskille_resample import count_in_intervals, sample_in_intervals
 
@@ -39,13 +51,25 @@ def brute_force_ways(pool: list[int], groups: list[tuple[int, int, int]]) -> Cou
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(pool=st.lists(st.integers(0, 2), min_size=1, max_size=6),
        groups=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5), st.integers(0, 5)), max_size=3))
+@example(pool=[1, 2], groups=[(1, 0, 1), (1, 0, 1), (1, 0, 1)])  # rank 0 to any of three groups: 6 ways
+@example(pool=[2, 0, 0], groups=[(1, 0, 0)])  # only rank 0 fills it
 def test_count_in_intervals_matches_brute_force(pool: list[int], groups: list[tuple[int, int, int]]) -> None:
-    """The dynamic program counts exactly the disjoint choices of cards within each group's ranks."""
+    """The dynamic program counts exactly the disjoint choices of cards within each group's ranks; a draw exists
+    exactly when a way does, and gives each group its count of cards within its ranks."""
     groups = [(m, min(a, b), max(a, b)) for m, a, b in groups]
-    assert count_in_intervals(pool, groups) == sum(brute_force_ways(pool, groups).values())
+    ways = sum(brute_force_ways(pool, groups).values())
+    assert count_in_intervals(pool, groups) == ways
+    if ways:
+        drawn = sample_in_intervals(pool, groups, random.Random(0))
+        assert [len(d) for d in drawn] == [m for m, _, _ in groups]
+        assert all(lo <= r <= hi for d, (_, lo, hi) in zip(drawn, groups) for r in d)
+        assert not Counter(r for d in drawn for r in d) - Counter({r: n for r, n in enumerate(pool)})
+    else:
+        with pytest.raises(ValueError, match="no cards"):
+            sample_in_intervals(pool, groups, random.Random(0))
 
 
 def test_sample_in_intervals_draws_every_way_equally() -> None:
@@ -142,11 +166,17 @@ def rejection_oracle(game, state, player: int, n: int, rng: random.Random) -> li
     return out
 
 
-def test_resample_agrees_with_a_rejection_oracle_on_the_engine() -> None:
-    """After the opponent played under (L10), resampled deals follow the oracle's distribution (chi-square tests)."""
+@pytest.mark.parametrize("when", ["after an under-play", "after the exchange"])
+def test_resample_agrees_with_a_rejection_oracle_on_the_engine(when: str) -> None:
+    """After the opponent played under (L10), or after the exchange (L8, no trick yet: every rank possible), resampled
+    deals follow the oracle's distribution (chi-square tests)."""
     game = pyspiel.load_game(GAME, {"players": 2, "ranks": 7, "max_deals": 1})
-    state = play_to(game, 0, lambda s: s.current_player() == 0 and under_play(s, 1, 2))
-    assert under_play(state, 1, 2) and not state.is_terminal()
+    if when == "after an under-play":
+        state = play_to(game, 0, lambda s: s.current_player() == 0 and under_play(s, 1, 2))
+        assert under_play(state, 1, 2) and not state.is_terminal()
+    else:
+        state = play_to(game, 1, lambda s: s.current_player() == 0 and any(a >= PLAY for a in s.legal_actions())
+                        and not any(a >= PLAY for _, a, _ in s.deal_log[-1]))
     oracle = rejection_oracle(game, state, 0, 400, random.Random(1))
     ours = [features(state.resample_from_infostate(0, np.random.default_rng(k).random), 1) for k in range(4000)]
     for part in range(3):  # the opponent's hand, its discards, the talon's order
@@ -215,3 +245,163 @@ def test_ismcts_plays_kungsholmskille_tricks() -> None:
                 state.apply_action(int(rng.choice(legal)))
         assert sum(state.returns()) <= 0  # money only leaves the seats into a pot left standing (L16)
     assert plays >= 4, plays
+
+
+def drawn_cards(state, deal: int, seat: int) -> Counter:
+    """The cards ``seat`` drew from the talon in deal ``deal`` (L8): its hand after the exchange less what it kept."""
+    for s, a, hand in state.deal_log[deal]:
+        if s == seat and DISCARD1 <= a < PLAY:
+            after = Counter(RANKS.index(n) for n in hand.split(","))
+            return after - (Counter(state.dealt_hands(deal)[seat]) - Counter(discard_ranks(a)))
+    return Counter()
+
+
+def public_moves(state, deal: int, player: int) -> list:
+    """The moves of deal ``deal`` as ``player`` saw them: another seat's discard only as how many cards (L8)."""
+    return [(s, len(discard_ranks(a)) if s != player and DISCARD1 <= a < PLAY else a)
+            for s, a, _ in state.deal_log[deal]]
+
+
+@pytest.mark.parametrize("params", [{"players": 2, "ranks": 7, "max_deals": 3}, {"players": 3, "preset": "small"},
+                                    {"players": 4, "max_deals": 3}])
+def test_every_deal_of_the_pot_is_dealt_again_and_only_the_hidden_cards(params: dict) -> None:
+    """In every deal of a pot (budrundor first, L12): the seat's own hand, its draw and every public move stay; the
+    other seats' hands and the talon (but what the seat drew) are dealt again, in every deal, at every decision."""
+    game = pyspiel.load_game(GAME, params)
+    P = game.num_players()
+
+    def calls_bud_once(s) -> int:  # every seat says bud in the first deal (a budrunda, L12), then plays on
+        legal = s.legal_actions()
+        if len(s.decks) == 1 and BUD in legal:
+            return BUD
+        return next((a for a in legal if a not in (FOLD, BUD)), legal[0])
+
+    varied: dict[tuple, set] = {}
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            player = state.current_player()
+            if len(state.decks) >= 2:  # from the second deal on, so an earlier deal of the pot is checked too
+                for k in range(6):
+                    other = state.resample_from_infostate(player, np.random.default_rng(100 * seed + k).random)
+                    assert len(other.decks) == len(state.decks)
+                    for d in range(len(state.decks)):
+                        assert other.dealt_hands(d)[player] == state.dealt_hands(d)[player]  # its own hand: fixed
+                        assert drawn_cards(other, d, player) == drawn_cards(state, d, player)  # what it drew: fixed
+                        assert public_moves(other, d, player) == public_moves(state, d, player)
+                        for seat in range(P):
+                            if seat != player:
+                                varied.setdefault(("hand", d, seed, len(state.history()), seat), set()).add(
+                                    tuple(other.dealt_hands(d)[seat]))
+                        varied.setdefault(("talon", d, seed, len(state.history())), set()).add(
+                            tuple(other.decks[d][5 * P:]))
+            state.apply_action(calls_bud_once(state))
+        assert len(state.decks) >= 2, "the pot had no budrunda"
+    for kind in ("hand", "talon"):  # dealt again (six resamples, at least two values) in the budrunda's deal and
+        for d in range(2):  # in the next, at most decisions
+            sets = [v for k, v in varied.items() if k[:2] == (kind, d)]
+            assert sets and sum(len(v) > 1 for v in sets) >= 0.8 * len(sets), (kind, d, [len(v) for v in sets])
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_resample_after_a_fold(players: int) -> None:
+    """A seat folds after the knock (L6) and the others play their tricks short of it (L10): at every decision the
+    resampled pot keeps the seat's information state (the follow rule's inferences count the players still in)."""
+    game = pyspiel.load_game(GAME, {"players": players, "max_deals": 2})
+    plays_after_fold = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        folded = False
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            legal = state.legal_actions()
+            if KNACKA in legal:
+                action = KNACKA
+            elif FOLD in legal and not folded:
+                action, folded = FOLD, True
+            elif STAY in legal:
+                action = STAY
+            else:
+                action = int(rng.choice([a for a in legal if a != FOLD] or legal))
+            plays_after_fold += folded and action >= PLAY
+            player = state.current_player()
+            for k in range(2):
+                other = state.resample_from_infostate(player, np.random.default_rng(k).random)
+                assert other.information_state_string(player) == state.information_state_string(player)
+            state.apply_action(action)
+    assert plays_after_fold > 50
+
+
+def test_resample_is_seeded_by_the_sampler() -> None:
+    """The same sampler draws give the same deal, others another; no sampler draws fresh entropy."""
+    game = pyspiel.load_game(GAME, {"players": 3, "preset": "small"})
+    state = play_to(game, 4, lambda s: any(a >= PLAY for _, a, _ in s.deal_log[-1]) if s.deal_log else False)
+    player = state.current_player()
+
+    def deal(sampler) -> str:
+        return str(state.resample_from_infostate(player, sampler).history())
+
+    assert deal(np.random.default_rng(1).random) == deal(np.random.default_rng(1).random)
+    assert len({deal(np.random.default_rng(k).random) for k in range(5)}) > 1
+    assert len({deal(None) for _ in range(5)}) > 1
+
+
+def test_resample_while_a_deck_is_drawn() -> None:
+    """At chance nodes: before anything is drawn the state itself (a copy); while the first or a later deck is drawn
+    (after a budrunda, L12) the drawn cards are drawn afresh (the seat has seen none), earlier deals dealt again."""
+    game = pyspiel.load_game(GAME, {"players": 3, "preset": "small"})
+    state = game.new_initial_state()
+    for seat in range(3):
+        copy = state.resample_from_infostate(seat, np.random.default_rng(seat).random)
+        assert copy.history() == [] and copy.is_chance_node()
+        copy.apply_action(copy.chance_outcomes()[0][0])
+        assert state.history() == []  # the copy is independent
+    rng = np.random.default_rng(5)
+    checked = 0
+    while not state.is_terminal() and checked < 2:
+        if state.is_chance_node():
+            if len(state.cards) in (3, 17):  # in a hand, in the talon
+                for seat in range(3):
+                    others = {str(state.resample_from_infostate(seat, np.random.default_rng(k).random).cards)
+                              for k in range(6)}
+                    again = state.resample_from_infostate(seat, np.random.default_rng(9).random)
+                    assert again.information_state_string(seat) == state.information_state_string(seat)
+                    assert len(again.cards) == len(state.cards) and len(again.decks) == len(state.decks)
+                    assert len(others) > 1
+                checked += len(state.decks) > 0 and len(state.cards) == 17
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            legal = state.legal_actions()
+            state.apply_action(BUD if BUD in legal else legal[0])
+    assert checked, "no later deck was drawn"
+
+
+def test_a_resample_that_loses_the_information_state_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result is checked: a deal that changes the seat's own hand (a bug of the sampler) is a RuntimeError naming
+    the seat, never a wrong state."""
+    from krypenv.openspiel import kungsholmskille_resample
+
+    game = pyspiel.load_game(GAME, {"players": 2, "preset": "small"})
+    state = play_to(game, 0, lambda s: True)  # the first decision
+    sample = kungsholmskille_resample.resample_deal
+
+    def swapped_hands(*args: object, **kwargs: object) -> tuple[list[int], list[int]]:
+        cards, actions = sample(*args, **kwargs)
+        return cards[5:10] + cards[:5] + cards[10:], actions
+
+    monkeypatch.setattr(kungsholmskille_resample, "resample_deal", swapped_hands)
+    player = state.current_player()
+    if state.dealt_hands(0)[0] == state.dealt_hands(0)[1]:
+        pytest.skip("both hands alike")
+    with pytest.raises(RuntimeError, match=f"^resampled state of seat {player} lost its information state: "):
+        state.resample_from_infostate(player, np.random.default_rng(0).random)

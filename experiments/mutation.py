@@ -1,0 +1,139 @@
+"""Mutation testing of the small high-risk modules with mutmut (issue 34): stage a copy, then run mutmut in it.
+
+    pip install -e ".[test]"                          # brings mutmut
+    python experiments/mutation.py /tmp/krypenv-mutants
+    cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
+    python experiments/mutation.py --summary /tmp/krypenv-mutants   # the per-module table
+
+Survivors can be run again after the tests improve: stage anew into another directory, ``mutmut
+run NAME ...`` there, and ``--summary FIRST SECOND`` lets the later verdicts count.
+
+mutmut 3 mutates a copy of the package under ``mutants/`` and names each function by its file's
+path, so it needs the wheel's layout: here ``agents/`` is the package ``krypenv.agents`` and
+``checkpoints/`` is ``krypenv/checkpoints`` (``[tool.setuptools.package-dir]``).  This script
+copies the tracked files into a directory in that layout and adds mutmut's configuration
+(:data:`MODULES`, :data:`TESTS`); the repository itself is never touched.  Only the mutants of
+:data:`FUNCTIONS` are run.  ``--summary`` counts them per module, the survivors judged equivalent
+(``experiments/mutation_equivalent.txt``, each with why) apart.  The figures:
+docs/results/test-strength.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# the modules mutated, as files of the wheel's layout
+MODULES = [
+    "krypenv/agents/base.py",  # the option limits and parsing (only those mutants are counted, see FUNCTIONS)
+    "krypenv/agents/tabular.py",
+    "krypenv/openspiel/policy.py",
+    "krypenv/openspiel/exploit.py",
+    "krypenv/training/exploit.py",
+    "krypenv/openspiel/deal.py",
+    "krypenv/openspiel/rewards.py",
+    "krypenv/openspiel/krypkasino_resample.py",
+    "krypenv/openspiel/kungsholmskille_resample.py",
+]
+# mutmut's names of the functions whose mutants are run (the option limits of base.py; exploit's CLI and inputs,
+# not its PPO training, which tests/training/test_exploit.py runs end to end)
+FUNCTIONS = [
+    "krypenv.agents.base.xǁLimitǁ*", "krypenv.agents.base.x__parse_value*", "krypenv.agents.base.x_parse_options*",
+    "krypenv.agents.tabular.*", "krypenv.openspiel.policy.*", "krypenv.openspiel.exploit.*",
+    "krypenv.training.exploit.xǁApproxConfigǁ*", "krypenv.training.exploit.x_parse_rules*",
+    "krypenv.training.exploit.x__at_least*", "krypenv.training.exploit.x_run*", "krypenv.training.exploit.x_exact*",
+    "krypenv.training.exploit.x_result_text*", "krypenv.openspiel.deal.*", "krypenv.openspiel.rewards.*",
+    "krypenv.openspiel.krypkasino_resample.*", "krypenv.openspiel.kungsholmskille_resample.*",
+]
+TESTS = ["tests/openspiel", "tests/agents/test_limits.py", "tests/agents/test_base.py",
+         "tests/training/test_exploit.py", "tests/training/test_exploit_options.py"]
+MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
+
+
+def stage(dest: Path) -> None:
+    """Copy the tracked files into ``dest`` in the wheel's layout and add mutmut's configuration."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        top, _, rest = name.partition("/")
+        target = dest / (f"{MOVED[top]}/{rest}" if top in MOVED and rest else name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target)
+    shutil.copytree(ROOT / "checkpoints", dest / "checkpoints", dirs_exist_ok=True)  # tests read it from the root
+    quoted = ", ".join(f'"{t}"' for t in TESTS)
+    config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nonly_mutate = [{', '.join(repr(m) for m in MODULES)}]"
+              f"\npytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-p\", \"no:xdist\"]"
+              f"\npytest_add_cli_args_test_selection = [{quoted}]\n").replace("'", '"')
+    with open(dest / "pyproject.toml", "a", encoding="utf-8") as out:
+        out.write(config)
+    (dest / "mutmut-functions.txt").write_text("\n".join(FUNCTIONS) + "\n", encoding="utf-8")
+
+
+STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", None: "not checked", 36: "timeout",
+          24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}  # mutmut's exit codes (mutmut.stats)
+
+
+def summary(runs: list[Path], equivalent: Path) -> str:
+    """Per module: mutants of :data:`FUNCTIONS`, killed (a timeout counts as killed), survivors judged equivalent
+    (``equivalent``: one mutant name per line, ``#`` comments), other survivors, and the kill rate of the others.
+
+    ``runs`` are staged directories of runs of the same mutants, oldest first: a later run's verdict on a mutant
+    (survivors of a run run again with more tests) replaces an earlier one.
+    """
+    judged = {line.split("#")[0].strip() for line in equivalent.read_text(encoding="utf-8").splitlines()} - {""}
+    verdicts: dict[str, int | None] = {}
+    for staged in runs:
+        for meta in sorted((staged / "mutants").rglob("*.py.meta")):
+            for name, code in json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"].items():
+                if code is not None or name not in verdicts:
+                    verdicts[name] = code
+    rows: dict[str, Counter] = {}
+    for name, code in sorted(verdicts.items()):
+        if not any(fnmatch.fnmatch(name, pattern) for pattern in FUNCTIONS):
+            continue
+        status = STATUS.get(code, "suspicious")
+        if status == "survived" and name in judged:
+            status = "equivalent"
+        rows.setdefault(name.split(".x")[0], Counter())[status] += 1
+    lines = ["| module | mutants | killed | timeout | equivalent | survived | no tests | not checked | kill rate |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    total: Counter = Counter()
+    for module, c in [*sorted(rows.items()), ("all", None)]:
+        c = total if c is None else c
+        if module != "all":
+            total.update(c)
+        scored = c["killed"] + c["timeout"] + c["survived"] + c["no tests"]
+        rate = f"{100 * (c['killed'] + c['timeout']) / scored:.1f} %" if scored else "—"
+        lines.append(f"| `{module}` | {sum(c.values())} | {c['killed']} | {c['timeout']} | {c['equivalent']} | "
+                     f"{c['survived']} | {c['no tests']} | {c['not checked']} | {rate} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    """Stage into the directory given and print the commands to run, or (``--summary``) tabulate a finished run."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dest", type=Path, nargs="+",
+                        help="the directory to stage into (replaced), or with --summary the runs to read, oldest first")
+    parser.add_argument("--summary", action="store_true", help="print the per-module table of finished runs")
+    args = parser.parse_args()
+    if args.summary:
+        print(summary(args.dest, ROOT / "experiments" / "mutation_equivalent.txt"))
+        return 0
+    dest = args.dest[0]
+    stage(dest.resolve())
+    print(f"staged {dest}; now:\n  cd {dest} && nice -n 10 mutmut run --max-children 2 "
+          f"$(cat mutmut-functions.txt | tr '\\n' ' ')\n  mutmut results\n"
+          f"  python {Path(__file__).relative_to(ROOT)} --summary {dest}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

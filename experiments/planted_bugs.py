@@ -1,0 +1,186 @@
+"""Plant realistic bugs by hand, one at a time, and check that the targeted tests catch each (issue 34).
+
+    python experiments/planted_bugs.py                 # every bug; a Markdown table on stdout
+    python experiments/planted_bugs.py --only K3 L1    # some of them
+
+Each bug is one textual edit of a source file (the text it replaces must occur exactly once),
+applied to the working tree, tested with ``python -m pytest -x -q`` on the tests named, and
+reverted (also on Ctrl-C).  A bug is *caught* when those tests fail.  The big OpenSpiel game
+modules (``krypenv/openspiel/krypkasino.py``, ``kungsholmskille.py``), too slow for mutation
+testing, get the bugs ``K…`` and ``L…``; the others are the bugs each new test was written to
+catch (the house rule: plant the bug a test is meant to catch and watch it fail).  Bugs in the
+engines' and envs' files are planted only in this working tree, never committed.  Results:
+docs/results/test-strength.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OS = "tests/openspiel/"
+CONTRACTS, RL, TINY, GAMES = OS + "test_contracts.py", OS + "test_rl_loop.py", OS + "test_tiny.py", OS + "test_games.py"
+INFO, KILLE_RESAMPLE = OS + "test_information_states.py", OS + "test_kille_resample.py"
+KR, KI = "krypenv/openspiel/krypkasino.py", "krypenv/openspiel/kungsholmskille.py"
+SEEDING = "                seed = (self.seed * 1_000_003 + zlib.crc32(key.encode())) % 2**32"
+
+
+@dataclass(frozen=True)
+class Bug:
+    """One planted bug: where, the text replaced and its replacement, what it breaks, the tests that must fail."""
+
+    key: str
+    path: str
+    old: str
+    new: str
+    what: str
+    tests: tuple[str, ...]
+
+
+BUGS = [
+    # ---- krypenv/openspiel/krypkasino.py
+    Bug("K1", KR, "utility_sum=0.0 if relative else float(-total * seats_per_side)",
+        "utility_sum=0.0 if relative else float(-total)",
+        "declared utility sum forgets that every seat of a team gets the team's return (K18)", (CONTRACTS,)),
+    Bug("K2", KR, "worst = total + 10 * per_seat * max(1, rules.players)", "worst = total + 5 * per_seat",
+        "utility bounds too tight for tabbes (K14)", (CONTRACTS,)),
+    Bug("K3", KR, "max_game_length=self.dealt + rules.decisions_per_deal * (1 + self.dealt))",
+        "max_game_length=self.dealt + rules.decisions_per_deal)",
+        "max game length forgets the capture-choice actions", (CONTRACTS,)),
+    Bug("K4", KR, "utility = pyspiel.GameType.Utility.ZERO_SUM if relative else pyspiel.GameType.Utility.CONSTANT_SUM",
+        "utility = pyspiel.GameType.Utility.CONSTANT_SUM", "relative rewards declared constant-sum",
+        (CONTRACTS,)),
+    Bug("K5", KR, '            actor = self.cached["player"]\n', "            actor = None\n",
+        "no seat is ever marked as having acted: rewards paid only at the end", (CONTRACTS,)),
+    Bug("K6", KR, "P, dealer = rules.players, rules.players - 1", "P, dealer = rules.players, 0",
+        "deal groups labelled from the wrong dealer: a seat's drawn packet is another seat's hand (K6)", (INFO,)),
+    Bug("K7", KR, 'moves.append(card_name(int(deals.hist_card[i, m])) + (f">{caps}" if caps else ""))',
+        "moves.append(card_name(int(deals.hist_card[i, m])))",
+        "information state string loses the captured cards (no perfect recall)", (INFO,)),
+    Bug("K8", KR, "                moves[m, 52:] = env.deals.move_capture(0, m)\n", "",
+        "information state tensor loses the captured cards", (INFO,)),
+    Bug("K9", KR, 'kwargs["two_player_deal"] = str(kwargs["two_player_deal"]).replace("x", "+")',
+        'kwargs["two_player_deal"] = str(kwargs["two_player_deal"])', "two_player_deal=5x6 not translated",
+        (CONTRACTS,)),
+    Bug("K10", KR, 'kwargs["teams"] = parse_teams(str(teams) if teams else None, int(kwargs.get("players", 2)))',
+        'kwargs["teams"] = parse_teams(None, int(kwargs.get("players", 2)))', "the teams parameter is ignored",
+        (CONTRACTS,)),
+    Bug("K11", KR, "earned = [0.0 - float(values[self._game.rules.team_of(s)])",
+        "earned = [0.0 - float(values[min(s, len(values) - 1)])", "a seat gets another side's value with teams",
+        (CONTRACTS,)),
+    # ---- krypenv/openspiel/kungsholmskille.py
+    Bug("L1", KI, "zero_sum = rules.max_deals is not None and rules.max_deals <= deals",
+        "zero_sum = rules.max_deals is not None and rules.max_deals < deals",
+        "a pot bound equal to max_deals declared general-sum", (CONTRACTS,)),
+    Bug("L2", KI, "max_game_length=deals * (self.deck_size + 9 * P))", "max_game_length=deals * self.deck_size)",
+        "max game length forgets the players' decisions", (CONTRACTS,)),
+    Bug("L3", KI, "bound = 2 + deals * P + 2 * (2 * P + deals * P)", "bound = 2 + deals * P",
+        "utility bounds forget the pot and the penalty (L14)", (CONTRACTS,)),
+    Bug("L4", KI, "            deck[nth * P + seat_offset] = self.cards[j]",
+        "            deck[seat_offset * HAND + nth] = self.cards[j]",
+        "drawn hands laid into the deck seat by seat: seats get other hands than drawn (L4)", (CONTRACTS,)),
+    Bug("L5", KI, "return (self._game.config.dealer0 + deal + 1) % self._game.config.players",
+        "return (self._game.config.dealer0 + 1) % self._game.config.players",
+        "forehand never moves: the deal does not pass left (L2)", (CONTRACTS,)),
+    Bug("L6", KI, "    if seat != observer and DISCARD1 <= action < PLAY:", "    if False:",
+        "other seats' discards shown in the information state (L8: face down)", (OS + "test_kille_resample.py",)),
+    Bug("L7", KI, "        money = self.rows[2][8:8 + self._game.config.players]",
+        "        money = self.rows[2][8:8 + self._game.config.players][::-1]",
+        "money read for the wrong seats", (GAMES,)),
+    Bug("L8", KI, "        self._settle(seat)\n", "        self._settle(None)\n",
+        "no seat is ever marked as having acted: rewards paid only at the end", (CONTRACTS,)),
+    Bug("L9", KI, "        self.pay.settle(self.money(), actor, self.current_player(), self.is_terminal())",
+        "        self.pay.settle(self.money(), actor, self.current_player(), False)",
+        "nobody is paid at the end of a pot", (CONTRACTS,)),
+    Bug("L10", KI, "    first = int(params[\"first_dealer\"])", "    first = -1",
+        "first_dealer ignored", (CONTRACTS,)),
+    Bug("L11", KI, "        if state.dealing:\n            obs = obs.copy()",
+        "        if False:\n            obs = obs.copy()",
+        "while a later deck is drawn the observation shows the env's own interim deal", (KILLE_RESAMPLE,)),
+    # ---- the fix of issue 34 and the new tests' targets
+    Bug("R1", "krypenv/openspiel/rewards.py", "            if terminal or (seat == to_act and self.acted[seat]):",
+        "            if terminal or seat == to_act:", "a seat is paid before its first action (learners drop it)",
+        (RL,)),
+    Bug("R2", "krypenv/openspiel/rewards.py", "            if terminal or (seat == to_act and self.acted[seat]):",
+        "            if terminal or self.acted[seat]:",
+        "every seat paid after every transition (the next seat's learner alone sees it)", (RL,)),
+    Bug("S1", "krypenv/openspiel/krypkasino_resample.py", "        if weight < 1.0 and rng.random() >= weight:",
+        "        if False:", "resampling without the duplicate-copy correction",
+        (OS + "test_krypkasino_resample.py",)),
+    Bug("S2", "krypenv/openspiel/krypkasino_resample.py",
+        "            for c in played[g]:\n                rest.remove(c)\n", "",
+        "played cards left in the pool of hidden cards (dealt twice)", (OS + "test_krypkasino_resample.py",)),
+    Bug("S3", "krypenv/openspiel/kungsholmskille_resample.py", "    rng.shuffle(rest)\n", "",
+        "the unconstrained hidden cards are not shuffled", (OS + "test_kille_resample.py",)),
+    Bug("S4", "krypenv/openspiel/kungsholmskille_resample.py", "len(trick) + 1 == P - len(folded)",
+        "len(trick) + 1 == P + len(folded)", "a trick's end counts the seats that folded (L6, L10)",
+        (OS + "test_kille_resample.py",)),
+    Bug("E1", "krypenv/openspiel/exploit.py", SEEDING, "                seed = self.seed",
+        "one stream for every information state", (OS + "test_exploit_contracts.py",)),
+    Bug("E2", "krypenv/openspiel/exploit.py", SEEDING,
+        "                seed = (self.seed * 1_000_003 + hash(key)) % 2**32",
+        "seeding by Python's hash: other figures in another process", (OS + "test_exploit_contracts.py",)),
+    Bug("P1", "krypenv/openspiel/policy.py", "int(np.searchsorted(cum, u * cum[-1], side=\"right\"))",
+        "int(np.searchsorted(cum, u * cum[-1], side=\"left\"))",
+        "inverse CDF on the wrong side: a zero-probability action can be drawn", (OS + "test_policy_file.py",)),
+    Bug("P2", "agents/tabular.py", "        u = batch.uniforms(1)[:, 0]", "        u = np.full(len(batch), 0.5)",
+        "the tabular agent does not draw: always the median action", (OS + "test_policy_file.py",)),
+    Bug("A1", "agents/base.py", "and self.lo <= value <= self.hi)", "and self.lo <= value < self.hi)",
+        "a range excludes its upper bound", ("tests/agents/test_limits.py",)),
+    Bug("A2", "agents/base.py", "        if (isinstance(value, bool) or not isinstance(value, (int, float))",
+        "        if (not isinstance(value, (int, float))", "a bool passes as a number",
+        ("tests/agents/test_limits.py",)),
+    Bug("X1", "krypenv/training/exploit.py", "        out[key.strip()] = int(value) if value.isdigit() else value",
+        "        out[key.strip()] = value", "--rules values never integers",
+        ("tests/training/test_exploit_options.py",)),
+    # ---- env seeding (engine files: planted here only, never committed)
+    Bug("N1", "krypenv/rng.py", "    return np.random.SeedSequence(check_seed(seed)).generate_state(1, np.uint64)[0]",
+        "    return np.random.SeedSequence(check_seed(seed) or 0).generate_state(1, np.uint64)[0]",
+        "no seed means seed 0, not fresh entropy", ("tests/envs/test_seeding.py",)),
+    Bug("N2", "krypenv/envs/gym.py", "        if seed is not None or not self._seeded:\n            core.seed([seed])",
+        "        if True:\n            core.seed([seed])", "reset() without a seed draws fresh entropy instead of "
+        "continuing the stream", ("tests/envs/test_seeding.py",)),
+]
+
+
+def run(bug: Bug) -> tuple[bool, float]:
+    """Plant ``bug``, run its tests, revert; (caught, seconds)."""
+    path = ROOT / bug.path
+    original = path.read_text(encoding="utf-8")
+    if original.count(bug.old) != 1:
+        raise SystemExit(f"{bug.key}: the text to replace occurs {original.count(bug.old)} times in {bug.path}")
+    start = time.perf_counter()
+    try:
+        path.write_text(original.replace(bug.old, bug.new), encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *bug.tests],
+                              cwd=ROOT, capture_output=True, text=True, check=False)
+    finally:
+        path.write_text(original, encoding="utf-8")
+    return proc.returncode == 1, time.perf_counter() - start
+
+
+def main() -> int:
+    """Plant every bug (or ``--only`` some) and print the table; exit status 1 if one went unnoticed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="bug keys to plant (default: all)")
+    args = parser.parse_args()
+    chosen = [b for b in BUGS if not args.only or b.key in args.only]
+    print("| bug | file | what | tests | caught | s |\n|---|---|---|---|---|---:|")
+    missed = 0
+    for bug in chosen:
+        caught, seconds = run(bug)
+        missed += not caught
+        tests = ", ".join(t.removeprefix("tests/") for t in bug.tests)
+        print(f"| {bug.key} | `{bug.path}` | {bug.what} | {tests} | {'yes' if caught else '**no**'} | {seconds:.0f} |",
+              flush=True)
+    print(f"\n{len(chosen) - missed} of {len(chosen)} caught")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
