@@ -1,9 +1,16 @@
-"""Mutation testing of the small high-risk modules with mutmut (issue 34): stage a copy, then run mutmut in it.
+"""Mutation testing of the small high-risk modules with mutmut: stage a copy, then run mutmut in it.
 
     pip install -e ".[test]"                          # brings mutmut
-    python experiments/mutation.py /tmp/krypenv-mutants
+    python experiments/mutation.py /tmp/krypenv-mutants [--set research|device]
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
-    python experiments/mutation.py --summary /tmp/krypenv-mutants   # the per-module table
+    python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
+
+Two sets (:data:`SETS`): ``research`` (issue 34: the agents' option limits, tabular policies,
+``exploit``, the OpenSpiel deal, rewards and resampling) and ``device`` (issue 33: the Python
+of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
+rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
+planted by hand instead: ``experiments/planted_gpu.py``).  The web server's guard, store and menu
+have their own configuration (``[tool.mutmut]`` in pyproject.toml, docs/results/mutation.md).
 
 Survivors can be run again after the tests improve: stage anew into another directory, ``mutmut
 run NAME ...`` there, and ``--summary FIRST SECOND`` lets the later verdicts count.
@@ -12,8 +19,8 @@ mutmut 3 mutates a copy of the package under ``mutants/`` and names each functio
 path, so it needs the wheel's layout: here ``agents/`` is the package ``krypenv.agents`` and
 ``checkpoints/`` is ``krypenv/checkpoints`` (``[tool.setuptools.package-dir]``).  This script
 copies the tracked files into a directory in that layout and adds mutmut's configuration
-(:data:`MODULES`, :data:`TESTS`); the repository itself is never touched.  Only the mutants of
-:data:`FUNCTIONS` are run.  ``--summary`` counts them per module, the survivors judged equivalent
+(the set's modules and tests); the repository itself is never touched.  Only the mutants of the
+set's functions are run.  ``--summary`` counts them per module, the survivors judged equivalent
 (``experiments/mutation_equivalent.txt``, each with why) apart.  The figures:
 docs/results/test-strength.md.
 """
@@ -30,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# the modules mutated, as files of the wheel's layout
+# research: the modules mutated, as files of the wheel's layout
 MODULES = [
     "krypenv/agents/base.py",  # the option limits and parsing (only those mutants are counted, see FUNCTIONS)
     "krypenv/agents/tabular.py",
@@ -54,11 +61,20 @@ FUNCTIONS = [
 ]
 TESTS = ["tests/openspiel", "tests/agents/test_limits.py", "tests/agents/test_base.py",
          "tests/training/test_exploit.py", "tests/training/test_exploit_options.py"]
+
+# device: the env shell's Python (the compiled drivers and kernels run under it), the mlp agent, self-play's credit
+SETS = {
+    "research": (MODULES, FUNCTIONS, TESTS),
+    "device": (["krypenv/envs/device.py", "krypenv/agents/mlp.py", "krypenv/training/selfplay.py"],
+               ["krypenv.envs.device.*", "krypenv.agents.mlp.*", "krypenv.training.selfplay.x_seat_advantages*"],
+               ["tests/envs/test_device.py", "tests/agents/test_mlp.py", "tests/training/test_selfplay.py"]),
+}
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 
-def stage(dest: Path) -> None:
-    """Copy the tracked files into ``dest`` in the wheel's layout and add mutmut's configuration."""
+def stage(dest: Path, chosen: str) -> None:
+    """Copy the tracked files into ``dest`` in the wheel's layout and add mutmut's configuration for set ``chosen``."""
+    modules, functions, tests = SETS[chosen]
     if dest.exists():
         shutil.rmtree(dest)
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
@@ -68,21 +84,21 @@ def stage(dest: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, target)
     shutil.copytree(ROOT / "checkpoints", dest / "checkpoints", dirs_exist_ok=True)  # tests read it from the root
-    quoted = ", ".join(f'"{t}"' for t in TESTS)
-    config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nonly_mutate = [{', '.join(repr(m) for m in MODULES)}]"
+    quoted = ", ".join(f'"{t}"' for t in tests)
+    config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nonly_mutate = [{', '.join(repr(m) for m in modules)}]"
               f"\npytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-p\", \"no:xdist\"]"
               f"\npytest_add_cli_args_test_selection = [{quoted}]\n").replace("'", '"')
     with open(dest / "pyproject.toml", "a", encoding="utf-8") as out:
         out.write(config)
-    (dest / "mutmut-functions.txt").write_text("\n".join(FUNCTIONS) + "\n", encoding="utf-8")
+    (dest / "mutmut-functions.txt").write_text("\n".join(functions) + "\n", encoding="utf-8")
 
 
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", None: "not checked", 36: "timeout",
           24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}  # mutmut's exit codes (mutmut.stats)
 
 
-def summary(runs: list[Path], equivalent: Path) -> str:
-    """Per module: mutants of :data:`FUNCTIONS`, killed (a timeout counts as killed), survivors judged equivalent
+def summary(runs: list[Path], equivalent: Path, functions: list[str]) -> str:
+    """Per module: mutants of ``functions``, killed (a timeout counts as killed), survivors judged equivalent
     (``equivalent``: one mutant name per line, ``#`` comments), other survivors, and the kill rate of the others.
 
     ``runs`` are staged directories of runs of the same mutants, oldest first: a later run's verdict on a mutant
@@ -97,7 +113,7 @@ def summary(runs: list[Path], equivalent: Path) -> str:
                     verdicts[name] = code
     rows: dict[str, Counter] = {}
     for name, code in sorted(verdicts.items()):
-        if not any(fnmatch.fnmatch(name, pattern) for pattern in FUNCTIONS):
+        if not any(fnmatch.fnmatch(name, pattern) for pattern in functions):
             continue
         status = STATUS.get(code, "suspicious")
         if status == "survived" and name in judged:
@@ -123,12 +139,13 @@ def main() -> int:
     parser.add_argument("dest", type=Path, nargs="+",
                         help="the directory to stage into (replaced), or with --summary the runs to read, oldest first")
     parser.add_argument("--summary", action="store_true", help="print the per-module table of finished runs")
+    parser.add_argument("--set", choices=sorted(SETS), default="research", help="the modules to mutate")
     args = parser.parse_args()
     if args.summary:
-        print(summary(args.dest, ROOT / "experiments" / "mutation_equivalent.txt"))
+        print(summary(args.dest, ROOT / "experiments" / "mutation_equivalent.txt", SETS[args.set][1]))
         return 0
     dest = args.dest[0]
-    stage(dest.resolve())
+    stage(dest.resolve(), args.set)
     print(f"staged {dest}; now:\n  cd {dest} && nice -n 10 mutmut run --max-children 2 "
           f"$(cat mutmut-functions.txt | tr '\\n' ' ')\n  mutmut results\n"
           f"  python {Path(__file__).relative_to(ROOT)} --summary {dest}")
