@@ -88,8 +88,12 @@ def stage(dest: Path, chosen: str) -> None:
     config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nonly_mutate = [{', '.join(repr(m) for m in modules)}]"
               f"\npytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-p\", \"no:xdist\"]"
               f"\npytest_add_cli_args_test_selection = [{quoted}]\n").replace("'", '"')
-    with open(dest / "pyproject.toml", "a", encoding="utf-8") as out:
-        out.write(config)
+    project = (dest / "pyproject.toml").read_text(encoding="utf-8")
+    start = project.find("\n[tool.mutmut]")  # the web server's set (used in the repository itself) gives way
+    if start >= 0:
+        end = project.find("\n[", start + 1)
+        project = project[:start] + (project[end:] if end >= 0 else "\n")
+    (dest / "pyproject.toml").write_text(project + config, encoding="utf-8")
     (dest / "mutmut-functions.txt").write_text("\n".join(functions) + "\n", encoding="utf-8")
 
 
