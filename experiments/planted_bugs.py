@@ -139,9 +139,8 @@ BUGS = [
         "        out[key.strip()] = value", "--rules values never integers",
         ("tests/training/test_exploit_options.py",)),
     # ---- env seeding (engine files: planted here only, never committed)
-    Bug("N1", "krypenv/rng.py", "    return np.random.SeedSequence(check_seed(seed)).generate_state(1, np.uint64)[0]",
-        "    return np.random.SeedSequence(check_seed(seed) or 0).generate_state(1, np.uint64)[0]",
-        "no seed means seed 0, not fresh entropy", ("tests/envs/test_seeding.py",)),
+    Bug("N1", "krypenv/rng.py", "        values[fresh] = np.frombuffer(os.urandom(8 * len(fresh)), np.uint64)\n", "",
+        "no seed means seed 0, not fresh entropy (the envs seed through seed_states)", ("tests/envs/test_seeding.py",)),
     Bug("N2", "krypenv/envs/gym.py", "        if seed is not None or not self._seeded:\n            core.seed([seed])",
         "        if True:\n            core.seed([seed])", "reset() without a seed draws fresh entropy instead of "
         "continuing the stream", ("tests/envs/test_seeding.py",)),
