@@ -6,8 +6,8 @@ For every ``ckpt-*.npz`` (and ``final.npz``) of a run of :mod:`krypenv.training.
 ``tiny`` preset, NashConv of the network's policy (``mlp:PATH``, its exact action probabilities:
 :func:`krypenv.openspiel.exploit.exact`, the function of ``krypenv exploit``) with the decisions and
 training seconds its card records.  Rows are appended as each finishes (a checkpoint takes minutes:
-OpenSpiel's best responses over tiny's 40,540 information states).  ``--plot`` draws the curve against
-decisions and against training seconds, with PPO's and CFR+'s NashConv of the research results page.
+OpenSpiel's best responses over tiny's 40,540 information states).  ``--plot`` draws the curves (one per run
+folder) against decisions and against training seconds, with PPO's and CFR+'s NashConv of the research results page.
 """
 
 from __future__ import annotations
@@ -63,14 +63,17 @@ def plot(csv_path: Path, figure: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    runs: dict[str, list[dict]] = {}  # one line per run (the checkpoints' folder)
     with csv_path.open() as f:
-        rows = sorted(csv.DictReader(f), key=lambda r: int(r["decisions"]))
-    x1 = [int(r["decisions"]) for r in rows]
-    x2 = [float(r["train_seconds"]) for r in rows]
-    y = [float(r["nash_conv"]) for r in rows]
+        for row in csv.DictReader(f):
+            runs.setdefault(Path(row["checkpoint"]).parent.name, []).append(row)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for ax, x, label in ((axes[0], x1, "decisions (all seats)"), (axes[1], x2, "training seconds")):
-        ax.plot(x, y, marker="o", label="MMD self-play (network)")
+    for ax, key, label in ((axes[0], "decisions", "decisions (all seats)"),
+                           (axes[1], "train_seconds", "training seconds")):
+        for run, rows in sorted(runs.items()):
+            rows = sorted(rows, key=lambda r: int(r["decisions"]))
+            ax.plot([float(r[key]) for r in rows], [float(r["nash_conv"]) for r in rows], marker="o",
+                    label=f"MMD self-play, {run}")
         ax.axhline(PPO_TINY, color="tab:red", linestyle="--", label=f"PPO on tiny ({PPO_TINY})")
         ax.axhline(CFR_TINY, color="tab:green", linestyle=":", label=f"CFR+ tabular ({CFR_TINY})")
         ax.axhline(0.1, color="gray", linestyle="-.", label="goal 0.1")
