@@ -100,7 +100,7 @@ def run(bug: tuple[str, str, str, str, str]) -> bool:
     if text.count(old) != 1:
         raise SystemExit(f"{name}: the text to change is not found exactly once in {file}")
     with tempfile.TemporaryDirectory() as cache:  # compiled modules: a fresh numba cache, so the bug is compiled in
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache} if "numba" in text else dict(os.environ)
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache} if "@njit" in text or "jit(" in text else dict(os.environ)
         try:
             path.write_text(text.replace(old, new), encoding="utf-8")
             out = subprocess.run(f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}", shell=True,
