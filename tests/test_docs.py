@@ -154,3 +154,19 @@ def test_the_readme_nash_conv_headline_is_the_measured_csv() -> None:
     assert agents and len(agents) == len(shown)
     for agent, value in zip(agents, shown):
         assert value == f"{measured[agent]:.4f}", (agent, value)
+
+
+def test_the_self_play_nash_conv_table_is_the_measured_csv() -> None:
+    """docs/research/selfplay.md's NashConv table holds the rows of docs/research/mmd-tiny.csv (4 decimals), no more."""
+    import csv
+    from pathlib import PurePosixPath
+
+    with open(DOCS / "research" / "mmd-tiny.csv", newline="") as f:
+        measured = {(PurePosixPath(r["checkpoint"]).parent.name, r["iteration"]): r for r in csv.DictReader(f)}
+    page = (DOCS / "research" / "selfplay.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| (\d+) \| ([\d,]+) \| (\d+) \| ([\d.]+) \|", page, re.MULTILINE)
+    assert {(run, it) for run, it, *_ in rows} == set(measured)
+    for run, iteration, decisions, seconds, nash_conv in rows:
+        row = measured[run, iteration]
+        assert (decisions, seconds, nash_conv) == (f"{int(row['decisions']):,}", f"{float(row['train_seconds']):.0f}",
+                                                   f"{float(row['nash_conv']):.4f}"), (run, iteration)
