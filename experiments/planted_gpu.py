@@ -6,7 +6,8 @@ Each bug is one textual change to one module (the engines' no-allocation rewrite
 rewards and observations, its shell, the CUDA kernels, seeding, the mlp agent, self-play's credit); the
 named tests run against it (a fresh numba cache where the file is compiled code, so it is rebuilt); the
 file is restored whatever happens.  A bug is *caught* when the tests fail.  Prints one line per bug and a
-summary; the exit status is the number of bugs not caught.  The numba modules make this slow (each bug recompiles): about an hour on 2 cores.
+summary; the exit status is the number of bugs not caught.  The numba modules make this slow (each bug
+recompiles): about an hour on 2 cores.
 """
 
 from __future__ import annotations
