@@ -53,6 +53,7 @@ Asking for ``device="cuda"`` without a GPU, without ``numba-cuda`` or with a CPU
 
 from __future__ import annotations
 
+import importlib
 from abc import abstractmethod
 from typing import Any, ClassVar
 
@@ -60,47 +61,24 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from krypenv.agent_api import NATIVE_RANDOM
-from krypenv.envs.batch import EXTERNAL, LEARNER, RANDOM, EnvBatch
+from krypenv.envs.batch import LEARNER, EnvBatch
+from krypenv.envs.gym import SELF, opponent_kinds
 from krypenv.rng import check_seed, seed_range
 
 __all__ = ["SELF", "DeviceVecEnv", "device_kinds"]
 
-SELF = "self"  # the opponent spec of a seat the caller plays too (self-play)
 RESET, STEP, OBSERVE = 0, 1, 2  # the modes of every game's CUDA kernel (its cuda_kernels module)
 
 
 def device_kinds(opponents: Any, players: int, game: str, on_gpu: bool) -> tuple[list[int], dict[int, Any]]:
-    """Who acts for each seat after the learner: (kinds per relative seat, agents by relative seat).
-
-    ``"self"`` is the caller (LEARNER), ``"random"`` the built-in policy, an agent EXTERNAL (played
-    in the kernels through its ``device_policy`` on the GPU).  ValueError naming a bad opponent.
-    """
-    items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
-    if len(items) != players - 1:
-        raise ValueError(f"opponents must be 'random', 'self', one agent, or a list of {players - 1} (one per other "
-                         f"seat), got a list of {len(items)}")
-    kinds, agents = [LEARNER], {}
-    for r, opp in enumerate(items, start=1):
-        if isinstance(opp, str) and opp == SELF:
-            kinds.append(LEARNER)
-        elif (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == NATIVE_RANDOM:
-            kinds.append(RANDOM)
-        elif isinstance(opp, str):
-            raise ValueError(f"opponents: {opp!r} is a spec string; only 'random' and 'self' are built in, load "
-                             f"others with agents.load({opp!r}, game={game!r})")
-        elif getattr(opp, "game", game) != game:
-            raise ValueError(f"opponents: agent {getattr(opp, 'name', opp)!r} was built for {opp.game}, not {game}")
-        elif not callable(getattr(opp, "act", None)):
-            raise ValueError(f"opponents: {opp!r} is not an agent; use 'random', 'self' or an agent "
-                             f"(agents.load(spec, game={game!r}))")
-        elif on_gpu and not callable(getattr(opp, "device_policy", None)):
+    """:func:`~krypenv.envs.gym.opponent_kinds` with ``"self"`` (LEARNER), and on the GPU only agents that
+    play inside the kernels (a ``device_policy``).  ValueError naming a bad opponent."""
+    kinds, agents = opponent_kinds(opponents, players, game, self_play=True)
+    for opp in agents.values():
+        if on_gpu and not callable(getattr(opp, "device_policy", None)):
             raise ValueError(f"opponents: agent {getattr(opp, 'name', opp)!r} cannot play inside the CUDA kernels "
                              "(it has no device_policy); on device='cuda' use 'random', 'self' or a compiled baseline "
                              "(greedy, creeper, expert; timid), or play it on device='cpu'")
-        else:
-            kinds.append(EXTERNAL)
-            agents[r] = opp
     return kinds, agents
 
 
@@ -179,15 +157,17 @@ class DeviceVecEnv(VectorEnv):
         return spaces.MultiDiscrete(np.full(self.core.n, self.core.n_actions))
 
     # ------------------------------------------------------------------ hooks: the game's arrays
-    @staticmethod
-    @abstractmethod
-    def drivers() -> Any:
-        """The game's module of device-env CPU drivers (``k_seats_step_par``, ...: the state's arrays first)."""
+    @classmethod
+    def drivers(cls) -> Any:
+        """The game's module of device-env CPU drivers (``k_seats_step_par``, ...: the state's arrays first):
+        ``device_drivers`` beside the game's device module."""
+        return importlib.import_module(f"{cls.__module__.rpartition('.')[0]}.device_drivers")
 
-    @staticmethod
-    @abstractmethod
-    def cuda_kernels() -> Any:
-        """The game's module of CUDA kernels (``build(policy_key)``, ``engine_play()``), imported on first use."""
+    @classmethod
+    def cuda_kernels(cls) -> Any:
+        """The game's module of CUDA kernels (``build(policy_key)``, ``engine_play()``), imported on first use
+        (numba-cuda with it): ``cuda_kernels`` beside the game's device module."""
+        return importlib.import_module(f"{cls.__module__.rpartition('.')[0]}.cuda_kernels")
 
     @abstractmethod
     def _gx(self) -> np.ndarray:

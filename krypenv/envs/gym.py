@@ -28,25 +28,33 @@ from krypenv.envs.batch import EXTERNAL, LEARNER, RANDOM, EnvBatch, render_text
 from krypenv.envs.spaces import LegalDiscrete, as_action
 from krypenv.rng import check_seed
 
-__all__ = ["GameGymEnv", "opponent_kinds"]
+__all__ = ["SELF", "GameGymEnv", "opponent_kinds"]
+
+SELF = "self"  # the opponent spec of a seat the caller plays too (self-play, the device envs)
 
 
-def opponent_kinds(opponents: Any, players: int, game: str) -> tuple[list[int], dict[int, Agent]]:
+def opponent_kinds(opponents: Any, players: int, game: str,
+                   self_play: bool = False) -> tuple[list[int], dict[int, Agent]]:
     """Who acts for each seat after the learner: (kinds per relative seat, external agents by relative seat).
 
     ``opponents`` is ``"random"``, an agent, or a list of P − 1 of those; an agent with
-    ``native = NATIVE_RANDOM`` runs compiled.  ValueError otherwise, naming the bad opponent.
+    ``native = NATIVE_RANDOM`` runs compiled.  With ``self_play`` (the device envs), ``"self"`` is a
+    seat the caller plays too (LEARNER).  ValueError otherwise, naming the bad opponent.
     """
+    names = "'random', 'self'" if self_play else "'random'"
     items = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
     if len(items) != players - 1:
-        raise ValueError(f"opponents must be 'random', one agent, or a list of {players - 1} (one per other seat), "
+        raise ValueError(f"opponents must be {names}, one agent, or a list of {players - 1} (one per other seat), "
                          f"got a list of {len(items)}")
     kinds, agents = [LEARNER], {}
     for r, opp in enumerate(items, start=1):
-        if (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == NATIVE_RANDOM:
+        if self_play and isinstance(opp, str) and opp == SELF:
+            kinds.append(LEARNER)
+        elif (isinstance(opp, str) and opp == "random") or getattr(opp, "native", None) == NATIVE_RANDOM:
             kinds.append(RANDOM)
         elif isinstance(opp, str):
-            raise ValueError(f"opponents: {opp!r} is a spec string; only 'random' is built in, load others with "
+            built_in = "'random' and 'self' are" if self_play else "'random' is"
+            raise ValueError(f"opponents: {opp!r} is a spec string; only {built_in} built in, load others with "
                              f"agents.load({opp!r}, game={game!r})")
         elif getattr(opp, "game", game) != game:
             raise ValueError(f"opponents: agent {getattr(opp, 'name', opp)!r} was built for {opp.game}, not "
@@ -55,7 +63,7 @@ def opponent_kinds(opponents: Any, players: int, game: str) -> tuple[list[int], 
             kinds.append(EXTERNAL)
             agents[r] = opp
         else:
-            raise ValueError(f"opponents: {opp!r} is not an agent; use 'random' or an object with a name and "
+            raise ValueError(f"opponents: {opp!r} is not an agent; use {names} or an object with a name and "
                              f"act(batch) (krypenv.agent_api; agents.load(spec, game={game!r}) builds them)")
     return kinds, agents
 
