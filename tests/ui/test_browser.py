@@ -79,12 +79,12 @@ def api_state(base: str, gid: str) -> dict[str, Any]:
         return json.loads(resp.read())["state"]
 
 
-def start(page: Any, base: str, game: str, players: int, seed: int, view: str = "") -> str:
-    """Fill the setup form and start a game against random agents; the game's id."""
+def start(page: Any, base: str, game: str, players: int, seed: int, view: str = "", agents: str = "random") -> str:
+    """Fill the setup form and start a game against ``agents``; the game's id."""
     page.goto(f"{base}/#play")
     page.select_option("#f-game", game)
     page.fill("#f-players", str(players))
-    page.select_option("#f-agents", "random")
+    page.select_option("#f-agents", agents)
     page.fill("#f-seed", str(seed))
     page.select_option("#f-speed", "0")
     shot(page, f"{view}setup-{game}")
@@ -519,15 +519,7 @@ def test_the_page_gets_every_agent_move_live(browser: Any, tmp_path: Path, monke
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(f"{base}/#play")
-        page.select_option("#f-game", "krypkasino")
-        page.fill("#f-players", "3")
-        page.select_option("#f-agents", "pimc")
-        page.fill("#f-seed", "21")
-        page.select_option("#f-speed", "0")
-        page.click("#start")
-        page.wait_for_function("location.hash.startsWith('#play/')")
-        gid = page.evaluate("location.hash").split("/")[1]
+        gid = start(page, base, "krypkasino", 3, 21, view="live-", agents="pimc")
         moves = 0
         while True:
             st = api_state(base, gid)
@@ -595,13 +587,7 @@ def test_the_page_plays_under_its_content_security_policy(browser: Any, base: st
     page.on("websocket", lambda ws: sockets.append(ws.url))
     response = page.goto(f"{base}/#play")
     assert "default-src 'self'" in response.headers["content-security-policy"]
-    page.wait_for_selector("#f-agents option", state="attached")
-    page.select_option("#f-game", "krypkasino")
-    page.fill("#f-players", "2")
-    page.select_option("#f-agents", "random")
-    page.fill("#f-seed", "7")
-    page.select_option("#f-speed", "0")
-    page.click("#start")
+    start(page, base, "krypkasino", 2, 7, view="csp-")
     for _ in range(3):
         page.wait_for_selector("#legal .move")  # the person's turn, drawn from the live socket's state
         logged = page.locator("#log li").count()
