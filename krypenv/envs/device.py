@@ -53,7 +53,6 @@ Asking for ``device="cuda"`` without a GPU, without ``numba-cuda`` or with a CPU
 
 from __future__ import annotations
 
-import importlib
 from abc import abstractmethod
 from typing import Any, ClassVar
 
@@ -157,17 +156,15 @@ class DeviceVecEnv(VectorEnv):
         return spaces.MultiDiscrete(np.full(self.core.n, self.core.n_actions))
 
     # ------------------------------------------------------------------ hooks: the game's arrays
-    @classmethod
-    def drivers(cls) -> Any:
-        """The game's module of device-env CPU drivers (``k_seats_step_par``, ...: the state's arrays first):
-        ``device_drivers`` beside the game's device module."""
-        return importlib.import_module(f"{cls.__module__.rpartition('.')[0]}.device_drivers")
+    @staticmethod
+    @abstractmethod
+    def drivers() -> Any:
+        """The game's module of device-env CPU drivers (``k_seats_step_par``, ...: the state's arrays first)."""
 
-    @classmethod
-    def cuda_kernels(cls) -> Any:
-        """The game's module of CUDA kernels (``build(policy_key)``, ``engine_play()``), imported on first use
-        (numba-cuda with it): ``cuda_kernels`` beside the game's device module."""
-        return importlib.import_module(f"{cls.__module__.rpartition('.')[0]}.cuda_kernels")
+    @staticmethod
+    @abstractmethod
+    def cuda_kernels() -> Any:
+        """The game's module of CUDA kernels (``build(policy_key)``, ``engine_play()``), imported on first use."""
 
     @abstractmethod
     def _gx(self) -> np.ndarray:

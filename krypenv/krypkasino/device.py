@@ -54,6 +54,20 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
                            render_mode, preset, ranks, suits, copies, hand, table)
         super().__init__(num_envs, config, device, seat, opponents, seed)
 
+    @staticmethod
+    def drivers() -> Any:
+        """The game's device-env CPU drivers."""
+        from krypenv.krypkasino import device_drivers
+
+        return device_drivers
+
+    @staticmethod
+    def cuda_kernels() -> Any:
+        """The game's CUDA kernels (numba-cuda is imported with them)."""
+        from krypenv.krypkasino import cuda_kernels
+
+        return cuda_kernels
+
     def _gx(self) -> np.ndarray:
         """The hand size (K6, K21) and whether spades are set aside (K8), which the compiled baselines read."""
         rules = self.core.rules

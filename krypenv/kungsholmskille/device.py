@@ -52,6 +52,20 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
                            pot_deals)
         super().__init__(num_envs, config, device, seat, opponents, seed)
 
+    @staticmethod
+    def drivers() -> Any:
+        """The game's device-env CPU drivers."""
+        from krypenv.kungsholmskille import device_drivers
+
+        return device_drivers
+
+    @staticmethod
+    def cuda_kernels() -> Any:
+        """The game's CUDA kernels (numba-cuda is imported with them)."""
+        from krypenv.kungsholmskille import cuda_kernels
+
+        return cuda_kernels
+
     def _gx(self) -> np.ndarray:
         """No extra arguments."""
         return np.zeros(1, np.int64)
