@@ -137,7 +137,7 @@ class PimcAgent:
         self.worlds, self.rollout, self.value = worlds, rollout, value
         self._offsets: dict[int, np.ndarray] = {}
 
-    def values(self, core: object, i: int, seat: int, mask: np.ndarray,
+    def world_values(self, core: object, i: int, seat: int, mask: np.ndarray,
                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions (A,), per-world values (A, worlds)) of seat ``seat``'s decision in env ``i`` of ``core``."""
         P = int(core.players)  # type: ignore[attr-defined]
@@ -156,8 +156,11 @@ class PimcAgent:
                        counts, np.empty(obs_size(P), np.int16), self.value == "episode", out)
         return legal, out.reshape(A, W)
 
-    def act(self, batch: DecisionBatch) -> np.ndarray:
-        """The legal action with the best mean rollout money for every decision (a forced one at once)."""
+    def values(self, batch: DecisionBatch) -> tuple[np.ndarray, np.ndarray]:
+        """The search as a teacher: ((B, A) every legal action's mean rollout money, higher is better; (B,) the
+        action :meth:`act` plays).  NaN for illegal actions and at a decision with one legal action (not searched);
+        the same uniform per decision as ``act``, so the same worlds and the same action."""
+        values = np.full(batch.mask.shape, np.nan)
         out = np.empty(len(batch), np.int64)
         seeds = (batch.uniforms(1)[:, 0] * 2**53).astype(np.int64)
         for k in range(len(batch)):
@@ -166,10 +169,14 @@ class PimcAgent:
                 out[k] = legal[0]
                 continue
             rng = np.random.default_rng(int(seeds[k]))
-            legal, vals = self.values(batch.core, int(batch.envs[k]), int(batch.seats[k]), batch.mask[k], rng)
-            out[k] = legal[int(np.argmax(vals.mean(axis=1)))]
-        return out
+            legal, vals = self.world_values(batch.core, int(batch.envs[k]), int(batch.seats[k]), batch.mask[k], rng)
+            values[k, legal] = vals.mean(axis=1)
+            out[k] = legal[int(np.argmax(values[k, legal]))]
+        return values, out
 
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The legal action with the best mean rollout money for every decision (a forced one at once)."""
+        return self.values(batch)[1]
 
 register("pimc", PimcAgent, "determinized search: samples the hidden cards, rolls every move out with expert play, "
          "best mean money", games=(GAME,),

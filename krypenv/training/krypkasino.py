@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from types import SimpleNamespace
 from typing import Any
+
+import numpy as np
 
 from krypenv.training.common import Curve, Point
 
@@ -166,3 +169,38 @@ def exploit_gain(learner: Any, agent: str, args: Any, deals: int, seed: int) -> 
     rows = {r.agent: r for r in res.rows}
     return {"mean": -d.mean, "low": -d.high, "high": -d.low, "unit": "points per deal",
             "games": rows["learner"].games, "learner": rows["learner"].score.mean, "agent": rows[agent].score.mean}
+
+
+# ------------------------------------------------------------------- expert iteration (krypenv.training.distill)
+DISTILL: dict[str, Any] = {
+    "teacher": "pimc",  # the first teacher: determinized search with expert rollouts
+    "guided": "pimc:policy=mlp:{student}",  # the teacher over a student: the policy-guided search
+    "features": "moves/2",  # the student scores actions from the move features
+    "opponent": "pimc",  # what each iteration's student is measured against
+    "value_unit": "minus the mover's side score at the teacher's rollouts' stop (points; higher is better)",
+}
+
+
+def distill_core(players: int, preset: str, n: int) -> Any:
+    """``n`` games with every seat played from outside (labelling): the standard variants of ``preset``."""
+    from krypenv.krypkasino.batch import KrypkasinoBatch
+    from krypenv.krypkasino.config import EXTERNAL, EnvConfig
+
+    return KrypkasinoBatch(EnvConfig(players=players, preset=preset), n, seat=0, kinds=[EXTERNAL] * players)
+
+
+def label_features(core: Any, state: np.ndarray) -> np.ndarray:
+    """(N, 105, F) the move features of stored state rows of ``core``'s layout (the student's input)."""
+    from krypenv.agents.krypkasino.move_features import row_features
+    from krypenv.krypkasino.config import C_E0
+
+    rules = core.rules
+    return row_features(state, int(core.packed[C_E0]), rules.players, rules.hand_size, rules.set_aside == "spades")
+
+
+def distill_eval(agent: Any, opponent: str, players: int, preset: str, decks: int, seed: int) -> Point:
+    """Learner − ``opponent`` points per deal over ``decks`` duplicate decks (lower is better), 95% CI."""
+    args = SimpleNamespace(players=players, teams="none", two_player_deal="6+4", set_aside="court",
+                           last_capture_point=False, preset=preset)
+    d = margin(evaluate_against(agent, (opponent,), args, decks, seed), opponent)
+    return Point(d.mean, d.low, d.high, {})
