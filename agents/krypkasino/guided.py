@@ -1,7 +1,9 @@
-"""``pimc:policy=ppo:PATH``: determinized search whose rollouts are a learned policy, played in lockstep.
+"""``pimc:policy=ppo:PATH`` and ``pimc:policy=mlp:PATH``: determinized search whose rollouts are a learned policy.
 
 The ``pimc`` search (:mod:`krypenv.agents.krypkasino.pimc`) with the policy of a ``ppo:PATH``
-checkpoint (:mod:`krypenv.agents.krypkasino.ppo`) as the rollout policy of every seat *and* as the
+checkpoint (:mod:`krypenv.agents.krypkasino.ppo`) or an ``mlp:PATH`` file (:mod:`krypenv.agents.mlp`,
+numpy, no pickle: what :mod:`krypenv.training.distill` writes; networks in
+:mod:`krypenv.agents.krypkasino.policy_nets`) as the rollout policy of every seat *and* as the
 baseline move (the SPARTA / policy-guided PIMC route).  For each decision: sample ``samples``
 worlds with pimc's own determinization (the same worlds as ``pimc`` for the same game seed:
 voids, splitmix64 stream from ``batch.uniforms``), apply every legal action in every world, and
@@ -12,7 +14,7 @@ mean replaces it only when ``z`` standard errors below it.
 
 | option   | default | meaning                                                                       |
 |----------|---------|-------------------------------------------------------------------------------|
-| policy   | —       | ``ppo:PATH``, the checkpoint (trained for the table's player count)           |
+| policy   | —       | ``ppo:PATH`` or ``mlp:PATH``, the policy (trained for the table's players)    |
 | samples  | 32      | sampled worlds per decision, ≥ 1                                              |
 | rounds   | 1       | stop a rollout when this many round ends have passed; 0 = the deal's end      |
 | horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit              |
@@ -20,8 +22,8 @@ mean replaces it only when ``z`` standard errors below it.
 | voids    | true    | sampled hands respect the values a seat is known not to hold (K13)            |
 | value    | own     | a rollout's value: ``own``, the mover's side score (as pimc); ``relative``,   |
 |          |         | that minus the mean of the other sides' (what they take is not ours to take)  |
-| critic   | false   | at a stop before the deal's end, add the checkpoint's critic estimate of the  |
-|          |         | mover's points still to come (else they count for nobody, as in pimc)         |
+| critic   | false   | at a stop before the deal's end, add a ``ppo`` checkpoint's critic estimate   |
+|          |         | of the mover's points still to come (else they count for nobody, as in pimc)  |
 | weights  | 0       | world weighting: weigh each world by (likelihood of the opponents' moves of   |
 |          |         | this round under the policy, replayed in that world) to this power; 0 = off   |
 | sample   | false   | rollouts sample from the policy's distribution instead of its argmax          |

@@ -11,7 +11,7 @@ worlds show it clearly better (lower is better: misère).
 | rollouts | 1       | rollouts per move and world (they differ only in the policy's tie-breaks)  |
 | policy   | expert  | rollout policy of every seat, and the baseline move: ``expert``,           |
 |          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`krypenv.agents.krypkasino.tactics`)  |
-|          |         | or ``ppo:PATH``, a learned policy: the policy-guided search of             |
+|          |         | or ``ppo:PATH`` / ``mlp:PATH``, a learned policy: the policy-guided search of |
 |          |         | :mod:`krypenv.agents.krypkasino.guided` (lockstep rollouts; its own options)       |
 | rounds   | 1       | stop a rollout when this many round ends have passed (1: at the end of the |
 |          |         | current round, once the next cards are dealt); 0 = play to the deal's end |
@@ -40,6 +40,11 @@ rollout random numbers, and moves are compared by their paired differences to th
 standard errors below it.  A decision with one legal move is not searched.  During a capture
 choice (:mod:`krypenv.krypkasino.actions`) the search runs again among the captures still open for the
 pending card and returns the next action towards the chosen one.
+
+**As a teacher.** :meth:`PIMCAgent.values` runs the same search and returns every legal action's
+value, minus the mean score over the worlds of the best move the action leads to (a card with
+several captures is worth its best capture), and the action ``act`` plays: the labels of
+:mod:`krypenv.training.distill`.
 
 **Randomness.** One uniform per decision from the game's own stream (``batch.uniforms``)
 seeds a splitmix64 stream inside the kernel, so results are reproducible from the game seed
