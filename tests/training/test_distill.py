@@ -252,3 +252,23 @@ def test_init_from_ppo_plays_the_blueprint_first(tmp_path: Path) -> None:
     assert (lab.played == own).all()  # beta 0: the ppo blueprint (as an mlp file) played every decision
     with pytest.raises(ValueError, match="trained for 2 players, not 3"):
         D.main(dataclasses.replace(args, out=str(tmp_path / "r3"), players=3))
+
+
+def test_minibatches_carry_each_labels_own_features() -> None:
+    """The sparse rows of any subset of labels are exactly the dense features of their legal actions."""
+    lab, _ = D.label_shard(job(games=3))
+    part = D.training_part("krypkasino")
+    core = part.distill_core(2, "standard", 1)
+    data = D.training_data(D.Args(), lab, core, True)
+    dense = part.label_features(core, lab.state)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        idx = rng.choice(len(lab), size=17, replace=False)
+        obs, mask, pairs, feats, target, value = D.minibatch(data, idx)
+        b, a = pairs[:, 0].numpy(), pairs[:, 1].numpy()
+        np.testing.assert_array_equal(feats.numpy(), dense[idx[b], a])
+        assert sorted(zip(b, a)) == sorted(zip(*np.nonzero(lab.mask[idx])))
+        np.testing.assert_array_equal(obs.numpy(), lab.obs[idx])
+        np.testing.assert_array_equal(target.numpy(), data.target[idx])
+        np.testing.assert_array_equal(value.numpy(), data.target_value[idx])
+        assert mask.numpy().sum() == len(b)
