@@ -400,6 +400,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
         table, final_vs_expert = part.final_table(part.agent_class().load(final), args)
         summary["final_vs_expert"] = final_vs_expert
         (run_dir / "final_eval.txt").write_text(table + "\n")
+        print(part.SPREAD_NOTE, flush=True)  # one run is one sample: where the spread over seeds is published
         print(table, flush=True)
     summary["total_s"] = time.time() - start
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=float) + "\n")

@@ -30,6 +30,9 @@ POLICIES = ("moves", "mlp")
 BASELINES = ("random", "greedy", "creeper", "expert")
 EPISODE_VALUE = "score"  # the env's infos key of an episode's result: the deal score
 RUN_PREFIX = ""
+SPREAD_NOTE = ("note: these figures vary with the training seed and the machine (CPUs sum floats in different "
+               "orders); the quick start's defaults over seeds, every seed's row: docs/results/krypkasino-training.md, "
+               "'The quick start over seeds'")
 CURVE = Curve(label="learner - expert", y_label="score difference per deal vs expert\n(negative: learner better)",
               unit="deal", points="duplicate decks", higher_better=False)
 

@@ -31,6 +31,8 @@ POLICIES = ("mlp",)
 BASELINES = ("random", "timid", "expert")  # pimc: minutes per evaluation, left out
 EPISODE_VALUE = "money"  # the env's infos key of an episode's result: the learner's net money
 RUN_PREFIX = "kille-"
+SPREAD_NOTE = ("note: these figures vary with the training seed and the machine (CPUs sum floats in different "
+               "orders): one run is one sample; docs/results/kungsholmskille.md has the measured runs")
 CURVE = Curve(label="learner's money among experts",
               y_label="money per episode among experts\n(positive: learner better)",
               unit="episode", points="episodes among experts", higher_better=True)
