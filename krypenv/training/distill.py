@@ -184,7 +184,20 @@ def shard_seeds(seed: int, iteration: int, index: int, games: int) -> list[int]:
 
 
 def label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
-    """Play one shard's games to their end (module docstring, steps 1 and 2); its labels and card."""
+    """Play one shard's games to their end (module docstring, steps 1 and 2); its labels and card.
+
+    The student's numpy network runs with one BLAS thread: the search has the cores (numba's threads), and
+    OpenBLAS's idle threads spin (measured: 40% of the CPU time of a shard); one thread also makes the
+    student's sums, and so its greedy actions, the same on every machine's thread count.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _label_shard(job)
+
+
+def _label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
+    """:func:`label_shard`'s work."""
     from krypenv import agents
     from krypenv.agent_api import check_actions
 
