@@ -32,6 +32,9 @@ game's own stream (``batch.uniforms``), so evaluations are reproducible.  Speed 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from krypenv.agents.base import Limit, register
 from krypenv.agents.kungsholmskille.tactics import (
@@ -51,11 +54,12 @@ from krypenv.kungsholmskille.cards import N_RANKS
 from krypenv.kungsholmskille.engine import DealBatch, kernels
 from krypenv.kungsholmskille.observation import encode_into, mask_into, obs_size
 
-__all__ = ["PimcAgent", "rollout_values", "sample_world"]
+__all__ = ["PimcAgent", "make", "rollout_values", "row_value", "sample_world"]
 
 GAME = "kungsholmskille"
 ROLLOUTS = {"expert": (EXPERT, EXPERT_PARAMS), "timid": (TIMID, TIMID_PARAMS)}
 VALUES = ("episode", "deal")
+LEARNED: dict[str, Callable[..., Any]] = {}  # learned rollout policies, policy=KIND:PATH -> builder(PATH, **options)
 
 
 @njit(cache=True)
@@ -75,13 +79,18 @@ def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.nda
             encode_into(row, cr, money, 0, 0, False, players, s, obs)
             mask_into(row, s, False, mask, buf)
             kernels.apply(row, cr, players, decide(obs, mask, players, kind, par, off, counts, work))
-        if not episode:
-            out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat]
-        elif row[kernels.OUTCOME] == kernels.BUDRUNDA:
-            # the pot stays in the episode: its antes, and a fair share of it
-            out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat] + cr[kernels.POT_NEXT] / players
-        else:  # the pot went out (L14, L15) or was settled (L21): the episode ends, the next antes are never paid
-            out[i] = cr[kernels.MONEY + seat]
+        out[i] = row_value(row, cr, players, seat, episode)
+
+
+@njit(cache=True)
+def row_value(row: np.ndarray, cr: np.ndarray, players: int, seat: int, episode: bool) -> float:
+    """What a finished deal is worth to ``seat`` (the module docstring's ``value``: ``episode`` or ``deal``)."""
+    if not episode:
+        return cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat]
+    if row[kernels.OUTCOME] == kernels.BUDRUNDA:
+        # the pot stays in the episode: its antes, and a fair share of it
+        return cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat] + cr[kernels.POT_NEXT] / players
+    return cr[kernels.MONEY + seat]  # the pot went out (L14, L15) or was settled (L21): the next antes are not paid
 
 
 def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Generator,
@@ -178,6 +187,18 @@ class PimcAgent:
         """The legal action with the best mean rollout money for every decision (a forced one at once)."""
         return self.values(batch)[1]
 
-register("pimc", PimcAgent, "determinized search: samples the hidden cards, rolls every move out with expert play, "
+
+def make(policy: str = "", **options: object) -> object:
+    """``pimc:...``: :class:`PimcAgent`, or with ``policy=KIND:PATH`` the search whose rollouts a learned policy
+    plays (``LEARNED[KIND]``; :mod:`krypenv.agents.kungsholmskille.guided` adds ``mlp``)."""
+    if policy:
+        kind, _, path = str(policy).partition(":")
+        if kind not in LEARNED or not path:
+            raise ValueError(f"pimc: policy must be {' or '.join(f'{k}:PATH' for k in LEARNED) or 'mlp:PATH'} "
+                             f"(a learned rollout policy), got {policy!r}")
+        return LEARNED[kind](path, **options)
+    return PimcAgent(**options)  # type: ignore[arg-type]
+
+register("pimc", make, "determinized search: samples the hidden cards, rolls every move out with expert play, "
          "best mean money", games=(GAME,),
          limits={"worlds": Limit(1, 256), "rollout": Limit(choices=tuple(ROLLOUTS)), "value": Limit(choices=VALUES)})

@@ -82,7 +82,8 @@ class Args:
     shards: int = arg(16, "label shards per iteration")
     games_per_shard: int = arg(64, "games per shard (all played at once)")
     teacher: str = arg("", "the first teacher's spec (empty: the game's pimc)")
-    guided: str = arg("samples=32", "options of the student-guided search that teaches from --guide-from on")
+    guided: str = arg("", "options of the student-guided search that teaches from --guide-from on (empty: its "
+                          "defaults)")
     guide_from: int = arg(1, "the first iteration whose teacher is the search over the student (0: never)")
     beta: float = arg(0.5, "DAgger: probability that the teacher's action is played at iteration 0")
     beta_decay: float = arg(0.5, "beta is multiplied by this each iteration")
@@ -127,7 +128,7 @@ def sizes(text: str, name: str) -> list[int]:
 
 def check_args(args: Args) -> None:
     """ValueError with a one-line message for a bad argument or combination."""
-    part = training_part(args.game)
+    training_part(args.game)  # ValueError naming the games
     if args.players not in GAMES[args.game].players:
         raise ValueError(f"--players must be one of {GAMES[args.game].players} for {args.game}, got {args.players}")
     for name in ("iterations", "shards", "games_per_shard", "epochs", "batch_size"):
@@ -154,9 +155,6 @@ def check_args(args: Args) -> None:
     sizes(args.value_hidden, "value-hidden")
     if args.init and args.init.partition(":")[0] not in ("ppo", "mlp"):
         raise ValueError(f"--init must be ppo:PATH or mlp:PATH, got {args.init!r}")
-    if args.guide_from and not part.DISTILL["guided"] and args.guide_from < args.iterations:
-        print(f"note: {args.game} has no student-guided search; every iteration's teacher is the first",
-              file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- labelling

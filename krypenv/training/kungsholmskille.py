@@ -168,7 +168,7 @@ def exploit_gain(learner: Any, agent: str, args: Any, deals: int, seed: int) -> 
 # ------------------------------------------------------------------- expert iteration (krypenv.training.distill)
 DISTILL: dict[str, Any] = {
     "teacher": "pimc",  # the first teacher: determinized search with expert rollouts
-    "guided": "",  # no policy-guided search for this game: every iteration's teacher is the first
+    "guided": "pimc:policy=mlp:{student}",  # the teacher over a student: the policy-guided search
     "features": None,  # the student reads the observation alone
     "opponent": "expert",  # each iteration's student: its money at a table of experts
     "value_unit": "the mover's mean money at the end of the teacher's rollouts (kronor; higher is better)",

@@ -150,7 +150,8 @@ def test_teacher_schedule_and_jobs() -> None:
     assert D.teacher_of(dataclasses.replace(args, guided=""), 3, "s.npz") == "pimc:policy=mlp:s.npz"
     assert D.teacher_of(dataclasses.replace(args, guide_from=0), 5, "s.npz") == "pimc"
     assert D.teacher_of(dataclasses.replace(args, teacher="expert"), 0, "") == "expert"
-    assert D.teacher_of(dataclasses.replace(args, game="kungsholmskille"), 4, "s.npz") == "pimc"
+    assert D.teacher_of(dataclasses.replace(args, game="kungsholmskille"), 4, "s.npz") == \
+        "pimc:policy=mlp:s.npz,samples=8"
     jobs = D.jobs_of(args, 2, "s.npz")
     assert [j.index for j in jobs] == [0, 1, 2] and all(j.sample for j in jobs)
     assert jobs[0].beta == pytest.approx(0.1) and jobs[0].teacher.endswith("samples=8")
@@ -272,3 +273,75 @@ def test_minibatches_carry_each_labels_own_features() -> None:
         np.testing.assert_array_equal(target.numpy(), data.target[idx])
         np.testing.assert_array_equal(value.numpy(), data.target_value[idx])
         assert mask.numpy().sum() == len(b)
+
+
+def test_kungsholmskille_guided_search_over_a_student(tmp_path: Path) -> None:
+    """pimc:policy=mlp:FILE plays Kungsholmskille: its values' best action is the one it plays; labels come from it."""
+    from krypenv.kungsholmskille.batch import KungsholmskilleBatch
+    from krypenv.kungsholmskille.config import EXTERNAL, EnvConfig
+
+    core = KungsholmskilleBatch(EnvConfig(players=4), 1, seat=0, kinds=[EXTERNAL] * 4)
+    torch.manual_seed(0)
+    s = Student(core.dim, core.n_actions, [16], [8], in_scale=1.0 / np.maximum(core.high, 1.0))
+    path = s.export(tmp_path / "k.npz", {"game": "kungsholmskille", "players": 4, "preset": "standard"})
+    teacher = f"pimc:policy=mlp:{path},worlds=2"
+    lab, card = D.label_shard(job(game="kungsholmskille", players=4, games=2, teacher=teacher, student=str(path),
+                                  beta=0.5))
+    assert len(lab) > 10 and card["teacher"].startswith("pimc:policy=mlp:")
+    np.testing.assert_array_equal(lab.teacher, np.nanargmax(lab.values, axis=1))
+    with pytest.raises(ValueError, match="policy must be mlp:PATH"):
+        agents.load("pimc:policy=ppo:x.zip", game="kungsholmskille")
+    with pytest.raises(ValueError, match="worlds must be an integer from 1"):
+        agents.load(f"pimc:policy=mlp:{path},worlds=0", game="kungsholmskille")
+    with pytest.raises(ValueError, match="trained on kungsholmskille, not krypkasino"):
+        agents.load(f"pimc:policy=mlp:{path}").act(None)
+
+
+def test_kungsholmskille_guided_values_against_row_by_row_rollouts(tmp_path: Path) -> None:
+    """Each action's value is the mean over pimc's worlds of the deal played on row by row by the network's argmax."""
+    from krypenv.agents.kungsholmskille.pimc import row_value, sample_world
+
+    from krypenv.kungsholmskille.config import C_MAX_DEALS, E_DEAL, E_MONEY
+    from krypenv.kungsholmskille.engine import kernels
+    from krypenv.kungsholmskille.observation import encode_into, mask_into
+    from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
+
+    env = KungsholmskilleVecEnv(6, players=4, seed=2, opponents="random")
+    env.reset()
+    core = env.core
+    torch.manual_seed(3)
+    s = Student(core.dim, core.n_actions, [16], [8], in_scale=1.0 / np.maximum(core.high, 1.0))
+    path = s.export(tmp_path / "k.npz", {"game": "kungsholmskille", "players": 4, "preset": "standard"})
+    agent = agents.load(f"pimc:policy=mlp:{path},worlds=3", game="kungsholmskille")
+    net = MLPAgent(path).net
+    batch = core.decisions(np.arange(6), core.seat.astype(np.int64))
+    saved = core.rng.copy()
+    values, chosen = agent.values(batch)
+    core.rng[:] = saved
+    seeds = (batch.uniforms(1)[:, 0] * 2**53).astype(np.int64)
+    checked = 0
+    for k in range(6):
+        legal = np.flatnonzero(batch.mask[k])
+        if legal.size < 2:
+            continue
+        i, seat = int(batch.envs[k]), int(batch.seats[k])
+        rng = np.random.default_rng(int(seeds[k]))
+        worlds = [sample_world(core.state[i], 4, seat, rng, np.asarray(core.rules.deck_counts)) for _ in range(3)]
+        money, deal = core.episode[i, E_MONEY:E_MONEY + 4], core.episode[i, E_DEAL]
+        left = int(core.packed[C_MAX_DEALS]) - 1 - deal
+        for a in legal:
+            total = 0.0
+            for w in worlds:
+                row, cr = w.copy(), core.cash[i].copy()
+                kernels.apply(row, cr, 4, a)
+                obs, mask = np.empty(core.dim, core.obs_dtype), np.empty(core.n_actions, np.int8)
+                while not row[kernels.DONE]:
+                    to = row[kernels.TO_ACT]
+                    encode_into(row, cr, money, deal, left, False, 4, to, obs)
+                    mask_into(row, to, False, mask, np.empty(64, np.int64))
+                    kernels.apply(row, cr, 4, int(net.logits(obs[None], mask[None]).argmax()))
+                total += row_value(row, cr, 4, seat, True)
+            assert values[k, a] == pytest.approx(total / 3, abs=1e-9)
+            checked += 1
+        assert chosen[k] == legal[np.argmax(values[k, legal])]
+    assert checked >= 4
