@@ -13,6 +13,7 @@ from tests.ray.helpers import NO_RAY
 ray = pytest.importorskip("ray", reason=NO_RAY)
 
 from krypenv.eval import ray_pool
+
 from krypenv.training import distill as D
 from krypenv.training.labels import ARRAYS, LabelSet
 
