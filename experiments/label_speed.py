@@ -17,6 +17,7 @@ printed first and last so that a run beside other work is recognisable.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 
@@ -42,6 +43,7 @@ def main() -> None:
 
         if a.ray is not None:
             from krypenv.eval.ray_pool import RayPool
+
             from krypenv.training.distill import _ray_init
 
             pool = RayPool(a.ray, _ray_init, ())
@@ -56,7 +58,7 @@ def main() -> None:
             lab, _ = label_shard(job(1, a.games))
             wall, cpu, n = time.perf_counter() - t0, time.process_time() - c0, len(lab)
         print(f"| `{spec}` | {a.games} | {n:,} | {wall:.1f} | {n / wall:,.0f} | "
-              f"{'—' if cpu != cpu else f'{n / cpu:,.0f}'} |", flush=True)
+              f"{'—' if math.isnan(cpu) else f'{n / cpu:,.0f}'} |", flush=True)
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 
