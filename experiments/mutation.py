@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Two sets (:data:`SETS`): ``research`` (issue 34: the agents' option limits, tabular policies,
+Three sets (:data:`SETS`): ``distill`` (issue 40: label shards, expert iteration's pure parts,
+the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
 ``exploit``, the OpenSpiel deal, rewards and resampling) and ``device`` (issue 33: the Python
 of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
 rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
@@ -69,6 +70,21 @@ SETS = {
                ["krypenv.envs.device.*", "krypenv.agents.mlp.*", "krypenv.training.selfplay.x_seat_advantages*"],
                ["tests/envs/test_device.py", "tests/agents/test_mlp.py", "tests/training/test_selfplay.py"]),
 }
+# distill (issue 40): the label shards, expert iteration's pure parts (targets, loss, arguments, schedule, data), the
+# student and the mlp format's network; the whole loop's end-to-end tests are left out of the mutants' runs (minutes
+# each), the pieces they drive are tested one by one
+SETS["distill"] = (
+    ["krypenv/training/labels.py", "krypenv/training/distill.py", "krypenv/training/student.py",
+     "krypenv/agents/mlp.py"],
+    ["krypenv.training.labels.*", "krypenv.training.distill.x_policy_targets*",
+     "krypenv.training.distill.x_distill_loss*", "krypenv.training.distill.x_check_args*",
+     "krypenv.training.distill.x_sizes*",
+     "krypenv.training.distill.x_shard_seeds*", "krypenv.training.distill.x_teacher_of*",
+     "krypenv.training.distill.x_jobs_of*", "krypenv.training.distill.x__number*",
+     "krypenv.training.distill.x_training_data*", "krypenv.training.distill.x_minibatch*",
+     "krypenv.training.student.*", "krypenv.agents.mlp.xǁNetworkǁ*"],
+    ["tests/training/test_labels.py", "tests/training/test_distill.py", "tests/training/test_student.py",
+     "tests/agents/test_mlp.py", "-k", "not tiny_run and not init_from_ppo"])
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 
