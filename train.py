@@ -134,8 +134,8 @@ class Args:
     eval_every: int = arg(250_000, "env steps between evaluations against expert (0: only at the end)")
     eval_deals: int = arg(200, "duplicate decks per periodic evaluation (each played from both seats in 2p)")
     eval_seed: int = arg(1000, "seed of the periodic evaluations' decks")
-    final_deals: int = arg(1000, "duplicate decks of the final evaluation against every baseline "
-                                 "(0: skip it; 1000 take about 30 s)")
+    final_deals: int = arg(3000, "duplicate decks of the final evaluation against each baseline "
+                                 "(0: skip it; 3000 take about a minute and a half)")
     final_seed: int = arg(2000, "seed of the final evaluation's decks")
 
 

@@ -2,13 +2,15 @@
 
     python experiments/quickstart_seeds.py --seeds 1-7                       # train what is missing, then collect
     python experiments/quickstart_seeds.py --seeds 1-7 --collect-only        # only read the runs' results
+    python experiments/quickstart_seeds.py --seeds 1-7 --collect-only --refinal 3000   # final tables again
     python experiments/quickstart_seeds.py --seeds 1-7 --out-dir runs/qs-3m -- --total-timesteps 3000000
 
 Each seed is ``python train.py --seed S --run-name qs-sS --out-dir OUT`` (plus anything after ``--``),
 run one after another in the background-safe way (a finished run, one with ``summary.json``, is not
-run again).  The final evaluation of every run is the quick start's own: 1,000 duplicate decks of
-seed 2000, which no training run sees (training plays decks of the env seed, the periodic
-evaluations decks of seed 1000).  Then, per seed, the learner's margin against each baseline with
+run again).  The final evaluation of every run is the quick start's own: the learner against each
+baseline in turn over ``--final-deals`` (3,000) duplicate decks of seed 2000, which no training run
+sees (training plays decks of the env seed, the periodic evaluations decks of seed 1000).  Then, per
+seed, the learner's margin against each baseline with
 its 95% interval goes to ``--csv`` (default ``docs/results/quickstart-seeds.csv``), and the
 distribution is printed: median and range of the margin against ``expert``, and whether **every**
 seed's interval lies below 0 (the robustness check of the defaults; it exits 1 when one does not).
@@ -32,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BASELINES = ("random", "greedy", "creeper", "expert")
 ROW = re.compile(r"^\s*learner - (\w+)\s+(-?[\d.]+)\s+\[(-?[\d.]+), (-?[\d.]+)\]", re.MULTILINE)
-SCORE = re.compile(r"^(learner|expert)\s+([\d.]+)\s", re.MULTILINE)
+SCORES = re.compile(r"^(\w+)\s+([\d.]+)\s+([\d.]+)$", re.MULTILINE)  # opponent, learner's score, opponent's
 
 
 def seeds_of(text: str) -> list[int]:
@@ -57,13 +59,29 @@ def collect(run: Path, seed: int) -> dict[str, object]:
     args = json.loads((run / "args.json").read_text())
     row: dict[str, object] = {"seed": seed, "env_steps": summary["env_steps"],
                               "train_min": round(summary["train_s"] / 60, 1)}
-    scores = dict(SCORE.findall(table))
-    row["learner_score"], row["expert_score"] = scores["learner"], scores["expert"]
+    scores = {name: (mine, theirs) for name, mine, theirs in SCORES.findall(table)}
+    row["learner_score"], row["expert_score"] = scores["expert"]
     found = {name: (mean, lo, hi) for name, mean, lo, hi in ROW.findall(table)}
     for name in BASELINES:
         row[f"vs_{name}"], row[f"{name}_low"], row[f"{name}_high"] = found[name]
     row["total_timesteps"], row["final_seed"] = args["total_timesteps"], args["final_seed"]
+    row["final_deals"] = int(re.search(r"(\d+) duplicate decks each", table).group(1))
     return row
+
+
+def refinal(run: Path, decks: int) -> None:
+    """Evaluate a finished run's final policy again with this checkout's final table (``decks`` decks per baseline,
+    the run's seed of the final evaluation) and rewrite its ``final_eval.txt``."""
+    from types import SimpleNamespace
+
+    from krypenv.agents.krypkasino.ppo import PPOAgent
+
+    from krypenv.training.krypkasino import final_table
+
+    args = SimpleNamespace(**{**json.loads((run / "args.json").read_text()), "final_deals": decks})
+    table, _ = final_table(PPOAgent.load(str(run / "final.zip")), args)
+    (run / "final_eval.txt").write_text(table + "\n")
+    print(table, flush=True)
 
 
 def main() -> int:
@@ -73,6 +91,8 @@ def main() -> int:
     p.add_argument("--out-dir", default="runs/quickstart")
     p.add_argument("--csv", default=str(ROOT / "docs/results/quickstart-seeds.csv"))
     p.add_argument("--collect-only", action="store_true")
+    p.add_argument("--refinal", type=int, default=0, metavar="DECKS",
+                   help="evaluate every finished seed's final policy again with DECKS decks per baseline first")
     p.add_argument("--machine", default="", help="the machine, for the CSV (default: what platform says)")
     p.add_argument("train_args", nargs="*", help="after --: more train.py options, the same for every seed")
     a = p.parse_args()
@@ -85,6 +105,8 @@ def main() -> int:
         subprocess.run([sys.executable, str(ROOT / "train.py"), "--seed", str(seed), "--run-name", run.name,
                         "--out-dir", str(runs), *a.train_args], check=True, cwd=ROOT)
         print(f"seed {seed}: {(time.time() - t0) / 60:.1f} min", flush=True)
+    for seed in seeds_of(a.seeds) if a.refinal else []:
+        refinal(runs / f"qs-s{seed}", a.refinal)
     machine = a.machine or f"{platform.processor() or platform.machine()}, {len(os.sched_getaffinity(0))} cores"
     rows = []
     for seed in seeds_of(a.seeds):
