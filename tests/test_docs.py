@@ -214,3 +214,31 @@ def test_the_quickstart_seed_table_is_the_csv() -> None:
         want = (f"{float(r['train_min']):.1f}", *(f"{float(r[k]):.2f}" for k in (
             "vs_expert", "expert_low", "expert_high", "vs_creeper", "vs_greedy", "vs_random")))
         assert (minutes, *(x.replace("−", "-") for x in (diff, low, high, creeper, greedy, rand))) == want, seed
+
+
+def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
+    """docs/research/expert-iteration.md's tables hold the rows of exit-curve.csv and exit-matches.csv, no more."""
+    import csv
+
+    page = (DOCS / "research" / "expert-iteration.md").read_text(encoding="utf-8")
+    with open(DOCS / "research" / "exit-curve.csv", newline="") as f:
+        curve = {(r["run"], r["iteration"]): r for r in csv.DictReader(f)}
+    section = page.split("## Strength by iteration")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([\w-]+)` \| (\d+) \| (\d+) \| ([\d,]+) \| ([\d.]+) \| (−?[\d.]+) \| \[(−?[\d.]+), "
+                      r"(−?[\d.]+)\] \|", section, re.MULTILINE)
+    assert {(run, it) for run, _, it, *_ in rows} == set(curve)
+    for run, seed, it, labels, hours, diff, low, high in rows:
+        r = curve[run, it]
+        want = (r["seed"], f"{int(r['labels']):,}", f"{float(r['hours']):.2f}",
+                *(f"{float(r[k]):.2f}" for k in ("vs_opponent", "ci_low", "ci_high")))
+        assert (seed, labels, hours, *(x.replace("−", "-") for x in (diff, low, high))) == want, (run, it)
+    with open(DOCS / "research" / "exit-matches.csv", newline="") as f:
+        matches = {(r["a"], r["b"], r["decks"], r["seed"]): r for r in csv.DictReader(f)}
+    section = page.split("## Head to head")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| ([\d,]+) \| (\d+) \| \**(−?[\d.]+)\** \| \[(−?[\d.]+), "
+                      r"(−?[\d.]+)\] \|", section, re.MULTILINE)
+    assert {(a, b, decks.replace(",", ""), seed) for a, b, decks, seed, *_ in rows} == set(matches)
+    for a, b, decks, seed, diff, low, high in rows:
+        r = matches[a, b, decks.replace(",", ""), seed]
+        want = tuple(f"{float(r[k]):.2f}" for k in ("a_minus_b", "ci_low", "ci_high"))
+        assert tuple(x.replace("−", "-") for x in (diff, low, high)) == want, (a, b)
