@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 CURVE = ROOT / "docs/research/exit-curve.csv"
 MATCHES = ROOT / "docs/research/exit-matches.csv"
@@ -44,11 +46,17 @@ def curve(runs: list[str]) -> None:
         path = Path(run)
         args = json.loads((path / "args.json").read_text())
         hours = 0.0
+        shard_s: dict[int, float] = {}  # labelling seconds per iteration, from the shards' cards (resumes included)
+        for shard in sorted((path / "labels").glob("it*.npz")):
+            with np.load(shard) as z:
+                card = json.loads(str(z["card"]))
+            shard_s[card["iteration"]] = shard_s.get(card["iteration"], 0.0) + card["seconds"]
         for r in csv.DictReader((path / "log.csv").open()):
-            hours += sum(float(r.get(k) or 0) for k in ("label_s", "train_s", "eval_s")) / 3600
+            it = int(r["iteration"])
+            hours += (shard_s.get(it, 0.0) + sum(float(r.get(k) or 0) for k in ("train_s", "eval_s"))) / 3600
             teacher = r["teacher"].split(",")[0].replace(str(path), "RUN")
             rows.append({"run": path.name, "seed": args["seed"], "players": args["players"],
-                         "iteration": int(r["iteration"]), "teacher": teacher, "labels": int(r["labels_trained"]),
+                         "iteration": it, "teacher": teacher, "labels": int(r["labels_trained"]),
                          "hours": round(hours, 2), "opponent": r.get("opponent", ""),
                          "vs_opponent": r.get("vs_opponent", ""), "ci_low": r.get("ci_low", ""),
                          "ci_high": r.get("ci_high", ""), "eval_decks": args["eval_decks"],

@@ -479,7 +479,7 @@ def main(args: Args) -> list[dict[str, Any]]:
         playing = str(students / f"it{it - 1:03d}.npz") if it else start_path
         teacher = teacher_of(args, it, playing)
         beta = args.beta * args.beta_decay ** it
-        made, secs = label_iteration(args, labels, jobs_of(args, it, playing))
+        label_iteration(args, labels, jobs_of(args, it, playing))
         first = max(0, it - args.window + 1) if args.window else 0
         data_labels, cards = labels.load(list(range(first, it + 1)))
         total = len(data_labels)
@@ -498,10 +498,12 @@ def main(args: Args) -> list[dict[str, Any]]:
                             "command": " ".join(sys.argv), "machine": machine(),
                             "date": time.strftime("%Y-%m-%d"), "args": dataclasses.asdict(args)}}
         student.export(path, card)
+        mine = [c for c in cards if c["iteration"] == it]
+        label_s = sum(c["seconds"] for c in mine)  # the shards' own times: a resumed run counts them all
         row: dict[str, Any] = {"iteration": it, "teacher": teacher, "beta": round(beta if playing else 1.0, 6),
-                               "labels_new": sum(c["labels"] for c in cards if c["iteration"] == it),
-                               "labels_trained": total, "label_s": round(secs, 1),
-                               "labels_per_s": round(made / secs, 1) if secs else "",
+                               "labels_new": sum(c["labels"] for c in mine), "labels_trained": total,
+                               "label_s": round(label_s, 1), "labels_per_s": round(sum(c["labels"] for c in mine)
+                                                                                  / label_s, 1) if label_s else "",
                                "train_s": round(train_s, 1), **{k: round(v, 5) for k, v in stats.items()}}
         if args.eval_decks:
             t1 = time.perf_counter()
