@@ -89,7 +89,7 @@ class Args:
     beta_decay: float = arg(0.5, "beta is multiplied by this each iteration")
     student_play: str = arg("greedy", "how the student plays its decisions: greedy (its most probable action, as it "
                                       "is measured) or sample (drawn from its policy)")
-    init: str = arg("", "the first student: ppo:PATH (a train.py move-scoring checkpoint) or mlp:PATH; empty: new")
+    init: str = arg("", "the first student: ppo:PATH (a train.py checkpoint of the game) or mlp:PATH; empty: new")
     hidden: str = arg("128,128", "hidden sizes of a new student's policy body")
     value_hidden: str = arg("128,128", "hidden sizes of a new student's value head")
     temperature: float = arg(1.0, "policy target softmax(values / temperature), in the values' units (points)")
@@ -382,7 +382,7 @@ def new_student(args: Args, core: Any) -> tuple[Any, dict[str, Any]]:
 
     kind, _, path = args.init.partition(":")
     if kind == "ppo":
-        student, meta = from_ppo(path)
+        student, meta = from_ppo(path, args.game)
     elif kind == "mlp":
         student, meta = from_mlp(path)
     else:

@@ -122,16 +122,32 @@ def from_mlp(path: str | Path) -> tuple[Student, dict[str, Any]]:
     return student, net.card
 
 
-def from_ppo(path: str | Path) -> tuple[Student, dict[str, Any]]:
-    """The student equal to a Krypkasino ``train.py`` checkpoint with the move scorer (``--policy moves``), and the
-    checkpoint's metadata; loading it unpickles (trusted files only, :mod:`krypenv.agents.krypkasino.ppo`)."""
-    from krypenv.agents.krypkasino.move_features import N_FEATS
-    from krypenv.agents.krypkasino.ppo import PPOAgent
+def from_ppo(path: str | Path, game: str = "krypkasino") -> tuple[Student, dict[str, Any]]:
+    """The student equal to a ``train.py`` checkpoint of ``game`` (Krypkasino's move scorer, or a plain MLP policy of
+    either game) and the checkpoint's metadata; loading it unpickles (trusted files only: :mod:`krypenv.agents.ppo`)."""
+    from krypenv import agents
 
-    agent = PPOAgent.load(str(path))
-    if agent.features is None:
-        raise ValueError(f"{path}: a plain MLP policy; a student starts only from a move-scoring one "
-                         "(train.py --policy moves)")
+    agent = agents.load(f"ppo:{path}", game=game)
+    pol = agent.policy
+    if getattr(agent, "features", None) is not None:
+        return _from_move_scorer(agent), dict(agent.meta)
+    linear = lambda seq: [layer for layer in seq if isinstance(layer, nn.Linear)]
+    body, critic = linear(pol.mlp_extractor.policy_net), linear(pol.mlp_extractor.value_net)
+    if any(not isinstance(m, (nn.Linear, nn.ReLU)) for m in [*pol.mlp_extractor.policy_net,
+                                                              *pol.mlp_extractor.value_net]):
+        raise ValueError(f"{path}: a policy with other layers than Linear and ReLU; a student cannot hold it")
+    (scale,) = list(pol.pi_features_extractor.buffers())  # one over each entry's bound (ScaledInput, KilleInput)
+    student = Student(body[0].in_features, pol.action_net.out_features, [lay.out_features for lay in body],
+                      [lay.out_features for lay in critic], in_scale=scale.cpu().numpy())
+    _copy([*zip(student.body, body), (student.pi, pol.action_net), *zip(student.critic, critic),
+           (student.v, pol.value_net)])
+    return student, dict(agent.meta)
+
+
+def _from_move_scorer(agent: Any) -> Student:
+    """The student of a Krypkasino move-scoring policy (:mod:`krypenv.agents.krypkasino.move_policy`)."""
+    from krypenv.agents.krypkasino.move_features import N_FEATS
+
     pol = agent.policy
     m = pol.mlp_extractor
     body = [layer for layer in m.body if isinstance(layer, nn.Linear)]
@@ -139,10 +155,14 @@ def from_ppo(path: str | Path) -> tuple[Student, dict[str, Any]]:
     scale = pol.pi_features_extractor.inv_high[:agent.obs_dim].cpu().numpy()
     student = Student(agent.obs_dim, m.bias.out_features, [lay.out_features for lay in body],
                       [lay.out_features for lay in critic], agent.features, N_FEATS, m.out.in_features, scale)
-    pairs = [*zip(student.body, body), (student.pi, m.bias), (student.ctx, m.ctx), (student.inp, m.inp),
-             (student.hid, m.hidden), (student.out, m.out), *zip(student.critic, critic), (student.v, pol.value_net)]
+    _copy([*zip(student.body, body), (student.pi, m.bias), (student.ctx, m.ctx), (student.inp, m.inp),
+           (student.hid, m.hidden), (student.out, m.out), *zip(student.critic, critic), (student.v, pol.value_net)])
+    return student
+
+
+def _copy(pairs: list[tuple[nn.Linear, nn.Linear]]) -> None:
+    """Copy each second layer's weights into the first."""
     with torch.no_grad():
         for mine, theirs in pairs:
             mine.weight.copy_(theirs.weight)
             mine.bias.copy_(theirs.bias)
-    return student, dict(agent.meta)

@@ -167,3 +167,24 @@ def test_with_z_0_a_search_plays_its_best_valued_action(spec: str) -> None:
             assert values[k, chosen[k]] >= np.nanmax(values[k]) - 1e-9
         batch.core.rng[:] = saved
     assert searched > 30
+
+
+def test_a_kungsholmskille_ppo_checkpoint_converts_without_loss(tmp_path: Path) -> None:
+    """A plain MLP policy (Kungsholmskille's) converts too: the mlp file plays the PPO agent's actions."""
+    from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
+
+    student, meta = from_ppo("checkpoints/kille-4p.zip", "kungsholmskille")
+    assert student.features is None and meta["players"] == 4
+    path = student.export(tmp_path / "k.npz", {"game": "kungsholmskille", "players": 4, "preset": "standard"})
+    mlp = agents.load(f"mlp:{path}", game="kungsholmskille")
+    ppo = agents.load("ppo:checkpoints/kille-4p.zip", game="kungsholmskille")
+    env = KungsholmskilleVecEnv(16, players=4, seed=3, opponents="random")
+    env.reset()
+    seen = 0
+    for _ in range(25):
+        batch = env.core.decisions(np.arange(16), env.core.seat.astype(np.int64))
+        if batch.mask.any(axis=1).all():
+            np.testing.assert_array_equal(mlp.action_probabilities(batch).argmax(axis=1), ppo.act(batch))
+            seen += 16
+        env.step(np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in env.action_masks()]))
+    assert seen >= 160
