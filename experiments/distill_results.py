@@ -22,7 +22,6 @@ import argparse
 import csv
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -35,8 +34,11 @@ MATCHES = ROOT / "docs/research/exit-matches.csv"
 
 
 def machine() -> str:
-    """This machine in a few words."""
-    return f"{platform.processor() or platform.machine()}, {len(os.sched_getaffinity(0))} cores"
+    """This machine in a few words (:func:`krypenv.bench.machine`)."""
+    from krypenv.bench import machine as info
+
+    m = info()
+    return f"{m['cpu']}, {len(os.sched_getaffinity(0))} cores"
 
 
 def curve(runs: list[str]) -> None:

@@ -23,7 +23,6 @@ import argparse
 import csv
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -107,7 +106,9 @@ def main() -> int:
         print(f"seed {seed}: {(time.time() - t0) / 60:.1f} min", flush=True)
     for seed in seeds_of(a.seeds) if a.refinal else []:
         refinal(runs / f"qs-s{seed}", a.refinal)
-    machine = a.machine or f"{platform.processor() or platform.machine()}, {len(os.sched_getaffinity(0))} cores"
+    from krypenv.bench import machine as info
+
+    machine = a.machine or f"{info()['cpu']}, {len(os.sched_getaffinity(0))} cores"
     rows = []
     for seed in seeds_of(a.seeds):
         row = collect(runs / f"qs-s{seed}", seed)

@@ -47,7 +47,6 @@ import csv
 import dataclasses
 import json
 import os
-import platform
 import shutil
 import sys
 import time
@@ -431,11 +430,13 @@ def jobs_of(args: Args, iteration: int, student: str) -> list[LabelJob]:
 
 
 def machine() -> str:
-    """The machine in a few words: processor, cores, Python and torch."""
+    """The machine in a few words (:func:`krypenv.bench.machine`): processor, cores, Python, torch."""
     import torch
 
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python " \
-           f"{platform.python_version()}, torch {torch.__version__}"
+    from krypenv.bench import machine as info
+
+    m = info()
+    return f"{m['cpu']}, {m['cpus']} cores, Python {m['python']}, torch {torch.__version__}"
 
 
 def main(args: Args) -> list[dict[str, Any]]:
