@@ -76,13 +76,11 @@ SETS = {
 SETS["distill"] = (
     ["krypenv/training/labels.py", "krypenv/training/distill.py", "krypenv/training/student.py",
      "krypenv/agents/mlp.py"],
-    ["krypenv.training.labels.*", "krypenv.training.distill.x_policy_targets*",
-     "krypenv.training.distill.x_distill_loss*", "krypenv.training.distill.x_check_args*",
+    ["krypenv.training.labels.*", "krypenv.training.distill.x_check_args*",
      "krypenv.training.distill.x_sizes*",
      "krypenv.training.distill.x_shard_seeds*", "krypenv.training.distill.x_teacher_of*",
-     "krypenv.training.distill.x_jobs_of*", "krypenv.training.distill.x__number*",
-     "krypenv.training.distill.x_training_data*", "krypenv.training.distill.x_minibatch*",
-     "krypenv.training.student.*", "krypenv.agents.mlp.xǁNetworkǁ*"],
+     "krypenv.training.distill.x_jobs_of*", "krypenv.training.distill.x__number*", "krypenv.training.student.*",
+     "krypenv.agents.mlp.xǁNetworkǁ*"],
     ["tests/training/test_labels.py", "tests/training/test_distill.py", "tests/training/test_student.py",
      "tests/agents/test_mlp.py", "-k", "not tiny_run and not init_from_ppo"])
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}

@@ -28,6 +28,7 @@ CONTRACTS, RL, TINY, GAMES = OS + "test_contracts.py", OS + "test_rl_loop.py", O
 INFO, KILLE_RESAMPLE = OS + "test_information_states.py", OS + "test_kille_resample.py"
 KR, KI = "krypenv/openspiel/krypkasino.py", "krypenv/openspiel/kungsholmskille.py"
 PIMC, LABELS, DISTILL = "agents/krypkasino/pimc.py", "krypenv/training/labels.py", "krypenv/training/distill.py"
+STUDENT = "krypenv/training/student.py"
 PIMC_VALUES, LABEL_TESTS = "tests/agents/krypkasino/test_pimc_values.py", "tests/training/test_labels.py"
 DISTILL_TESTS, STUDENT_TESTS = "tests/training/test_distill.py", "tests/training/test_student.py"
 SEEDING = "                seed = (self.seed * 1_000_003 + zlib.crc32(key.encode())) % 2**32"
@@ -163,14 +164,14 @@ BUGS = [
         "a corrupt shard is a zlib traceback, not an error naming it", (LABEL_TESTS,)),
     Bug("D7", DISTILL, "by_teacher = u[:, 0] < beta", "by_teacher = u[:, 0] < 1 - beta",
         "DAgger's mixing probability inverted", (DISTILL_TESTS,)),
-    Bug("D8", DISTILL, "z = np.where(mask, values / temperature, -np.inf)", "z = np.where(mask, values, -np.inf)",
+    Bug("D8", STUDENT, "z = np.where(mask, values / temperature, -np.inf)", "z = np.where(mask, values, -np.inf)",
         "the target's temperature ignored", (DISTILL_TESTS,)),
-    Bug("D9", DISTILL, "policy = -(target * logp).sum(-1).mean()", "policy = -(target * logp.exp()).sum(-1).mean()",
+    Bug("D9", STUDENT, "policy = -(target * logp).sum(-1).mean()", "policy = -(target * logp.exp()).sum(-1).mean()",
         "the policy loss on probabilities, not log-probabilities", (DISTILL_TESTS,)),
     Bug("D10", DISTILL, "or iteration < args.guide_from or", "or iteration <= args.guide_from or",
         "the guided teacher starts an iteration late", (DISTILL_TESTS,)),
-    Bug("D11", DISTILL, "(args.value_scale * taught)", "(0.1 * taught)", "--value-scale ignored", (DISTILL_TESTS,)),
-    Bug("D12", DISTILL, "+ np.repeat(lo, hi - lo)", "+ np.repeat(lo, hi - lo) * 0",
+    Bug("D11", STUDENT, "(args.value_scale * taught)", "(0.1 * taught)", "--value-scale ignored", (DISTILL_TESTS,)),
+    Bug("D12", STUDENT, "+ np.repeat(lo, hi - lo)", "+ np.repeat(lo, hi - lo) * 0",
         "a minibatch reads the first labels' features", (DISTILL_TESTS,)),
     Bug("D13", DISTILL, "rng = np.random.default_rng([args.seed, it])",
         "rng = np.random.default_rng(args.seed + it * (it in done))",

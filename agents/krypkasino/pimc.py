@@ -62,11 +62,12 @@ import numpy as np
 from krypenv.agents.base import BOOL, Limit, register
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import expert_weights
+from krypenv.agents.krypkasino.worlds import determinize, uniform
 from numba import njit, prange
 
 from krypenv.agent_api import Agent, DecisionBatch
 from krypenv.krypkasino.actions import CONFIRM, TAKE
-from krypenv.krypkasino.cards import HAND_VALUE, POINTS
+from krypenv.krypkasino.cards import POINTS
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.state import _packets
 from krypenv.krypkasino.rules import LATER_PATTERN
@@ -81,121 +82,6 @@ LEARNED: dict[str, Callable[..., Agent]] = {}
 O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS, N_OPTS = range(7)
 # game config vector
 G_PLAYERS, G_HAND, G_SPADES, G_LCP, G_SIDE, N_GAME = 0, 1, 2, 3, 4, 4  # side_of follows from G_SIDE
-
-
-# --------------------------------------------------------------------------- random numbers
-@njit(cache=True)
-def _next(state: np.ndarray) -> float:
-    """Next uniform in [0, 1) of the splitmix64 stream ``state[0]``."""
-    z = state[0] + np.uint64(0x9E3779B97F4A7C15)
-    state[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _below(state: np.ndarray, n: int) -> int:
-    """A uniform integer in [0, n)."""
-    return min(int(_next(state) * n), n - 1)
-
-
-# --------------------------------------------------------------------------- determinization
-@njit(cache=True)
-def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarray, use_voids: bool,
-                out: np.ndarray, o: int, rng: np.ndarray, pool: np.ndarray, used: np.ndarray) -> None:
-    """Write into row ``o`` of ``out`` deal ``i`` with the cards ``seat`` cannot see dealt at random.
-
-    The other seats' hands keep their sizes and the undealt deck its length; the cards are
-    the unseen ones (the deal's deck, two copies of each card or a variant's (K20), minus everything
-    ``seat`` has seen).  With
-    ``use_voids``, seat t receives no card whose played value is in ``voids[t]``.
-    """
-    W = kernels.tabbes_at(players) + players  # the engine's columns
-    out[o, :W] = st[i, :W]
-    piles = kernels.piles_at(players)
-    copies = np.empty(52, np.int64)
-    kernels.deck_counts_into(st, i, copies)
-    n = 0
-    for c in range(52):
-        seen = st[i, kernels.HANDS + 52 * seat + c] + st[i, kernels.TABLE + c] + st[i, kernels.ASIDE + c]
-        for t in range(players):
-            seen += st[i, piles + 52 * t + c]
-        for _ in range(copies[c] - seen):
-            pool[n] = c
-            n += 1
-    for j in range(n - 1, 0, -1):  # Fisher–Yates
-        k = _below(rng, j + 1)
-        pool[j], pool[k] = pool[k], pool[j]
-    used[:n] = False
-    sizes = np.zeros(players, np.int64)
-    for t in range(players):
-        if t != seat:
-            for c in range(52):
-                sizes[t] += st[i, kernels.HANDS + 52 * t + c]
-                out[o, kernels.HANDS + 52 * t + c] = 0
-    ok = True
-    if use_voids:
-        done = np.zeros(players, np.bool_)
-        for _ in range(players):  # constrained seats, the most constrained (fewest allowed cards) first
-            best, best_allowed = -1, 1 << 30
-            for t in range(players):
-                if t == seat or done[t] or voids[t] == 0 or sizes[t] == 0:
-                    continue
-                allowed = 0
-                for j in range(n):
-                    if not used[j] and not (voids[t] >> HAND_VALUE[pool[j]]) & 1:
-                        allowed += 1
-                if allowed < best_allowed:
-                    best, best_allowed = t, allowed
-            if best < 0:
-                break
-            done[best] = True
-            got = 0
-            for j in range(n):
-                if got == sizes[best]:
-                    break
-                if not used[j] and not (voids[best] >> HAND_VALUE[pool[j]]) & 1:
-                    used[j] = True
-                    out[o, kernels.HANDS + 52 * best + pool[j]] += 1
-                    got += 1
-            if got < sizes[best]:
-                ok = False
-                break
-        if ok:
-            for t in range(players):  # the unconstrained seats take theirs in order
-                if t == seat or done[t]:
-                    continue
-                got = 0
-                for j in range(n):
-                    if got == sizes[t]:
-                        break
-                    if not used[j]:
-                        used[j] = True
-                        out[o, kernels.HANDS + 52 * t + pool[j]] += 1
-                        got += 1
-        else:  # the constraints cannot all be met in this order: deal without them
-            used[:n] = False
-            for t in range(players):
-                if t != seat:
-                    for c in range(52):
-                        out[o, kernels.HANDS + 52 * t + c] = 0
-    if not use_voids or not ok:
-        j = 0
-        for t in range(players):
-            if t == seat:
-                continue
-            for _ in range(sizes[t]):
-                used[j] = True
-                out[o, kernels.HANDS + 52 * t + pool[j]] += 1
-                j += 1
-    p = np.int64(st[i, kernels.POS])
-    end = kernels.deck_length(st, i)
-    for j in range(n):
-        if not used[j] and p < end:  # (a hand-built position may leave more unseen cards than places)
-            out[o, kernels.DECK + p] = pool[j]
-            p += 1
 
 
 # --------------------------------------------------------------------------- rollouts
@@ -228,7 +114,7 @@ def rollout(st: np.ndarray, i: int, game: np.ndarray, kind: int, w: np.ndarray, 
     players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
     ply = 0
     while not st[i, kernels.DONE] and (horizon == 0 or ply < horizon) and st[i, kernels.ROUND] < stop_round:
-        m = T.choose(st, i, players, hand_size, spades, -1, fixed, kind, w, _next(rng), cards, caps, costs, keys,
+        m = T.choose(st, i, players, hand_size, spades, -1, fixed, kind, w, uniform(rng), cards, caps, costs, keys,
                      scr)
         kernels.apply_move(st, i, players, cards[m], caps[m], later_kinds, later_sizes, spades)
         ply += 1
@@ -253,7 +139,7 @@ def search(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
     rng[0] = np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)
     kind, horizon = opts[O_POLICY], opts[O_HORIZON]
     # the baseline: the rollout policy's choice (it lists the moves into root_* as moves_into does)
-    e = T.choose(st, i, players, hand_size, spades, pending, fixed, kind, w, _next(rng), root_cards, root_caps,
+    e = T.choose(st, i, players, hand_size, spades, pending, fixed, kind, w, uniform(rng), root_cards, root_caps,
                  costs, keys, scr)
     n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, root_cards, root_caps,
                      keys, scr)
@@ -269,7 +155,7 @@ def search(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
         determinize(st, i, players, seat, voids, opts[O_VOIDS] != 0, work, 0, rng, pool, used)
         for _r in range(opts[O_ROLLOUTS]):
             base = rng[0]
-            _next(rng)
+            uniform(rng)
             for m in range(n):
                 work[1] = work[0]
                 kernels.apply_move(work, 1, players, root_cards[m], root_caps[m], later_kinds, later_sizes, spades)

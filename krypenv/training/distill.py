@@ -21,7 +21,8 @@ DAgger: Ross et al., 2011).  Each iteration ``i``:
    is the game's ``pimc`` at iteration 0 and, from ``--guide-from`` on, the search guided by the
    current student (``pimc:policy=mlp:STUDENT`` plus ``--guided``), where the game has one.
 3. *Train.*  The student (:mod:`krypenv.training.student`) is trained on the labels of the last
-   ``--window`` iterations: the policy head by cross-entropy towards the teacher's distribution
+   ``--window`` iterations (:func:`krypenv.training.student.train`): the policy head by cross-entropy towards the
+   teacher's distribution
    ``softmax(values / temperature)`` over the legal actions (exact probabilities, not samples),
    the value head by squared error towards ``value_scale ×`` the value of the teacher's action;
    Adam, ``--epochs`` passes, the learning rate annealed linearly to 0 within each iteration.
@@ -59,8 +60,9 @@ import numpy as np
 from krypenv.games import DEFAULT_GAME, GAMES
 from krypenv.training.common import training_part
 from krypenv.training.labels import Labels, LabelSet
+from krypenv.training.student import train, training_data
 
-__all__ = ["Args", "LabelJob", "distill_loss", "jobs_of", "label_shard", "main", "policy_targets", "teacher_of"]
+__all__ = ["Args", "LabelJob", "jobs_of", "label_shard", "main", "teacher_of"]
 
 
 def arg(default: Any, help: str) -> Any:
@@ -274,104 +276,6 @@ def label_iteration(args: Args, labels: LabelSet, jobs: list[LabelJob]) -> tuple
             bar.update(1)
             bar.set_postfix(labels=n, per_s=f"{n / (time.perf_counter() - t0):.0f}")
     return n, time.perf_counter() - t0
-
-
-# --------------------------------------------------------------------------- training
-def policy_targets(values: np.ndarray, mask: np.ndarray, temperature: float) -> np.ndarray:
-    """(N, A) the teacher's distribution ``softmax(values / temperature)`` over each label's legal actions."""
-    z = np.where(mask, values / temperature, -np.inf)
-    z -= z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
-
-
-def distill_loss(logits: Any, value: Any, target: Any, target_value: Any, value_coef: float) -> tuple[Any, Any, Any]:
-    """(total, policy, value) losses: cross-entropy of the student's policy towards ``target`` and squared error of
-    its value, means over the batch; illegal actions (logit −1e9, target 0) add nothing."""
-    import torch
-
-    logp = torch.log_softmax(logits, dim=-1)
-    policy = -(target * logp).sum(-1).mean()
-    value_loss = 0.5 * (value - target_value).pow(2).mean()
-    return policy + value_coef * value_loss, policy, value_loss
-
-
-@dataclass
-class TrainingData:
-    """Labels ready for the student: observations, masks, targets and the legal actions' features (CSR rows)."""
-
-    obs: np.ndarray
-    mask: np.ndarray
-    target: np.ndarray
-    target_value: np.ndarray
-    starts: np.ndarray | None = None  # label n's feature rows are feats[starts[n]:starts[n + 1]]
-    pairs: np.ndarray | None = None  # (K,) the action of each feature row
-    feats: np.ndarray | None = None  # (K, F)
-
-
-def training_data(args: Args, labels: Labels, core: Any, features: bool) -> TrainingData:
-    """The targets of ``labels`` and, for a feature-reading student, their legal actions' features."""
-    part = training_part(args.game)
-    target = policy_targets(labels.values, labels.mask, args.temperature)
-    taught = labels.values[np.arange(len(labels)), labels.teacher.astype(np.int64)]
-    data = TrainingData(labels.obs, labels.mask, target, (args.value_scale * taught).astype(np.float32))
-    if features:
-        pairs, feats = [], []
-        for lo in range(0, len(labels), 8192):
-            f = part.label_features(core, labels.state[lo:lo + 8192])
-            b, a = np.nonzero(labels.mask[lo:lo + 8192])
-            pairs.append(a.astype(np.int16))
-            feats.append(f[b, a])
-        counts = labels.mask.sum(axis=1)
-        data.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        data.pairs, data.feats = np.concatenate(pairs), np.concatenate(feats)
-    return data
-
-
-def minibatch(data: TrainingData, idx: np.ndarray) -> tuple[Any, ...]:
-    """Tensors of labels ``idx``: obs, mask, pairs (K, 2) of (row in the batch, action), feats, targets."""
-    import torch
-
-    t = torch.as_tensor
-    pairs = feats = None
-    if data.starts is not None:
-        lo, hi = data.starts[idx], data.starts[idx + 1]
-        rows = np.repeat(np.arange(idx.size), hi - lo)
-        k = np.arange(rows.size) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo) + np.repeat(lo, hi - lo)
-        pairs = t(np.stack([rows, data.pairs[k].astype(np.int64)], axis=1))
-        feats = t(data.feats[k])
-    return (t(data.obs[idx]), t(data.mask[idx]), pairs, feats, t(data.target[idx]), t(data.target_value[idx]))
-
-
-def train(student: Any, data: TrainingData, args: Args, rng: np.random.Generator) -> dict[str, float]:
-    """``--epochs`` passes of Adam over the data, the learning rate annealed to 0; the last epoch's mean losses."""
-    import torch
-
-    opt = torch.optim.Adam(student.parameters(), lr=args.learning_rate)
-    n = data.obs.shape[0]
-    steps = args.epochs * -(-n // args.batch_size)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / steps)
-    stats: dict[str, float] = {}
-    for _ in range(args.epochs):
-        order = rng.permutation(n)
-        sums, count = np.zeros(3), 0
-        for lo in range(0, n, args.batch_size):
-            idx = order[lo:lo + args.batch_size]
-            obs, mask, pairs, feats, target, target_value = minibatch(data, idx)
-            logits, value = student(obs, mask, pairs, feats)
-            loss, pol, val = distill_loss(logits, value, target, target_value, args.value_coef)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(student.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            sums += [float(loss.detach()) * idx.size, float(pol.detach()) * idx.size, float(val.detach()) * idx.size]
-            count += idx.size
-        # the teacher's own cross-entropy is the floor of the policy loss: its entropy
-        stats = dict(zip(("loss", "policy_loss", "value_loss"), (sums / count).tolist()))
-    p = data.target
-    stats["target_entropy"] = float(-(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=1).mean())
-    return stats
 
 
 # --------------------------------------------------------------------------- the loop

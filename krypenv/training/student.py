@@ -14,6 +14,11 @@ this is exactly MaskablePPO's move scorer (:mod:`krypenv.agents.krypkasino.move_
 ``train.py`` checkpoint converts without loss (:func:`from_ppo`): expert iteration can start from
 the PPO blueprint.  Without features (Kungsholmskille) it is a plain MLP policy.
 
+Training (:func:`train`): the policy head learns the teacher's distribution ``softmax(values /
+temperature)`` over each label's legal actions (:func:`policy_targets`) by exact cross-entropy,
+the value head ``value_scale ×`` the value of the teacher's action (:func:`distill_loss`); Adam,
+the learning rate annealed linearly to 0.
+
 Action features are handed over sparsely, for the legal actions only: ``pairs`` (K, 2) rows of
 (decision, action) and ``feats`` (K, F), so a batch of labels never holds (B, A, F) floats.
 torch is imported by this module: import it where a network is trained.
@@ -22,6 +27,7 @@ torch is imported by this module: import it where a network is trained.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +36,12 @@ import torch
 from torch import nn
 
 from krypenv.agents.mlp import SCORER, MLPAgent, save
+from krypenv.games import DEFAULT_GAME
+from krypenv.training.common import training_part
+from krypenv.training.labels import Labels
 
-__all__ = ["Student", "from_mlp", "from_ppo"]
+__all__ = ["Student", "TrainingData", "distill_loss", "from_mlp", "from_ppo", "minibatch", "policy_targets", "train",
+           "training_data"]
 
 NEG = -1e9  # the logit of an illegal action (exp underflows to 0 in float32)
 
@@ -122,7 +132,7 @@ def from_mlp(path: str | Path) -> tuple[Student, dict[str, Any]]:
     return student, net.card
 
 
-def from_ppo(path: str | Path, game: str = "krypkasino") -> tuple[Student, dict[str, Any]]:
+def from_ppo(path: str | Path, game: str = DEFAULT_GAME) -> tuple[Student, dict[str, Any]]:
     """The student equal to a ``train.py`` checkpoint of ``game`` (Krypkasino's move scorer, or a plain MLP policy of
     either game) and the checkpoint's metadata; loading it unpickles (trusted files only: :mod:`krypenv.agents.ppo`)."""
     from krypenv import agents
@@ -166,3 +176,96 @@ def _copy(pairs: list[tuple[nn.Linear, nn.Linear]]) -> None:
         for mine, theirs in pairs:
             mine.weight.copy_(theirs.weight)
             mine.bias.copy_(theirs.bias)
+
+
+# --------------------------------------------------------------------------- learning from labels
+def policy_targets(values: np.ndarray, mask: np.ndarray, temperature: float) -> np.ndarray:
+    """(N, A) the teacher's distribution ``softmax(values / temperature)`` over each label's legal actions."""
+    z = np.where(mask, values / temperature, -np.inf)
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def distill_loss(logits: Any, value: Any, target: Any, target_value: Any, value_coef: float) -> tuple[Any, Any, Any]:
+    """(total, policy, value) losses: cross-entropy of the student's policy towards ``target`` and squared error of
+    its value, means over the batch; illegal actions (logit −1e9, target 0) add nothing."""
+    logp = torch.log_softmax(logits, dim=-1)
+    policy = -(target * logp).sum(-1).mean()
+    value_loss = 0.5 * (value - target_value).pow(2).mean()
+    return policy + value_coef * value_loss, policy, value_loss
+
+
+@dataclass
+class TrainingData:
+    """Labels ready for the student: observations, masks, targets and the legal actions' features (CSR rows)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    target: np.ndarray
+    target_value: np.ndarray
+    starts: np.ndarray | None = None  # label n's feature rows are feats[starts[n]:starts[n + 1]]
+    pairs: np.ndarray | None = None  # (K,) the action of each feature row
+    feats: np.ndarray | None = None  # (K, F)
+
+
+def training_data(args: Any, labels: Labels, core: Any, features: bool) -> TrainingData:
+    """The targets of ``labels`` and, for a feature-reading student, their legal actions' features (``args``: the
+    run's ``temperature``, ``value_scale`` and ``game``)."""
+    part = training_part(args.game)
+    target = policy_targets(labels.values, labels.mask, args.temperature)
+    taught = labels.values[np.arange(len(labels)), labels.teacher.astype(np.int64)]
+    data = TrainingData(labels.obs, labels.mask, target, (args.value_scale * taught).astype(np.float32))
+    if features:
+        pairs, feats = [], []
+        for lo in range(0, len(labels), 8192):
+            f = part.label_features(core, labels.state[lo:lo + 8192])
+            b, a = np.nonzero(labels.mask[lo:lo + 8192])
+            pairs.append(a.astype(np.int16))
+            feats.append(f[b, a])
+        counts = labels.mask.sum(axis=1)
+        data.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        data.pairs, data.feats = np.concatenate(pairs), np.concatenate(feats)
+    return data
+
+
+def minibatch(data: TrainingData, idx: np.ndarray) -> tuple[Any, ...]:
+    """Tensors of labels ``idx``: obs, mask, pairs (K, 2) of (row in the batch, action), feats, targets."""
+    t = torch.as_tensor
+    pairs = feats = None
+    if data.starts is not None:
+        lo, hi = data.starts[idx], data.starts[idx + 1]
+        rows = np.repeat(np.arange(idx.size), hi - lo)
+        k = np.arange(rows.size) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo) + np.repeat(lo, hi - lo)
+        pairs = t(np.stack([rows, data.pairs[k].astype(np.int64)], axis=1))
+        feats = t(data.feats[k])
+    return (t(data.obs[idx]), t(data.mask[idx]), pairs, feats, t(data.target[idx]), t(data.target_value[idx]))
+
+
+def train(student: Student, data: TrainingData, args: Any, rng: np.random.Generator) -> dict[str, float]:
+    """``args.epochs`` passes of Adam over the data, the learning rate annealed to 0; the last epoch's mean losses."""
+    opt = torch.optim.Adam(student.parameters(), lr=args.learning_rate)
+    n = data.obs.shape[0]
+    steps = args.epochs * -(-n // args.batch_size)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / steps)
+    stats: dict[str, float] = {}
+    for _ in range(args.epochs):
+        order = rng.permutation(n)
+        sums, count = np.zeros(3), 0
+        for lo in range(0, n, args.batch_size):
+            idx = order[lo:lo + args.batch_size]
+            obs, mask, pairs, feats, target, target_value = minibatch(data, idx)
+            logits, value = student(obs, mask, pairs, feats)
+            loss, pol, val = distill_loss(logits, value, target, target_value, args.value_coef)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(student.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            sums += [float(loss.detach()) * idx.size, float(pol.detach()) * idx.size, float(val.detach()) * idx.size]
+            count += idx.size
+        # the teacher's own cross-entropy is the floor of the policy loss: its entropy
+        stats = dict(zip(("loss", "policy_loss", "value_loss"), (sums / count).tolist()))
+    p = data.target
+    stats["target_entropy"] = float(-(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=1).mean())
+    return stats

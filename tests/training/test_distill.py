@@ -17,6 +17,7 @@ from scipy import stats
 
 from krypenv import agents
 from krypenv.training import distill as D
+from krypenv.training import student as S
 from krypenv.training.labels import LabelSet
 from krypenv.training.student import Student
 
@@ -33,21 +34,21 @@ def test_policy_targets_are_the_softmax_of_the_legal_values(seed: int, temperatu
     mask = rng.random((n, a)) < 0.5
     mask[np.arange(n), rng.integers(0, a, n)] = True
     values = np.where(mask, rng.normal(0, 5, (n, a)), np.nan)
-    got = D.policy_targets(values, mask, temperature)
+    got = S.policy_targets(values, mask, temperature)
     for i in range(n):
         legal = np.flatnonzero(mask[i])
         e = [np.exp(values[i, j] / temperature - values[i, legal].max() / temperature) for j in legal]
         want = np.zeros(a)
         want[legal] = np.array(e) / sum(e)
         np.testing.assert_allclose(got[i], want, rtol=1e-5, atol=1e-7)
-    np.testing.assert_allclose(D.policy_targets(values + 100.0, mask, temperature), got, atol=1e-6)  # shift-free
+    np.testing.assert_allclose(S.policy_targets(values + 100.0, mask, temperature), got, atol=1e-6)  # shift-free
 
 
 def test_a_cold_target_is_the_best_action() -> None:
     values = np.array([[1.0, 3.0, np.nan, 2.0]])
     mask = ~np.isnan(values)
-    np.testing.assert_allclose(D.policy_targets(values, mask, 1e-3), [[0, 1, 0, 0]], atol=1e-6)
-    hot = D.policy_targets(values, mask, 1e6)
+    np.testing.assert_allclose(S.policy_targets(values, mask, 1e-3), [[0, 1, 0, 0]], atol=1e-6)
+    hot = S.policy_targets(values, mask, 1e6)
     np.testing.assert_allclose(hot, [[1 / 3, 1 / 3, 0, 1 / 3]], atol=1e-5)
 
 
@@ -60,9 +61,9 @@ def test_the_loss_against_numpy(seed: int, value_coef: float) -> None:
     mask = rng.random((n, a)) < 0.6
     mask[:, 0] = True
     logits = np.where(mask, rng.normal(0, 2, (n, a)), -1e9)
-    target = D.policy_targets(np.where(mask, rng.normal(0, 3, (n, a)), np.nan), mask, 1.0)
+    target = S.policy_targets(np.where(mask, rng.normal(0, 3, (n, a)), np.nan), mask, 1.0)
     v, tv = rng.normal(0, 1, n), rng.normal(0, 1, n)
-    total, pol, val = D.distill_loss(torch.tensor(logits), torch.tensor(v), torch.tensor(target, dtype=torch.float64),
+    total, pol, val = S.distill_loss(torch.tensor(logits), torch.tensor(v), torch.tensor(target, dtype=torch.float64),
                                      torch.tensor(tv), value_coef)
     want_pol = 0.0
     for i in range(n):
@@ -193,10 +194,10 @@ def test_edge_arguments_are_accepted(name: str, value: object) -> None:
 def test_training_data_follows_temperature_scale_and_window(tmp_path: Path) -> None:
     lab, _ = D.label_shard(job(games=4))
     core = D.training_part("krypkasino").distill_core(2, "standard", 1)
-    a = D.training_data(D.Args(temperature=1.0, value_scale=0.1), lab, core, True)
-    b = D.training_data(D.Args(temperature=4.0, value_scale=0.5), lab, core, True)
-    np.testing.assert_allclose(a.target, D.policy_targets(lab.values, lab.mask, 1.0), atol=1e-7)
-    np.testing.assert_allclose(b.target, D.policy_targets(lab.values, lab.mask, 4.0), atol=1e-7)
+    a = S.training_data(D.Args(temperature=1.0, value_scale=0.1), lab, core, True)
+    b = S.training_data(D.Args(temperature=4.0, value_scale=0.5), lab, core, True)
+    np.testing.assert_allclose(a.target, S.policy_targets(lab.values, lab.mask, 1.0), atol=1e-7)
+    np.testing.assert_allclose(b.target, S.policy_targets(lab.values, lab.mask, 4.0), atol=1e-7)
     taught = lab.values[np.arange(len(lab)), lab.teacher]
     np.testing.assert_allclose(a.target_value, 0.1 * taught, rtol=1e-6)
     np.testing.assert_allclose(b.target_value, 0.5 * taught, rtol=1e-6)
@@ -260,12 +261,12 @@ def test_minibatches_carry_each_labels_own_features() -> None:
     lab, _ = D.label_shard(job(games=3))
     part = D.training_part("krypkasino")
     core = part.distill_core(2, "standard", 1)
-    data = D.training_data(D.Args(), lab, core, True)
+    data = S.training_data(D.Args(), lab, core, True)
     dense = part.label_features(core, lab.state)
     rng = np.random.default_rng(0)
     for _ in range(5):
         idx = rng.choice(len(lab), size=17, replace=False)
-        obs, mask, pairs, feats, target, value = D.minibatch(data, idx)
+        obs, mask, pairs, feats, target, value = S.minibatch(data, idx)
         b, a = pairs[:, 0].numpy(), pairs[:, 1].numpy()
         np.testing.assert_array_equal(feats.numpy(), dense[idx[b], a])
         assert sorted(zip(b, a)) == sorted(zip(*np.nonzero(lab.mask[idx])))

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from krypenv.agents.krypkasino import pimc as PM
 from krypenv.agents.krypkasino import tactics as T
+from krypenv.agents.krypkasino import worlds as W
 
 from krypenv import agents
 from krypenv.krypkasino.engine import kernels
@@ -26,13 +27,13 @@ def oracle_values(agent: PM.PIMCAgent, batch, k: int, u: float) -> np.ndarray:
     view = batch.views()[k]
     seat = int(batch.seats[k])
     rng = np.array([np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)], np.uint64)
-    PM._next(rng)  # the baseline's tie-break
+    W.uniform(rng)  # the baseline's tie-break
     voids = np.zeros(P, np.int64)
     scr = T.new_scratch()
     if agent.voids:
         T.round_voids(st, i, P, rules.hand_size, voids, scr)
-    W = kernels.tabbes_at(P) + P
-    work = np.zeros((2, W), np.int8)
+    width = kernels.tabbes_at(P) + P
+    work = np.zeros((2, width), np.int8)
     pool, used = np.empty(104, np.int64), np.empty(104, np.bool_)
     moves = view.legal_moves
     sums = np.zeros(len(moves))
@@ -40,10 +41,10 @@ def oracle_values(agent: PM.PIMCAgent, batch, k: int, u: float) -> np.ndarray:
     bufs = (np.empty(T.MAX_MOVES, np.int64), np.empty((T.MAX_MOVES, 52), np.int8), np.empty(T.MAX_MOVES),
             np.empty(T.MAX_KEYS, np.int64), np.zeros(52, np.int8))
     for _ in range(agent.samples):
-        PM.determinize(st, i, P, seat, voids, agent.voids, work, 0, rng, pool, used)
+        W.determinize(st, i, P, seat, voids, agent.voids, work, 0, rng, pool, used)
         for _r in range(agent.rollouts):
             base = rng[0]
-            PM._next(rng)
+            W.uniform(rng)
             for m, (card, cap) in enumerate(moves):
                 work[1] = work[0]
                 kernels.apply_move(work, 1, P, card, cap, agent.later_kinds, agent.later_sizes,
