@@ -174,7 +174,7 @@ BUGS = [
     Bug("D12", STUDENT, "+ np.repeat(lo, hi - lo)", "+ np.repeat(lo, hi - lo) * 0",
         "a minibatch reads the first labels' features", (DISTILL_TESTS,)),
     Bug("D13", DISTILL, "rng = np.random.default_rng([args.seed, it])",
-        "rng = np.random.default_rng(args.seed + it * (it in done))",
+        "rng = np.random.default_rng(args.seed) if it == min(set(range(args.iterations)) - done) else rng",
         "a resumed run trains another network than an uninterrupted one", (DISTILL_TESTS,)),
     Bug("D14", "agents/mlp.py", "ib + (h @ cw.T + cb)[b], 0.0)", "ib, 0.0)", "the numpy scorer forgets the state",
         (STUDENT_TESTS,)),
