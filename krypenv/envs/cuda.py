@@ -41,11 +41,12 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "cuda_problem", "device_identity", "grid_threads",
-           "host_view", "launch", "no_fma", "require_cuda", "torch_stream"]
+           "host_view", "launch", "no_fma", "require_cuda", "threads_per_sm", "torch_stream"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
 BLOCK = 128  # threads per block
 THREADS_PER_SM = 2048  # most threads an SM holds at once (compute capability 7.0 to 9.0)
+REGISTERS_PER_SM = 65536  # (compute capability 7.0 to 9.0)
 
 
 class CudaUnavailableError(RuntimeError):
@@ -131,6 +132,13 @@ def grid_threads(n: int) -> int:
     from numba import cuda
 
     return max(1, min(n, cuda.get_current_device().MULTIPROCESSOR_COUNT * THREADS_PER_SM))
+
+
+def threads_per_sm(registers: int) -> int:
+    """Threads of one kernel an SM holds at once with ``registers`` per thread: registers are allocated per warp in
+    units of 8 per thread, warps in whole blocks of :data:`BLOCK` threads (the occupancy registers allow)."""
+    warps = REGISTERS_PER_SM // (32 * max(8, -(-registers // 8) * 8))
+    return min(THREADS_PER_SM, warps // (BLOCK // 32) * BLOCK)
 
 
 def launch(kernel: Any, threads: int, *args: Any) -> None:
