@@ -81,7 +81,7 @@ def engine_row(game: str, batch: int, seconds: float, repeats: int = 5, cpu: boo
     from krypenv.envs.cuda import Arrays, grid_threads, launch
     from krypenv.rng import seed_range
 
-    module = GAMES[game].part("device").DeviceVecEnv.cuda_kernels()
+    module = GAMES[game].part("cuda_kernels")
     kernel, setup = module.engine_play(), GAMES[game].part("bench").gpu_engine_setup
     arrays = Arrays()
     P = players(game)

@@ -154,8 +154,7 @@ def kernel_and_signature(name: str) -> tuple[Any, Any]:
     from krypenv import agents
     from krypenv.games import GAMES
 
-    device = GAMES[spec.game].part("device")
-    module = device.DeviceVecEnv.cuda_kernels()
+    device, module = GAMES[spec.game].part("device"), GAMES[spec.game].part("cuda_kernels")
     if spec.what == "engine":
         bench = GAMES[spec.game].part("bench")
         launch = bench.gpu_engine_setup(HostArrays(), 4, bench.GPU_PLAYERS, 4)[0]["launch"]
