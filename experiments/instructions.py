@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_compare import FINDER  # noqa: E402  (the tree-selecting import hook, one place)
+from bench_compare import FINDER
 
 HELPER = r"""
 #include <valgrind/callgrind.h>
@@ -115,8 +115,8 @@ def count(tree: Path, workload: str, units: int, site: Path, lib: Path) -> tuple
                               capture_output=True, text=True, check=False)
         done = re.search(r"UNITS (\d+)", proc.stdout)
         dumps = [d.read_text() for d in sorted(Path(tmp).glob("cg.out*"))]
-        totals = [int(m[1]) for d in dumps if (m := re.search(r"^totals: (\d+)", d, re.M))
-                  and re.search(r"^desc: Trigger: Client Request: work", d, re.M)]
+        totals = [int(m[1]) for d in dumps if (m := re.search(r"^totals: (\d+)", d, re.MULTILINE))
+                  and re.search(r"^desc: Trigger: Client Request: work", d, re.MULTILINE)]
         if proc.returncode != 0 or not done or not totals:
             raise RuntimeError(f"{workload} in {tree}: {proc.stderr[-2000:]}")
         return totals[0], int(done[1])
