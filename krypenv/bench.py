@@ -46,7 +46,8 @@ import numpy as np
 from krypenv.games import GAMES
 
 __all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_OF", "BatchBenchmark", "aec_row", "aec_steps_per_s", "engine_line",
-           "engine_row", "load_games", "machine", "register", "register_batched", "run", "vec_row", "vec_steps_per_s"]
+           "engine_row", "load_games", "machine", "rate_per_s", "register", "register_batched", "run", "vec_row",
+           "vec_steps_per_s"]
 
 Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
 BatchRow = Callable[[int, float], dict[str, Any]]  # (batch size, seconds) -> one row
@@ -118,6 +119,17 @@ def engine_row(deals: Any, play_batch: Callable[[Any, np.random.Generator], int]
         "deals_per_s": finished / elapsed,
         "bytes_per_deal": deals.nbytes_per_deal,
     }
+
+
+def rate_per_s(play: Callable[[], int], seconds: float) -> float:
+    """Units per second of ``play()`` (which returns the units it made) repeated for about ``seconds``, after one
+    untimed call (warm-up)."""
+    play()
+    made, start = 0, time.perf_counter()
+    while True:
+        made += play()
+        if time.perf_counter() - start >= seconds:
+            return made / (time.perf_counter() - start)
 
 
 def engine_line(name: str) -> Callable[[dict[str, Any]], str]:
