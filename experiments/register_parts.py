@@ -2,7 +2,7 @@
 
     python experiments/register_parts.py [PART ...]
 
-The pipeline of :mod:`krypenv.bench_ptxas` (numba-cuda's PTX for (9, 0, "a"), then ptxas -v for sm_90a) on small
+The pipeline of :mod:`krypenv.eval.ptxas` (numba-cuda's PTX for (9, 0, "a"), then ptxas -v for sm_90a) on small
 kernels that each call one per-deal function of the engine on one thread's record and scratch row: the K13 sweep
 test, the K11 maximal captures, the combinations, a random move (all of the capture search), ``apply_move``, the
 deck's shuffle and the card-level expansion.  A part's registers bound what a kernel calling it needs.
@@ -14,10 +14,10 @@ import sys
 import time
 
 import numpy as np
+from krypenv.eval.ptxas import CC, _hopper, assemble
 from numba import cuda, typeof
 from numba.core import types as nt
 
-from krypenv.bench_ptxas import CC, _hopper, assemble
 from krypenv.envs.cuda import no_fma
 from krypenv.krypkasino.engine import captures as X
 from krypenv.krypkasino.engine import kernels as K

@@ -43,6 +43,9 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
     return engine_row(DealBatch(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
+# Each CUDA kernel's register and spill budget on Hopper (krypenv.eval.ptxas, tests/cuda/test_registers.py):
+# kernel -> (the built-in policy compiled in, most registers per thread, most spilled bytes); today's use
+REGISTER_BUDGETS = {"env": (None, 255, 3444), "env.expert": ("expert", 255, 9844), "engine": (None, 255, 308)}
 GPU_PLAYERS = 2  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
 
 

@@ -4,7 +4,7 @@ tests.cuda.cache_check save|load KERNEL...`` with ``NUMBA_CACHE_DIR`` set (tests
 Only the GPU is faked: a context whose device has compute capability 9.0 and whose module loader keeps the cubin
 it is handed.  Everything else is numba-cuda 0.30's own first launch, ``CUDADispatcher.compile``: the disk cache's
 lookup, and on a miss typing, NVVM, the linker (nvJitLink, the assembler as a library: it needs no GPU) and the
-cache's save.  ``save`` compiles KERNEL (a name of :data:`krypenv.bench_ptxas.KERNELS`) in a fresh process and must
+cache's save.  ``save`` compiles KERNEL (a name of :data:`krypenv.eval.ptxas.KERNELS`) in a fresh process and must
 miss the cache; ``load``, in another fresh process, must hit it and bind the kernel without running the linker:
 the cubin found under the key numba-cuda looks it up by, (9, 0, "a") on an H100.
 """
@@ -58,9 +58,9 @@ def main(argv: list[str]) -> int:
     """``save`` or ``load`` one kernel; print what happened (the test reads it)."""
     phase, *names = argv
     ctx = fake_hopper()
+    from krypenv.eval.ptxas import kernel_and_signature
     from numba.cuda.cudadrv import driver
 
-    from krypenv.bench_ptxas import kernel_and_signature
     from krypenv.envs.cuda import no_fma
 
     if phase == "load":

@@ -1,4 +1,4 @@
-"""Every CUDA kernel within its register and spill budget on Hopper, measured without a GPU (krypenv.bench_ptxas).
+"""Every CUDA kernel within its register and spill budget on Hopper, measured without a GPU (krypenv.eval.ptxas).
 
 The whole measurement (numba-cuda's PTX, then ptxas) runs in a subprocess, as a user runs it; the parser and the
 budget rule are checked on their own, and a kernel squeezed into too few registers is shown to be caught.
@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from krypenv import bench_ptxas as B
+from krypenv.eval import ptxas as B
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_ptxas = pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None or B.ptxas_path() is None,
@@ -96,7 +95,7 @@ def test_a_squeezed_kernel_spills_and_is_caught() -> None:
 @needs_ptxas
 def test_every_kernel_is_within_its_budget() -> None:
     """Every kernel of both games, as numba-cuda compiles it for an H100, within its registers and spills."""
-    out = subprocess.run([sys.executable, "-m", "krypenv.bench_ptxas", "--json"], cwd=ROOT, capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "krypenv.eval.ptxas", "--json"], cwd=ROOT, capture_output=True,
                          text=True, timeout=1800, check=False, env={**__import__("os").environ,
                                                                      "NUMBA_ENABLE_CUDASIM": "0"})
     rows = json.loads(out.stdout)["kernels"] if out.stdout.strip() else []

@@ -1,4 +1,4 @@
-"""Every CUDA kernel's registers, stack and spills on Hopper, measured without a GPU: ``python -m krypenv.bench_ptxas``.
+"""Every CUDA kernel's registers, stack and spills on Hopper, measured without a GPU: ``python -m krypenv.eval.ptxas``.
 
 A GPU thread's registers decide how many threads an SM holds at once (65,536 registers per SM, at most
 2,048 threads: 32 registers per thread fill it, 128 leave 512 threads, 255 only 256); a value that
@@ -15,7 +15,7 @@ assembled, before it runs, so they are measured here on any machine:
    frame (local arrays and spills) and the bytes spilled.
 
 Each kernel has a stated budget (:data:`KERNELS`: registers, spilled bytes); tests/cuda/test_registers.py
-fails when one is exceeded.  ``python -m krypenv.bench_ptxas [--json] [NAME ...]`` prints every
+fails when one is exceeded.  ``python -m krypenv.eval.ptxas [--json] [NAME ...]`` prints every
 kernel's figures and the seconds each stage took (the PTX stage and ptxas; first use on a GPU adds
 the driver's load).
 """
@@ -78,16 +78,17 @@ class Kernel:
     spilled: int = 0  # budget: most spilled bytes (stores + loads)
 
 
-KERNELS: dict[str, Kernel] = {  # the budgets: what the kernels use today (ptxas 13.5, 2026-11-27), not yet the goal
-    "krypkasino.env": Kernel("krypkasino", "env", None, 255, 3444),
-    "krypkasino.env.expert": Kernel("krypkasino", "env", "expert", 255, 9844),
-    "krypkasino.engine": Kernel("krypkasino", "engine", None, 255, 308),
-    "kungsholmskille.env": Kernel("kungsholmskille", "env", None, 208),
-    "kungsholmskille.env.expert": Kernel("kungsholmskille", "env", "expert", 255, 2944),
-    "kungsholmskille.engine": Kernel("kungsholmskille", "engine", None, 236),
-    "util.check": Kernel(None, "util", "check", 32),
-    "util.pick": Kernel(None, "util", "pick", 32),
-}
+def _kernels() -> dict[str, Kernel]:
+    """Every kernel with its budget: each game's (its ``bench`` part's ``REGISTER_BUDGETS``), then cuda_util's."""
+    from krypenv.games import GAMES
+
+    kernels = {f"{game}.{what}": Kernel(game, what.split(".")[0], policy, registers, spilled)
+               for game in GAMES
+               for what, (policy, registers, spilled) in GAMES[game].part("bench").REGISTER_BUDGETS.items()}
+    return {**kernels, "util.check": Kernel(None, "util", "check", 32), "util.pick": Kernel(None, "util", "pick", 32)}
+
+
+KERNELS: dict[str, Kernel] = _kernels()  # the budgets: what the kernels use today (ptxas 13.5, 2026-11-27)
 
 
 def ptxas_path() -> str | None:
@@ -257,7 +258,7 @@ def over_budget(name: str, r: Resources) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Print every kernel's row (or ``--json``); exit status 1 if a kernel is over its budget."""
-    parser = argparse.ArgumentParser(prog="python -m krypenv.bench_ptxas", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m krypenv.eval.ptxas", description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"kernels (default: all of {', '.join(KERNELS)})")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args(argv)
