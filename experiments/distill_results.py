@@ -3,6 +3,7 @@
     python experiments/distill_results.py curve runs/exit-2p-a runs/exit-2p-b          # per iteration
     python experiments/distill_results.py match "mlp:runs/exit-2p-a/final.npz,greedy=true" pimc --decks 1000
     python experiments/distill_results.py plot
+    python experiments/distill_results.py tables                 # the page's two Markdown tables
 
 ``curve`` reads each run's ``log.csv`` and ``args.json`` (:mod:`krypenv.training.distill`) and
 writes one row per iteration to ``docs/research/exit-curve.csv``: the run, its seed, players, the
@@ -13,7 +14,8 @@ the student against the game's opponent (its per-iteration measurement: ``--eval
 and adds or replaces its row in ``docs/research/exit-matches.csv`` (A − B per deal, 95% interval,
 seconds, date, machine).  ``plot`` draws ``docs/research/exit-curve.png`` from the curve CSV: the
 student against its opponent by labels and by hours, one line per run.  The page
-``docs/research/expert-iteration.md`` shows both tables; ``tests/test_docs.py`` holds them to the CSVs.
+``docs/research/expert-iteration.md`` shows both tables (``tables`` prints them);
+``tests/test_docs.py`` holds them to the CSVs.
 """
 
 from __future__ import annotations
@@ -124,8 +126,28 @@ def plot() -> None:
     print(CURVE.with_suffix(".png"))
 
 
+def _num(x: str) -> str:
+    """A figure with 2 decimals and a typographic minus."""
+    return f"{float(x):.2f}".replace("-", "\u2212")
+
+
+def tables() -> None:
+    """The page's two tables in Markdown, from the CSVs (the rows ``tests/test_docs.py`` holds the page to)."""
+    print("| run | seed | iteration | labels | hours | student − opponent | 95% CI |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in csv.DictReader(CURVE.open()):
+        print(f"| `{r['run']}` | {r['seed']} | {r['iteration']} | {int(r['labels']):,} | {float(r['hours']):.2f} | "
+              f"{_num(r['vs_opponent'])} | [{_num(r['ci_low'])}, {_num(r['ci_high'])}] |")
+    print()
+    print("| a | b | decks | seed | a − b | 95% CI |")
+    print("|---|---|---:|---:|---:|---:|")
+    for r in csv.DictReader(MATCHES.open()):
+        print(f"| `{r['a']}` | `{r['b']}` | {int(r['decks']):,} | {r['seed']} | {_num(r['a_minus_b'])} | "
+              f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] |")
+
+
 def main() -> None:
-    """The three commands of the module docstring."""
+    """The four commands of the module docstring."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("curve")
@@ -137,13 +159,16 @@ def main() -> None:
     m.add_argument("--decks", type=int, default=1000)
     m.add_argument("--seed", type=int, default=4711)
     sub.add_parser("plot")
+    sub.add_parser("tables")
     a = p.parse_args()
     if a.command == "curve":
         curve(a.runs)
     elif a.command == "match":
         match(a.a, a.b, a.players, a.decks, a.seed)
-    else:
+    elif a.command == "plot":
         plot()
+    else:
+        tables()
 
 
 if __name__ == "__main__":
