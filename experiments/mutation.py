@@ -109,7 +109,8 @@ def stage(dest: Path, chosen: str) -> None:
         shutil.copy2(ROOT / name, target)
     shutil.copytree(ROOT / "checkpoints", dest / "checkpoints", dirs_exist_ok=True)  # tests read it from the root
     quoted = ", ".join(f'"{t}"' for t in tests)
-    config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nalso_copy = [\"checkpoints\"]\nonly_mutate = [{', '.join(repr(m) for m in modules)}]"
+    config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nalso_copy = [\"checkpoints\"]"
+              f"\nonly_mutate = [{', '.join(repr(m) for m in modules)}]"
               f"\npytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-p\", \"no:xdist\""
               f"{''.join(f', {chr(34)}{a}{chr(34)}' for a in PYTEST_ARGS.get(chosen, []))}]"
               f"\npytest_add_cli_args_test_selection = [{quoted}]\n").replace("'", '"')
