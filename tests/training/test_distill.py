@@ -157,6 +157,12 @@ def test_teacher_schedule_and_jobs() -> None:
     assert [j.index for j in jobs] == [0, 1, 2] and all(j.sample for j in jobs)
     assert jobs[0].beta == pytest.approx(0.1) and jobs[0].teacher.endswith("samples=8")
     assert jobs[0].games == args.games_per_shard and jobs[0].seed == args.seed
+    other = dataclasses.replace(args, game="kungsholmskille", players=4, preset="tiny", seed=9, games_per_shard=5,
+                                student_play="greedy")
+    for j in D.jobs_of(other, 3, "t.npz"):  # every field of a job from its own option, none from a default
+        assert (j.game, j.players, j.preset, j.seed, j.iteration, j.games, j.student, j.sample) == \
+            ("kungsholmskille", 4, "tiny", 9, 3, 5, "t.npz", False)
+        assert j.beta == pytest.approx(0.4 * 0.5 ** 3) and j.teacher == D.teacher_of(other, 3, "t.npz")
 
 
 def test_every_option_parses() -> None:
@@ -171,13 +177,16 @@ BAD = [("players", 7), ("players", 1), ("iterations", 0), ("shards", 0), ("games
        ("guide_from", -1), ("seed", -1), ("eval_seed", -1), ("iterations", 1000), ("shards", 100_000),
        ("games_per_shard", 4097), ("beta", -0.1), ("beta", 1.1), ("beta_decay", 1.5), ("temperature", 0.0),
        ("value_scale", 0.0), ("learning_rate", 0.0), ("value_coef", -1.0), ("hidden", "0"), ("hidden", "a,b"),
-       ("value_hidden", ""), ("init", "model.zip"), ("student_play", "best"), ("game", "poker")]
+       ("value_hidden", ""), ("init", "model.zip"), ("student_play", "best"), ("game", "poker"),
+       ("beta_decay", -0.1), ("temperature", float("inf")), ("value_scale", float("inf")),
+       ("learning_rate", float("inf")), ("temperature", float("nan")), ("value_coef", float("inf"))]
 GOOD = [("players", 6), ("players", 2), ("iterations", 1), ("shards", 1), ("games_per_shard", 1), ("epochs", 1),
         ("batch_size", 1), ("window", 0), ("eval_decks", 0), ("eval_decks", 2), ("torch_threads", 0),
         ("guide_from", 0), ("seed", 0), ("eval_seed", 0), ("iterations", 999), ("shards", 99_999),
         ("games_per_shard", 4096), ("beta", 0.0), ("beta", 1.0), ("beta_decay", 1.0), ("temperature", 1e-3),
         ("value_scale", 1e-3), ("learning_rate", 1e-6), ("value_coef", 0.0), ("hidden", "4096"),
-        ("hidden", "8,8"), ("value_hidden", "1"), ("init", "mlp:x.npz"), ("student_play", "sample")]
+        ("hidden", "8,8"), ("value_hidden", "1"), ("init", "mlp:x.npz"), ("student_play", "sample"),
+        ("beta_decay", 0.0), ("temperature", 1e6)]
 
 
 @pytest.mark.parametrize("name, value", BAD)
