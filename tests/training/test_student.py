@@ -13,6 +13,7 @@ from krypenv.agents.krypkasino.policy_nets import PolicyNet, load_ppo
 from krypenv.agents.mlp import MLPAgent
 
 from krypenv import agents
+from krypenv.training import student as S
 from krypenv.training.student import Student, from_mlp, from_ppo
 from tests.agents.krypkasino.test_heuristics import decisions_of
 
@@ -188,3 +189,45 @@ def test_a_kungsholmskille_ppo_checkpoint_converts_without_loss(tmp_path: Path) 
             seen += 16
         env.step(np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in env.action_masks()]))
     assert seen >= 160
+
+
+def _synthetic(n: int = 64, obs: int = 6, actions: int = 5, seed: int = 0) -> S.TrainingData:
+    """Labels of a made-up game: random observations, 2-5 legal actions, targets the softmax of random values."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random((n, actions)) < 0.6
+    mask[:, 0] = True
+    values = np.where(mask, rng.normal(0, 2, (n, actions)), np.nan)
+    return S.TrainingData(rng.random((n, obs)).astype(np.float32), mask, S.policy_targets(values, mask, 1.0),
+                          rng.normal(0, 1, n).astype(np.float32))
+
+
+def test_train_fits_the_targets_and_reports_the_floor() -> None:
+    """train: the losses fall towards the targets' entropy (reported exactly), the same seed gives the same network,
+    and every option is used (epochs, batch size, learning rate, the value's weight)."""
+    from types import SimpleNamespace
+
+    data = _synthetic()
+    args = SimpleNamespace(epochs=40, batch_size=16, learning_rate=1e-2, value_coef=0.5)
+
+    def fit(a: SimpleNamespace, seed: int = 0) -> tuple[dict[str, float], list[np.ndarray]]:
+        torch.manual_seed(0)
+        s = S.Student(6, 5, [16], [8])
+        stats = S.train(s, data, a, np.random.default_rng(seed))
+        return stats, [p.detach().numpy().copy() for p in s.parameters()]
+
+    torch.manual_seed(0)
+    before = S.Student(6, 5, [16], [8])
+    obs, mask, _, _, target, tv = S.minibatch(data, np.arange(64))
+    logits, value = before(obs, mask)
+    first = float(S.distill_loss(logits, value, target, tv, 0.5)[1])
+    stats, w = fit(args)
+    p = data.target
+    assert stats["target_entropy"] == pytest.approx(float(-(p * np.log(np.where(p > 0, p, 1))).sum(1).mean()))
+    assert stats["target_entropy"] - 1e-4 <= stats["policy_loss"] < first - 0.05  # learnt, never below the floor
+    assert stats["loss"] == pytest.approx(stats["policy_loss"] + 0.5 * stats["value_loss"], rel=1e-4)
+    same, w2 = fit(args)
+    assert same == stats and all(np.array_equal(a, b) for a, b in zip(w, w2))
+    for change in ({"epochs": 1}, {"batch_size": 64}, {"learning_rate": 1e-4}, {"value_coef": 0.0}):
+        _, w3 = fit(SimpleNamespace(**{**vars(args), **change}))
+        assert not all(np.array_equal(a, b) for a, b in zip(w, w3)), change
+    assert fit(args, seed=1)[1][0].tolist() != w[0].tolist()  # the minibatches' order comes from rng
