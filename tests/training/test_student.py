@@ -219,7 +219,7 @@ def test_train_fits_the_targets_and_reports_the_floor() -> None:
     before = S.Student(6, 5, [16], [8])
     obs, mask, _, _, target, tv = S.minibatch(data, np.arange(64))
     logits, value = before(obs, mask)
-    first = float(S.distill_loss(logits, value, target, tv, 0.5)[1])
+    first = float(S.distill_loss(logits, value, target, tv, 0.5)[1].detach())
     stats, w = fit(args)
     p = data.target
     assert stats["target_entropy"] == pytest.approx(float(-(p * np.log(np.where(p > 0, p, 1))).sum(1).mean()))
