@@ -15,6 +15,7 @@ from numba import njit
 
 from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.engine import kernels
+from krypenv.rng import rand_float
 
 __all__ = ["below", "determinize", "uniform"]
 
@@ -22,13 +23,8 @@ __all__ = ["below", "determinize", "uniform"]
 # --------------------------------------------------------------------------- random numbers
 @njit(cache=True)
 def uniform(state: np.ndarray) -> float:
-    """Next uniform in [0, 1) of the splitmix64 stream ``state[0]``."""
-    z = state[0] + np.uint64(0x9E3779B97F4A7C15)
-    state[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    """Next uniform in [0, 1) of the splitmix64 stream ``state[0]`` (:func:`krypenv.rng.rand_float`'s stream 0)."""
+    return rand_float(state, 0)
 
 
 @njit(cache=True)
