@@ -197,17 +197,12 @@ def vec_steps_per_s(env: Any, seconds: float, seed: int = 0) -> float:
     rng = np.random.default_rng(seed)
     actions = np.zeros(env.num_envs, np.int64)
 
-    def step() -> None:
+    def step() -> int:
         k_pick_legal(env.action_masks(), rng.random(env.num_envs), actions)
         env.step(actions)
+        return env.num_envs
 
-    step()  # warm-up
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        step()
-        steps += env.num_envs
-    return steps / (time.perf_counter() - start)
+    return rate_per_s(step, seconds)
 
 
 def _cpu_model() -> str:
