@@ -6,6 +6,7 @@
 #                   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #                   -d .whl numpy==2.4.6 gymnasium==1.4.0 pettingzoo==1.27.0 farama-notifications==0.0.6 \
 #                   stable-baselines3==2.9.2
+#                 pip wheel --no-deps --no-build-isolation -w .whl .   # krypenv itself (krypenv.agents is agents/)
 #   run:          command "bash experiments/device_run.sh check", carry [".whl"], timeout_s 600; then at once, on
 #                 the warm machine (its disk cache holds every kernel): "bash experiments/device_run.sh speed"
 #
@@ -23,8 +24,9 @@ OUT=${OUT:-results}
 STAGE=${1:-all}
 WARM_SECONDS=${WARM_SECONDS:-240}
 BUDGET=${BUDGET:-570}
-if compgen -G ".whl/*.whl" >/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+if compgen -G ".whl/*.whl" >/dev/null; then  # once per machine: a reinstall would make the disk caches stale
+  [ -f /tmp/site/.installed ] || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+    --upgrade --target /tmp/site .whl/*.whl && touch /tmp/site/.installed; } || exit 1
   export PYTHONPATH=/tmp/site:$PWD
 else
   export PYTHONPATH=$PWD
