@@ -39,7 +39,7 @@ if [ "$STAGE" != speed ]; then
   timeout "$WARM_SECONDS" python3 experiments/warm_numba.py --cuda 2>&1 | tee "$OUT/check/warm.txt"
   echo "warm exit: ${PIPESTATUS[0]} after ${SECONDS} s"
   CHECK_SECONDS=$((BUDGET - SECONDS))
-  timeout "$CHECK_SECONDS" python3 experiments/device_check.py --out "$OUT/check" 2>&1 | tee "$OUT/check/log.txt"
+  timeout "$CHECK_SECONDS" python3 experiments/device_check.py --out "$OUT/check" ${CHECK_ARGS:-} 2>&1 | tee "$OUT/check/log.txt"
   code=${PIPESTATUS[0]}
   echo "device_check exit: $code (124: stopped at ${CHECK_SECONDS} s; its JSON holds the sections done)"
   if [ "$code" = 124 ] && [ -f "$OUT/check/device_check.json" ]; then  # its table, of the sections it finished
