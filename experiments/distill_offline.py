@@ -7,11 +7,11 @@
 
 Reads every shard of ``RUN/labels`` (or ``--iterations``) of each RUN given (the first one's
 ``args.json`` is the run's settings; the runs must be of one game, player count and preset), builds a
-new student (or ``--init``), trains it with :func:`krypenv.training.student.train` (the same targets
-and loss as the run: any ``Args`` field can be given as an option), writes ``OUT/student.npz`` and
-measures it alone (greedy) against the game's opponent over ``--eval-decks`` duplicate decks of
-``--eval-seed``.  An experiment on data already paid for: it separates what more labels would bring
-from what the network can take.
+new student (or ``--init``), trains it with :func:`krypenv.training.student.train` (the same targets and
+loss as the run: any ``Args`` field can be given as an option), writes ``OUT/student.npz``,
+``OUT/result.json`` (sizes, seconds, losses, the measurement), and measures it alone (greedy) against
+the game's opponent over ``--eval-decks`` duplicate decks of ``--eval-seed``. An experiment on data
+already paid for: it separates what more labels would bring from what the network can take.
 """
 
 from __future__ import annotations
@@ -74,14 +74,19 @@ def main() -> None:
         "trained": {"method": "offline distillation (experiments/distill_offline.py)", "labels": len(labels),
                     "from": ",".join(a.run), "command": " ".join(sys.argv), "machine": D.machine(),
                     "date": time.strftime("%Y-%m-%d"), "args": dataclasses.asdict(args)}})
-    print(f"{len(labels):,} labels, {sum(q.numel() for q in student.parameters()):,} parameters, trained in "
-          f"{time.perf_counter() - t0:.0f} s: {stats}", flush=True)
+    result = {"student": str(path), "labels": len(labels), "parameters": sum(q.numel() for q in student.parameters()),
+              "train_s": round(time.perf_counter() - t0), "temperature": args.temperature, **stats}
+    print(f"{len(labels):,} labels, {result['parameters']:,} parameters, trained in {result['train_s']} s: {stats}",
+          flush=True)
     if args.eval_decks:
         opp = part.DISTILL["opponent"]
         point = part.distill_eval(agents.load(f"mlp:{path},greedy=true", game=args.game), opp, args.players,
                                   args.preset, args.eval_decks, args.eval_seed)
         print(f"student - {opp}: {point.mean:+.2f} [{point.low:+.2f}, {point.high:+.2f}] over {args.eval_decks} decks "
               f"of seed {args.eval_seed}", flush=True)
+        result.update(opponent=opp, eval_decks=args.eval_decks, eval_seed=args.eval_seed, vs_opponent=point.mean,
+                      ci_low=point.low, ci_high=point.high)
+    (out / "result.json").write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

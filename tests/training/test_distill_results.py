@@ -63,3 +63,27 @@ def test_anything_but_an_approximate_result_is_refused_naming_the_file(tmp_path:
     with pytest.raises(SystemExit, match=rf"bad\.json: not the JSON of `krypenv exploit --json` \(.*{message}"):
         distill_results.exploit([name])
     assert not csv_path.exists()
+
+
+def test_the_pages_offline_table_is_the_one_printed_from_the_csvs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/research/expert-iteration.md's wider students: every row of exit-offline.csv, its matches, no more."""
+    distill_results.offline_table()
+    printed = capsys.readouterr().out.strip()
+    page = (ROOT / "docs" / "research" / "expert-iteration.md").read_text(encoding="utf-8")
+    section = page.split("## Wider students from both runs' labels")[1].split("\n## ")[0]
+    assert printed in section
+    assert len(printed.splitlines()) == 2 + len(list(csv.DictReader(distill_results.OFFLINE.open())))
+
+
+def test_offline_rows_refuse_a_checkpoint_that_is_not_the_runs_student(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shipped file must be the run's student byte for byte; else a clear exit and no CSV."""
+    monkeypatch.setattr(distill_results, "OFFLINE", tmp_path / "off.csv")
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "student.npz").write_bytes(b"student")
+    (out / "result.json").write_text(json.dumps({"labels": 1}))
+    (tmp_path / "other.npz").write_bytes(b"other")
+    with pytest.raises(SystemExit, match=r"other\.npz is not .*run/student\.npz"):
+        distill_results.offline([f"{tmp_path / 'other.npz'}={out}"])
+    assert not (tmp_path / "off.csv").exists()
