@@ -134,8 +134,8 @@ class Args:
     eval_every: int = arg(250_000, "env steps between evaluations against expert (0: only at the end)")
     eval_deals: int = arg(200, "duplicate decks per periodic evaluation (each played from both seats in 2p)")
     eval_seed: int = arg(1000, "seed of the periodic evaluations' decks")
-    final_deals: int = arg(1000, "duplicate decks of the final evaluation against every baseline "
-                                 "(0: skip it; 1000 take about 30 s)")
+    final_deals: int = arg(3000, "duplicate decks of the final evaluation against each baseline "
+                                 "(0: skip it; 3000 take about a minute and a half)")
     final_seed: int = arg(2000, "seed of the final evaluation's decks")
 
 
@@ -400,6 +400,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
         table, final_vs_expert = part.final_table(part.agent_class().load(final), args)
         summary["final_vs_expert"] = final_vs_expert
         (run_dir / "final_eval.txt").write_text(table + "\n")
+        print(part.SPREAD_NOTE, flush=True)  # one run is one sample: where the spread over seeds is published
         print(table, flush=True)
     summary["total_s"] = time.time() - start
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=float) + "\n")

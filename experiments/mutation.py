@@ -1,12 +1,14 @@
 """Mutation testing of the small high-risk modules with mutmut: stage a copy, then run mutmut in it.
 
     pip install -e ".[test]"                          # brings mutmut
-    python experiments/mutation.py /tmp/krypenv-mutants [--set research|device]
+    python experiments/mutation.py /tmp/krypenv-mutants [--set research|device|speed]
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Two sets (:data:`SETS`): ``research`` (issue 34: the agents' option limits, tabular policies,
-``exploit``, the OpenSpiel deal, rewards and resampling) and ``device`` (issue 33: the Python
+Four sets (:data:`SETS`): ``distill`` (issue 40: label shards, expert iteration's pure parts,
+the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
+``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
+kernels' disk-cache plumbing) and ``device`` (issue 33: the Python
 of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
 rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
 planted by hand instead: ``experiments/planted_gpu.py``).  The web server's guard, store and menu
@@ -68,7 +70,29 @@ SETS = {
     "device": (["krypenv/envs/device.py", "krypenv/agents/mlp.py", "krypenv/training/selfplay.py"],
                ["krypenv.envs.device.*", "krypenv.agents.mlp.*", "krypenv.training.selfplay.x_seat_advantages*"],
                ["tests/envs/test_device.py", "tests/agents/test_mlp.py", "tests/training/test_selfplay.py"]),
+    # speed (issue 42): the register report and its budgets, the kernels' disk-cache plumbing (compiled code is not
+    # mutated: the legality check first_illegal had its bugs planted by hand)
+    "speed": (["eval/ptxas.py", "krypenv/envs/cuda.py"],
+              ["krypenv.eval.ptxas.*", "krypenv.envs.cuda.x_rebind*", "krypenv.envs.cuda.x_source_digest*",
+               "krypenv.envs.cuda.x_cached*", "krypenv.envs.cuda.x_threads_per_sm*"],
+              ["tests/cuda/test_registers.py", "tests/cuda/test_cache.py"]),
 }
+# distill (issue 40): the label shards, expert iteration's pure parts (targets, loss, arguments, schedule, data), the
+# student and the mlp format's network; the whole loop's end-to-end tests are left out of the mutants' runs (minutes
+# each), the pieces they drive are tested one by one
+SETS["distill"] = (
+    ["krypenv/training/labels.py", "krypenv/training/distill.py", "krypenv/training/student.py",
+     "krypenv/agents/mlp.py"],
+    ["krypenv.training.labels.*", "krypenv.training.distill.x_check_args*",
+     "krypenv.training.distill.x_sizes*",
+     "krypenv.training.distill.x_shard_seeds*", "krypenv.training.distill.x_teacher_of*",
+     "krypenv.training.distill.x_jobs_of*", "krypenv.training.distill.x__number*", "krypenv.training.student.*",
+     "krypenv.agents.mlp.xǁNetworkǁ*"],
+    ["tests/training/test_labels.py", "tests/training/test_distill.py", "tests/training/test_student.py",
+     "tests/agents/test_mlp.py"])
+# per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
+# distill: the whole loop's runs are minutes a mutant)
+PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"]}
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 
@@ -85,8 +109,10 @@ def stage(dest: Path, chosen: str) -> None:
         shutil.copy2(ROOT / name, target)
     shutil.copytree(ROOT / "checkpoints", dest / "checkpoints", dirs_exist_ok=True)  # tests read it from the root
     quoted = ", ".join(f'"{t}"' for t in tests)
-    config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nonly_mutate = [{', '.join(repr(m) for m in modules)}]"
-              f"\npytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-p\", \"no:xdist\"]"
+    config = (f"\n[tool.mutmut]\nsource_paths = [\"krypenv/\"]\nalso_copy = [\"checkpoints\"]"
+              f"\nonly_mutate = [{', '.join(repr(m) for m in modules)}]"
+              f"\npytest_add_cli_args = [\"-p\", \"no:cacheprovider\", \"-p\", \"no:xdist\""
+              f"{''.join(f', {chr(34)}{a}{chr(34)}' for a in PYTEST_ARGS.get(chosen, []))}]"
               f"\npytest_add_cli_args_test_selection = [{quoted}]\n").replace("'", '"')
     project = (dest / "pyproject.toml").read_text(encoding="utf-8")
     start = project.find("\n[tool.mutmut]")  # the web server's set (used in the repository itself) gives way

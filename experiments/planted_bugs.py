@@ -27,6 +27,10 @@ OS = "tests/openspiel/"
 CONTRACTS, RL, TINY, GAMES = OS + "test_contracts.py", OS + "test_rl_loop.py", OS + "test_tiny.py", OS + "test_games.py"
 INFO, KILLE_RESAMPLE = OS + "test_information_states.py", OS + "test_kille_resample.py"
 KR, KI = "krypenv/openspiel/krypkasino.py", "krypenv/openspiel/kungsholmskille.py"
+PIMC, LABELS, DISTILL = "agents/krypkasino/pimc.py", "krypenv/training/labels.py", "krypenv/training/distill.py"
+STUDENT = "krypenv/training/student.py"
+PIMC_VALUES, LABEL_TESTS = "tests/agents/krypkasino/test_pimc_values.py", "tests/training/test_labels.py"
+DISTILL_TESTS, STUDENT_TESTS = "tests/training/test_distill.py", "tests/training/test_student.py"
 SEEDING = "                seed = (self.seed * 1_000_003 + zlib.crc32(key.encode())) % 2**32"
 
 
@@ -144,6 +148,44 @@ BUGS = [
     Bug("N2", "krypenv/envs/gym.py", "        if seed is not None or not self._seeded:\n            core.seed([seed])",
         "        if True:\n            core.seed([seed])", "reset() without a seed draws fresh entropy instead of "
         "continuing the stream", ("tests/envs/test_seeding.py",)),
+    # ---- issue 40: expert iteration (labels, the student, the loop)
+    Bug("D1", PIMC, "acc[2, m] += vals[m]", "acc[2, m] += vals[e]", "a move's label is the baseline's score",
+        (PIMC_VALUES,)),
+    Bug("D2", PIMC, "_at_least(out, TAKE + c, mean)\n                more = True\n",
+        "_at_least(out, TAKE + c, mean)\n                more = True\n                break\n",
+        "during a capture choice only the first table card leads to a capture", (PIMC_VALUES,)),
+    Bug("D3", LABELS, 'tmp = final.with_name(final.name + f".tmp{os.getpid()}")', "tmp = final",
+        "a shard is written under its own name (a kill leaves half a shard)", (LABEL_TESTS,)),
+    Bug("D4", LABELS, "            p.unlink()", "            pass", "a killed shard's temporary is left behind",
+        (LABEL_TESTS,)),
+    Bug("D5", LABELS, " or not legal[np.arange(n), np.clip(a, 0, None)].all():", ":",
+        "an illegal teacher action is read without a word", (LABEL_TESTS,)),
+    Bug("D6", LABELS, "EOFError, zlib.error,", "EOFError,",
+        "a corrupt shard is a zlib traceback, not an error naming it", (LABEL_TESTS,)),
+    Bug("D7", DISTILL, "by_teacher = u[:, 0] < beta", "by_teacher = u[:, 0] < 1 - beta",
+        "DAgger's mixing probability inverted", (DISTILL_TESTS,)),
+    Bug("D8", STUDENT, "z = np.where(mask, values / temperature, -np.inf)", "z = np.where(mask, values, -np.inf)",
+        "the target's temperature ignored", (DISTILL_TESTS,)),
+    Bug("D9", STUDENT, "policy = -(target * logp).sum(-1).mean()", "policy = -(target * logp.exp()).sum(-1).mean()",
+        "the policy loss on probabilities, not log-probabilities", (DISTILL_TESTS,)),
+    Bug("D10", DISTILL, "or iteration < args.guide_from or", "or iteration <= args.guide_from or",
+        "the guided teacher starts an iteration late", (DISTILL_TESTS,)),
+    Bug("D11", STUDENT, "(args.value_scale * taught)", "(0.1 * taught)", "--value-scale ignored", (DISTILL_TESTS,)),
+    Bug("D12", STUDENT, "+ np.repeat(lo, hi - lo)", "+ np.repeat(lo, hi - lo) * 0",
+        "a minibatch reads the first labels' features", (DISTILL_TESTS,)),
+    Bug("D13", DISTILL, "rng = np.random.default_rng([args.seed, it])",
+        "rng = np.random.default_rng(args.seed) if it == min(set(range(args.iterations)) - done) else rng",
+        "a resumed run trains another network than an uninterrupted one", (DISTILL_TESTS,)),
+    Bug("D14", "agents/mlp.py", "ib + (h @ cw.T + cb)[b], 0.0)", "ib, 0.0)", "the numpy scorer forgets the state",
+        (STUDENT_TESTS,)),
+    Bug("D15", "krypenv/training/student.py", "scale = pol.pi_features_extractor.inv_high[:agent.obs_dim]",
+        "scale = 1 + 0 * pol.pi_features_extractor.inv_high[:agent.obs_dim]",
+        "a converted PPO network reads unscaled observations", (STUDENT_TESTS,)),
+    Bug("D16", "agents/krypkasino/guided.py", "values[g, cands[g]] = -m", "values[g, cands[g]] = m",
+        "the guided teacher's values have the wrong sign", (STUDENT_TESTS,)),
+    Bug("D17", "agents/kungsholmskille/pimc.py", "out[k] = legal[int(np.argmax(values[k, legal]))]",
+        "out[k] = legal[int(np.argmin(values[k, legal]))]", "Kungsholmskille's teacher plays its worst move",
+        (DISTILL_TESTS,)),
 ]
 
 

@@ -46,7 +46,8 @@ import numpy as np
 from krypenv.games import GAMES
 
 __all__ = ["BATCH_BENCHMARKS", "BENCHMARKS", "GAME_OF", "BatchBenchmark", "aec_row", "aec_steps_per_s", "engine_line",
-           "engine_row", "load_games", "machine", "register", "register_batched", "run", "vec_row", "vec_steps_per_s"]
+           "engine_row", "load_games", "machine", "rate_per_s", "register", "register_batched", "run", "vec_row",
+           "vec_steps_per_s"]
 
 Benchmark = Callable[[float], dict[str, Any]]  # seconds -> result
 BatchRow = Callable[[int, float], dict[str, Any]]  # (batch size, seconds) -> one row
@@ -120,6 +121,17 @@ def engine_row(deals: Any, play_batch: Callable[[Any, np.random.Generator], int]
     }
 
 
+def rate_per_s(play: Callable[[], int], seconds: float) -> float:
+    """Units per second of ``play()`` (which returns the units it made) repeated for about ``seconds``, after one
+    untimed call (warm-up)."""
+    play()
+    made, start = 0, time.perf_counter()
+    while True:
+        made += play()
+        if time.perf_counter() - start >= seconds:
+            return made / (time.perf_counter() - start)
+
+
 def engine_line(name: str) -> Callable[[dict[str, Any]], str]:
     """The text line of one row of the engine benchmark registered as ``name``."""
 
@@ -185,17 +197,12 @@ def vec_steps_per_s(env: Any, seconds: float, seed: int = 0) -> float:
     rng = np.random.default_rng(seed)
     actions = np.zeros(env.num_envs, np.int64)
 
-    def step() -> None:
+    def step() -> int:
         k_pick_legal(env.action_masks(), rng.random(env.num_envs), actions)
         env.step(actions)
+        return env.num_envs
 
-    step()  # warm-up
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        step()
-        steps += env.num_envs
-    return steps / (time.perf_counter() - start)
+    return rate_per_s(step, seconds)
 
 
 def _cpu_model() -> str:

@@ -58,8 +58,9 @@ def kernel_resources(dispatcher: Any) -> dict[str, int]:
         regs, local = int(func.attrs.regs), int(func.attrs.local)
     except Exception:  # noqa: BLE001  (the simulator or an unknown driver: no attributes to report)
         return {}
-    per_sm = min(2048, 65536 // max(1, (regs + 7) // 8 * 8) // 32 * 32)
-    return {"regs_per_thread": regs, "local_bytes_per_thread": local, "threads_per_sm": per_sm}
+    from krypenv.envs.cuda import threads_per_sm
+
+    return {"regs_per_thread": regs, "local_bytes_per_thread": local, "threads_per_sm": threads_per_sm(regs)}
 
 
 def _median_time(work: Callable[[], Any], repeats: int) -> float:
@@ -80,7 +81,7 @@ def engine_row(game: str, batch: int, seconds: float, repeats: int = 5, cpu: boo
     from krypenv.envs.cuda import Arrays, grid_threads, launch
     from krypenv.rng import seed_range
 
-    module = GAMES[game].part("device").DeviceVecEnv.cuda_kernels()
+    module = GAMES[game].part("cuda_kernels")
     kernel, setup = module.engine_play(), GAMES[game].part("bench").gpu_engine_setup
     arrays = Arrays()
     P = players(game)

@@ -18,8 +18,9 @@ part               what the module named there supplies
                    ``OPTIONS``, ``config_from_args``, ``default_out``, ``run_eval`` (:mod:`krypenv.eval`)
 ``training``       the game's pieces of ``train.py`` (:mod:`krypenv.training`)
 ``ui``             the game's adapter for terminal and web play (:mod:`krypenv.ui.session`)
-``device``         ``DeviceVecEnv``: N games as tensors on the GPU or CPU (:mod:`krypenv.envs.device`),
-                   its CUDA kernel in the game's ``cuda_kernels`` module
+``device``         ``DeviceVecEnv``: N games as tensors on the GPU or CPU (:mod:`krypenv.envs.device`)
+``cuda_kernels``   the device env's CUDA kernels, ``build(policy_key)`` and ``engine_play()`` (numba-cuda is
+                   imported with them)
 =================  ==============================================================================
 
 Adding a game is one package per layer plus one :class:`Game` in :data:`GAMES` (see
@@ -35,7 +36,8 @@ from types import ModuleType
 
 __all__ = ["DEFAULT_GAME", "GAMES", "PARTS", "Game", "game", "names"]
 
-PARTS = ("entry", "records", "bench", "demo", "agents", "eval", "training", "ui", "device")  # the module-valued fields
+PARTS = ("entry", "records", "bench", "demo", "agents", "eval", "training", "ui", "device",
+         "cuda_kernels")  # the module-valued fields
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Game:
     training: str
     ui: str
     device: str
+    cuda_kernels: str
 
     def part(self, part: str) -> ModuleType:
         """The module of one of the game's layers (one of :data:`PARTS`), imported on first use."""
@@ -81,6 +84,7 @@ GAMES: dict[str, Game] = {
             entry="krypenv.krypkasino_v0", records="krypenv.krypkasino.records", bench="krypenv.krypkasino.bench",
             demo="krypenv.krypkasino.demo", agents="krypenv.agents.krypkasino", eval="krypenv.eval.krypkasino",
             training="krypenv.training.krypkasino", ui="krypenv.ui.krypkasino", device="krypenv.krypkasino.device",
+            cuda_kernels="krypenv.krypkasino.cuda_kernels",
         ),
         Game(
             name="kungsholmskille", title="Kungsholmskille", rule_prefix="L", rules_doc="docs/KILLE.md",
@@ -89,7 +93,7 @@ GAMES: dict[str, Game] = {
             bench="krypenv.kungsholmskille.bench", demo="krypenv.kungsholmskille.demo",
             agents="krypenv.agents.kungsholmskille", eval="krypenv.eval.kungsholmskille",
             training="krypenv.training.kungsholmskille", ui="krypenv.ui.kungsholmskille",
-            device="krypenv.kungsholmskille.device",
+            device="krypenv.kungsholmskille.device", cuda_kernels="krypenv.kungsholmskille.cuda_kernels",
         ),
     )
 }

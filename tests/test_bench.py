@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from krypenv import bench
 from krypenv.games import GAMES
 
@@ -24,3 +26,20 @@ def test_output_order_follows_the_registry_not_the_import_order() -> None:
         games = [bench.GAME_OF.get(name) for name in ordered]
         ranks = [list(GAMES).index(g) if g in GAMES else len(GAMES) for g in games]
         assert ranks == sorted(ranks), ordered
+
+
+def test_rate_per_s_counts_only_the_timed_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GPU benchmarks' CPU twins: the warm-up call is not counted, the timed calls are, until the time is up."""
+    from krypenv import bench as B
+
+    clock = iter(range(100))
+    monkeypatch.setattr(B.time, "perf_counter", lambda: float(next(clock)))
+    made = []
+
+    def play() -> int:
+        made.append(len(made) + 1)  # 1, 2, 3, ... units per call
+        return made[-1]
+
+    # start at 0; after call 2 (the first timed) the clock reads 1 < 3, after call 3 it reads 2, after 4 it reads 3
+    assert B.rate_per_s(play, 3.0) == (2 + 3 + 4) / 4
+    assert len(made) == 4

@@ -170,3 +170,75 @@ def test_the_self_play_nash_conv_table_is_the_measured_csv() -> None:
         row = measured[run, iteration]
         assert (decisions, seconds, nash_conv) == (f"{int(row['decisions']):,}", f"{float(row['train_seconds']):.0f}",
                                                    f"{float(row['nash_conv']):.4f}"), (run, iteration)
+
+
+def quickstart_rows() -> list[dict[str, str]]:
+    """docs/results/quickstart-seeds.csv: one row per training seed of the quick start's defaults."""
+    import csv
+
+    with open(DOCS / "results" / "quickstart-seeds.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_the_readme_headline_is_the_quickstart_distribution() -> None:
+    """The README's headline table shows, per baseline, the median and range over the CSV's seeds (2 decimals), and
+    says how many seeds' intervals against expert lie below 0."""
+    import statistics
+
+    rows = quickstart_rows()
+    assert len(rows) >= 5  # issue 43: at least five training seeds
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    head = readme.split("## Headline result")[1].split("\n## ")[0]
+    shown = {m[0]: m[1:] for m in re.findall(
+        r"^\| (\w+) \| \**(−?[\d.]+)\** \| \**\[(−?[\d.]+), (−?[\d.]+)\]\** \|$", head, re.MULTILINE)}
+    assert set(shown) == {"random", "greedy", "creeper", "expert"}
+    for name, (median, low, high) in shown.items():
+        values = [float(r[f"vs_{name}"]) for r in rows]
+        want = (statistics.median(values), min(values), max(values))
+        assert tuple(float(x.replace("−", "-")) for x in (median, low, high)) == tuple(round(v, 2) for v in want), name
+    below = sum(float(r["expert_high"]) < 0 for r in rows)
+    assert f"{below} of {len(rows)} seeds" in head
+    assert f"over {len(rows)} training seeds" in head
+
+
+def test_the_quickstart_seed_table_is_the_csv() -> None:
+    """docs/results/krypkasino-training.md's table of the quick start over seeds holds the CSV's rows, no more."""
+    rows = {r["seed"]: r for r in quickstart_rows()}
+    page = (DOCS / "results" / "krypkasino-training.md").read_text(encoding="utf-8")
+    section = page.split("## The quick start over seeds")[1].split("\n## ")[0]
+    found = re.findall(r"^\| (\d+) \| ([\d.]+) \| (−?[\d.]+) \| \[(−?[\d.]+), (−?[\d.]+)\] \| (−?[\d.]+) \| "
+                       r"(−?[\d.]+) \| (−?[\d.]+) \|", section, re.MULTILINE)
+    assert {f[0] for f in found} == set(rows)
+    for seed, minutes, diff, low, high, creeper, greedy, rand in found:
+        r = rows[seed]
+        want = (f"{float(r['train_min']):.1f}", *(f"{float(r[k]):.2f}" for k in (
+            "vs_expert", "expert_low", "expert_high", "vs_creeper", "vs_greedy", "vs_random")))
+        assert (minutes, *(x.replace("−", "-") for x in (diff, low, high, creeper, greedy, rand))) == want, seed
+
+
+def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
+    """docs/research/expert-iteration.md's tables hold the rows of exit-curve.csv and exit-matches.csv, no more."""
+    import csv
+
+    page = (DOCS / "research" / "expert-iteration.md").read_text(encoding="utf-8")
+    with open(DOCS / "research" / "exit-curve.csv", newline="") as f:
+        curve = {(r["run"], r["iteration"]): r for r in csv.DictReader(f)}
+    section = page.split("## Strength by iteration")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([\w-]+)` \| (\d+) \| (\d+) \| ([\d,]+) \| ([\d.]+) \| (−?[\d.]+) \| \[(−?[\d.]+), "
+                      r"(−?[\d.]+)\] \|", section, re.MULTILINE)
+    assert {(run, it) for run, _, it, *_ in rows} == set(curve)
+    for run, seed, it, labels, hours, diff, low, high in rows:
+        r = curve[run, it]
+        want = (r["seed"], f"{int(r['labels']):,}", f"{float(r['hours']):.2f}",
+                *(f"{float(r[k]):.2f}" for k in ("vs_opponent", "ci_low", "ci_high")))
+        assert (seed, labels, hours, *(x.replace("−", "-") for x in (diff, low, high))) == want, (run, it)
+    with open(DOCS / "research" / "exit-matches.csv", newline="") as f:
+        matches = {(r["a"], r["b"], r["decks"], r["seed"]): r for r in csv.DictReader(f)}
+    section = page.split("## Head to head")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| ([\d,]+) \| (\d+) \| \**(−?[\d.]+)\** \| \[(−?[\d.]+), "
+                      r"(−?[\d.]+)\] \|", section, re.MULTILINE)
+    assert {(a, b, decks.replace(",", ""), seed) for a, b, decks, seed, *_ in rows} == set(matches)
+    for a, b, decks, seed, diff, low, high in rows:
+        r = matches[a, b, decks.replace(",", ""), seed]
+        want = tuple(f"{float(r[k]):.2f}" for k in ("a_minus_b", "ci_low", "ci_high"))
+        assert tuple(x.replace("−", "-") for x in (diff, low, high)) == want, (a, b)

@@ -7,6 +7,7 @@ table of parts, and :mod:`krypenv.training.common` for ``training``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from krypenv.games import DEFAULT_GAME, GAMES, PARTS, game, names
 INTERFACE = {  # part -> names its module defines
     "entry": ("env", "raw_env", "GymEnv", "VecEnv", "DeviceVecEnv"),
     "device": ("DeviceVecEnv",),
+    "cuda_kernels": ("build", "engine_play", "no_policy"),
     "records": ("GAME", "check_record", "summary"),
     "demo": ("run_demo",),
     "training": ("DEFAULTS", "POLICIES", "BASELINES", "EPISODE_VALUE", "RUN_PREFIX", "CURVE", "check_options",
@@ -45,6 +47,8 @@ def test_names_and_lookups() -> None:
 @pytest.mark.parametrize("part", PARTS)
 def test_every_part_imports_and_supplies_its_interface(name: str, part: str) -> None:
     """Each declared module imports and defines what the registry says that part supplies."""
+    if part == "cuda_kernels" and importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed (pip install 'krypenv[cuda]')")
     module = GAMES[name].part(part)
     missing = [attr for attr in INTERFACE.get(part, ()) if not hasattr(module, attr)]
     assert not missing, f"{GAMES[name].part(part).__name__} lacks {missing}"

@@ -11,5 +11,5 @@ checkpoint is loaded), the policy-guided search ``pimc:policy=ppo:PATH``
 :mod:`krypenv.agents.league` mixes them with learner snapshots for training.
 """
 
-# registers greedy, creeper, expert, pimc, ppo:PATH; pimc:policy=ppo:PATH and champion
-from krypenv.agents.krypkasino import champion, guided, heuristics, pimc, ppo  # noqa: F401
+# registers greedy, creeper, expert, pimc, ppo:PATH; pimc:policy=ppo:PATH and champion; the move features of mlp files
+from krypenv.agents.krypkasino import champion, guided, heuristics, move_features, pimc, ppo  # noqa: F401

@@ -1,7 +1,9 @@
-"""``pimc:policy=ppo:PATH``: determinized search whose rollouts are a learned policy, played in lockstep.
+"""``pimc:policy=ppo:PATH`` and ``pimc:policy=mlp:PATH``: determinized search whose rollouts are a learned policy.
 
 The ``pimc`` search (:mod:`krypenv.agents.krypkasino.pimc`) with the policy of a ``ppo:PATH``
-checkpoint (:mod:`krypenv.agents.krypkasino.ppo`) as the rollout policy of every seat *and* as the
+checkpoint (:mod:`krypenv.agents.krypkasino.ppo`) or an ``mlp:PATH`` file (:mod:`krypenv.agents.mlp`,
+numpy, no pickle: what :mod:`krypenv.training.distill` writes; networks in
+:mod:`krypenv.agents.krypkasino.policy_nets`) as the rollout policy of every seat *and* as the
 baseline move (the SPARTA / policy-guided PIMC route).  For each decision: sample ``samples``
 worlds with pimc's own determinization (the same worlds as ``pimc`` for the same game seed:
 voids, splitmix64 stream from ``batch.uniforms``), apply every legal action in every world, and
@@ -12,7 +14,7 @@ mean replaces it only when ``z`` standard errors below it.
 
 | option   | default | meaning                                                                       |
 |----------|---------|-------------------------------------------------------------------------------|
-| policy   | —       | ``ppo:PATH``, the checkpoint (trained for the table's player count)           |
+| policy   | —       | ``ppo:PATH`` or ``mlp:PATH``, the policy (trained for the table's players)    |
 | samples  | 32      | sampled worlds per decision, ≥ 1                                              |
 | rounds   | 1       | stop a rollout when this many round ends have passed; 0 = the deal's end      |
 | horizon  | 0       | also stop after this many plies after the move; 0 = no ply limit              |
@@ -20,8 +22,8 @@ mean replaces it only when ``z`` standard errors below it.
 | voids    | true    | sampled hands respect the values a seat is known not to hold (K13)            |
 | value    | own     | a rollout's value: ``own``, the mover's side score (as pimc); ``relative``,   |
 |          |         | that minus the mean of the other sides' (what they take is not ours to take)  |
-| critic   | false   | at a stop before the deal's end, add the checkpoint's critic estimate of the  |
-|          |         | mover's points still to come (else they count for nobody, as in pimc)         |
+| critic   | false   | at a stop before the deal's end, add a ``ppo`` checkpoint's critic estimate   |
+|          |         | of the mover's points still to come (else they count for nobody, as in pimc)  |
 | weights  | 0       | world weighting: weigh each world by (likelihood of the opponents' moves of   |
 |          |         | this round under the policy, replayed in that world) to this power; 0 = off   |
 | sample   | false   | rollouts sample from the policy's distribution instead of its argmax          |
@@ -73,20 +75,17 @@ on the CPU, ``threads`` threads).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from functools import lru_cache
 from typing import Any
 
 import numba
 import numpy as np
-from krypenv.agents.checkpoint import check_table, game_of, resolve_checkpoint
+from krypenv.agents.checkpoint import check_table, game_of
 from krypenv.agents.krypkasino import lockstep as L
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import act_batch, expert_weights
 from krypenv.agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
-from krypenv.agents.krypkasino.ppo import GAME, PPOAgent, check_deck
+from krypenv.agents.krypkasino.policy_nets import MLPNet, PolicyNet, load_ppo
+from krypenv.agents.krypkasino.ppo import GAME, check_deck
 
 from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS
@@ -122,91 +121,17 @@ def _flag(name: str, value: object) -> bool:
     return value
 
 
-@lru_cache(maxsize=8)
-def _load_ppo(path: str, stamp: tuple[int, int]) -> PPOAgent:
-    """:meth:`PPOAgent.load`, cached by path and file version ``stamp``."""
-    return PPOAgent.load(path)
-
-
-def load_ppo(path: str) -> PPOAgent:
-    """The ``ppo:PATH`` (or ``ppo:NAME``) agent of a checkpoint, loaded once per process and file version (the search
-    only reads it)."""
-    path = str(resolve_checkpoint(path))
-    try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
-    except OSError:
-        stamp = (0, 0)
-    return _load_ppo(path, stamp)
-
-
-class PolicyNet:
-    """The network of a ``ppo:PATH`` agent as the search asks it: legal-action logits and critic values of rows."""
-
-    def __init__(self, agent: PPOAgent, threads: int = 1) -> None:
-        self.agent = agent
-        self.policy = agent.policy
-        self.moves = agent.features is not None
-        self.calls = 0  # network calls for logits, for tests and statistics
-        self.threads = threads
-        if self.moves:
-            self.inv_high = self.policy.pi_features_extractor.inv_high[:agent.obs_dim]
-
-    @contextmanager
-    def _threads(self) -> Iterator[None]:
-        """torch with ``self.threads`` threads for one call, the process's setting restored after it."""
-        import torch as th
-
-        before = th.get_num_threads()
-        th.set_num_threads(self.threads)
-        try:
-            with th.no_grad():
-                yield
-        finally:
-            th.set_num_threads(before)
-
-    def logits(self, obs: np.ndarray, feats: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
-        """(R, 105) float32 logits, −inf at illegal actions; one forward pass (the scorer on legal actions only)."""
-        self.calls += 1
-        if not self.moves:
-            with self._threads():
-                return self.agent.logits(obs, mask)
-        import torch as th
-
-        m = self.policy.mlp_extractor
-        b, a = np.nonzero(mask)
-        with self._threads():
-            s = th.as_tensor(obs, dtype=th.float32) * self.inv_high
-            body = m.body(s)
-            out = m.bias(body)
-            h = th.relu(m.inp(th.as_tensor(feats[b, a])) + m.ctx(body)[th.as_tensor(b)])
-            out[th.as_tensor(b), th.as_tensor(a)] += m.out(th.relu(m.hidden(h))).squeeze(-1)
-            res = out.numpy()
-        return np.where(mask != 0, res, -np.inf).astype(np.float32)
-
-    def values(self, obs: np.ndarray) -> np.ndarray:
-        """(R,) the critic's values of the observations (training's reward units)."""
-        import torch as th
-
-        with self._threads():
-            s = th.as_tensor(obs, dtype=th.float32)
-            if self.moves:
-                v = self.policy.value_net(self.policy.mlp_extractor.forward_critic(s * self.inv_high))
-            else:
-                v = self.policy.predict_values(s)
-        return v.numpy().reshape(-1).astype(np.float64)
-
-
 class GuidedPIMC:
     """``pimc:policy=ppo:PATH``: pimc with a learned rollout policy, lockstep rollouts (see the module docstring)."""
 
     name = "pimc:policy=ppo"
 
-    def __init__(self, path: str, **options: object) -> None:
+    def __init__(self, path: str, kind: str = "ppo", **options: object) -> None:
         unknown = sorted(set(options) - set(DEFAULTS))
         if unknown:
-            raise ValueError(f"unknown pimc option(s) {unknown} with policy=ppo:PATH; options are policy, "
+            raise ValueError(f"unknown pimc option(s) {unknown} with policy={kind}:PATH; options are policy, "
                              f"{', '.join(DEFAULTS)}")
+        self.name = f"pimc:policy={kind}"
         o = DEFAULTS | options
         self.samples = _int("samples", o["samples"], 1, MAX_SAMPLES)
         self.rounds = _int("rounds", o["rounds"], 0, 12)
@@ -223,10 +148,17 @@ class GuidedPIMC:
             raise ValueError(f"pimc option rollout must be one of {', '.join(ROLLOUTS)}, got {o['rollout']!r}")
         self.rollout = str(o["rollout"])
         self.expert_w = expert_weights()
-        self.ppo = load_ppo(path)
-        self.path = path
-        self.meta = self.ppo.meta
+        self.path, self.kind = path, kind
         self.scale = 1.0
+        if kind == "mlp":
+            if self.critic:
+                raise ValueError("pimc option critic needs a train.py checkpoint (policy=ppo:PATH): an mlp file's "
+                                 "value head estimates another quantity (its card's value_unit)")
+            self.net: PolicyNet | MLPNet = MLPNet(path)
+            self.meta, self.obs_dim = self.net.meta(), self.net.obs_dim
+        else:
+            self.ppo = load_ppo(path)
+            self.meta, self.obs_dim = self.ppo.meta, self.ppo.obs_dim
         if self.critic:
             args = self.meta.get("args") or {}
             if args.get("gamma", None) != 1.0 or not args.get("reward_scale"):
@@ -234,7 +166,8 @@ class GuidedPIMC:
                                  f"reward_scale; {path} has gamma {args.get('gamma')!r}, "
                                  f"reward_scale {args.get('reward_scale')!r}")
             self.scale = float(args["reward_scale"])
-        self.net = PolicyNet(self.ppo, self.threads)
+        if kind == "ppo":
+            self.net = PolicyNet(self.ppo, self.threads)
         self.scr = np.stack([T.new_scratch()])
         self.stats = {"decisions": 0, "searched": 0, "rows": 0, "steps": 0, "calls": 0}
 
@@ -242,7 +175,7 @@ class GuidedPIMC:
     def _policy_logits(self, st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray,
                        seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(logits, masks) of ``seats`` in ``rows`` of a state array: observe, move features, one network call."""
-        obs = np.empty((rows.shape[0], self.ppo.obs_dim), np.int8)
+        obs = np.empty((rows.shape[0], self.obs_dim), np.int8)
         masks = np.empty((rows.shape[0], N_ACTIONS), np.int8)
         k_observe_seats(st, ints, cfg, rows, seats, obs, masks, self.scr)
         feats = None
@@ -291,7 +224,19 @@ class GuidedPIMC:
     # ------------------------------------------------------------------ acting
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """The next action of each decision: the policy's, or a searched action shown better in the worlds."""
-        where = f"pimc:policy=ppo:{self.path}"
+        return self._run(batch, None)
+
+    def values(self, batch: DecisionBatch) -> tuple[np.ndarray, np.ndarray]:
+        """The search as a teacher: ((B, 105) every legal action's value to the mover, (B,) the action :meth:`act`
+        plays).  An action's value is minus its mean rollout value over the worlds (the mover's side score at the
+        stop, as ``value``, ``critic`` and ``weights`` make it; higher is better); NaN at illegal actions and at a
+        decision with one legal action (not searched).  The same uniform per decision as ``act``."""
+        values = np.full(batch.mask.shape, np.nan)
+        return values, self._run(batch, values)
+
+    def _run(self, batch: DecisionBatch, values: np.ndarray | None) -> np.ndarray:
+        """The actions of the batch; with ``values`` also fill in every searched decision's action values."""
+        where = f"pimc:policy={self.kind}:{self.path}"
         check_table(where, self.meta, GAME, batch.rules.players, game_of(batch.core))
         check_deck(where, self.meta, batch.rules)  # K22: the policy's deck and deal
         n = len(batch)
@@ -311,8 +256,12 @@ class GuidedPIMC:
         for k in todo + [-1]:
             need = self.samples * cands[k].shape[0] if k >= 0 else 0
             if group and (k < 0 or size + need > self.rows):
+                means: list[np.ndarray] | None = [] if values is not None else None
                 out[group] = self._search(core, batch.rules, envs[group], u[group], [cands[g] for g in group],
-                                          out[group])
+                                          out[group], means)
+                if values is not None and means is not None:
+                    for g, m in zip(group, means):
+                        values[g, cands[g]] = -m
                 group, size = [], 0
             if k >= 0:
                 group.append(k)
@@ -332,8 +281,9 @@ class GuidedPIMC:
         return game
 
     def _search(self, core: Any, rules: Any, envs: np.ndarray, u: np.ndarray, cands: list[np.ndarray],
-                base: np.ndarray) -> np.ndarray:
-        """The searched actions of one lockstep group of decisions (each with ≥ 2 candidates)."""
+                base: np.ndarray, means: list[np.ndarray] | None = None) -> np.ndarray:
+        """The searched actions of one lockstep group of decisions (each with ≥ 2 candidates); ``means`` gets each
+        decision's (weighted) mean rollout value per candidate."""
         S, P, cfg = self.samples, rules.players, core.packed
         lo = np.zeros(len(cands) + 1, np.int64)
         lo[1:] = np.cumsum([c.shape[0] for c in cands])
@@ -367,7 +317,7 @@ class GuidedPIMC:
         if self.critic:
             cut = np.flatnonzero(rs[:, kernels.DONE] == 0).astype(np.int64)
             if cut.size:
-                obs = np.empty((cut.size, self.ppo.obs_dim), np.int8)
+                obs = np.empty((cut.size, self.obs_dim), np.int8)
                 masks = np.empty((cut.size, N_ACTIONS), np.int8)
                 k_observe_seats(rs, ri, cfg, cut, mover[cut], obs, masks, self.scr)
                 own = -self.net.values(obs) / self.scale  # the mover's side's points still to come
@@ -386,6 +336,8 @@ class GuidedPIMC:
             v = vals[S * lo[k]:S * lo[k + 1]].reshape(S, c.shape[0])
             w = None if logw is None else logw[k * S:(k + 1) * S]
             out[k] = c[self._choose(v, int(np.flatnonzero(c == base[k])[0]), w)]
+            if means is not None:
+                means.append(self._weights(w) @ v / self._weights(w).sum())
         return out
 
     def _world_logweights(self, wrows: np.ndarray, wacts: np.ndarray, wlo: np.ndarray, ints: np.ndarray,
@@ -405,13 +357,16 @@ class GuidedPIMC:
         np.add.at(logw, world, logp)
         return logw
 
+    def _weights(self, logw: np.ndarray | None, worlds: int = 0) -> np.ndarray:
+        """Each world's weight ``exp(weights · logw)`` (scaled to the largest finite one); ones without ``logw``."""
+        if logw is None or not np.isfinite(logw).any():
+            return np.ones(worlds or self.samples)
+        return np.exp(self.weights * (logw - logw[np.isfinite(logw)].max()))
+
     def _choose(self, v: np.ndarray, e: int, logw: np.ndarray | None) -> int:
         """pimc's rule on the (samples, moves) values ``v`` with baseline ``e``, weighted by ``exp(weights·logw)``."""
         d = v - v[:, e:e + 1]
-        if logw is None or not np.isfinite(logw).any():
-            w = np.ones(v.shape[0])
-        else:
-            w = np.exp(self.weights * (logw - logw[np.isfinite(logw)].max()))
+        w = self._weights(logw, v.shape[0])
         total = w.sum()
         mean = (w @ d) / total
         best, best_mean = e, 0.0
@@ -432,4 +387,10 @@ def load(path: str, **options: object) -> GuidedPIMC:
     return GuidedPIMC(path, **options)
 
 
+def load_mlp(path: str, **options: object) -> GuidedPIMC:
+    """``pimc:policy=mlp:PATH,...``: the policy-guided search of an ``mlp`` checkpoint (numpy, no pickle)."""
+    return GuidedPIMC(path, kind="mlp", **options)
+
+
 LEARNED["ppo"] = load
+LEARNED["mlp"] = load_mlp

@@ -10,7 +10,7 @@ that the env's own per-env functions (:func:`krypenv.krypkasino.env_kernels.act_
 per sampled world and candidate action (its ``M_k`` legal actions), at
 ``samples · lo[k] + s · M_k + m``.
 
-* :func:`setup_rows` deals every world with :func:`krypenv.agents.krypkasino.pimc.determinize` (the
+* :func:`setup_rows` deals every world with :func:`krypenv.agents.krypkasino.worlds.determinize` (the
   same splitmix64 stream from the decision's uniform as ``pimc``, so the same worlds), applies
   each candidate action to a copy of it, and with ``replay`` rebuilds the opponents' decisions
   of the current round in that world for the world weights (:func:`replay_round`).
@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 from krypenv.agents.krypkasino import tactics as T
-from krypenv.agents.krypkasino.pimc import G_LCP, G_PLAYERS, G_SIDE, _next, determinize, side_score
+from krypenv.agents.krypkasino.pimc import G_LCP, G_PLAYERS, G_SIDE, side_score
+from krypenv.agents.krypkasino.worlds import determinize, uniform
 from numba import njit
 
 from krypenv.krypkasino.actions import CHOICE_SIZE, CHOOSING, ILLEGAL, MOVED
@@ -51,7 +52,7 @@ def seed_stream(u: float) -> np.ndarray:
     baseline tie-break takes it), so both agents sample the same worlds."""
     rng = np.empty(1, np.uint64)
     rng[0] = np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)
-    _next(rng)
+    uniform(rng)
     return rng
 
 
@@ -171,7 +172,7 @@ def setup_rows(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, envs: np.ndarr
             determinize(st, i, P, seat, voids, voids_on, work, 0, stream, pool, used)
             work[0, W:] = st[i, W:]
             base = stream[0]
-            _next(stream)
+            uniform(stream)
             if replay:
                 q = replay_round(st, i, cfg, seat, start, first, work, 0, wrows, wacts, q, cap)
                 wlo[k * samples + s + 1] = q
@@ -238,7 +239,7 @@ def draw(rng: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
     one = np.empty(1, np.uint64)
     for k in range(rows.shape[0]):
         one[0] = rng[rows[k]]
-        out[k] = _next(one)
+        out[k] = uniform(one)
         rng[rows[k]] = one[0]
 
 

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from krypenv.agents.krypkasino import tactics as T
+from krypenv.agents.mlp import ACTION_FEATURES
 from numba import get_num_threads, njit, prange
 
 from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
@@ -235,3 +236,20 @@ def action_features(core: KrypkasinoBatch, envs: np.ndarray) -> np.ndarray:
     else:
         k_features_ser(*args, out)
     return out
+
+
+def row_features(state: np.ndarray, choice_at: int, players: int, hand_size: int, spades: bool) -> np.ndarray:
+    """(N, 105, N_FEATS) float32 action features of the seat to act in whole state rows of a core (the engine
+    record first, the capture choice at column ``choice_at``: ``core.packed[C_E0]``), e.g. stored labels."""
+    state = np.ascontiguousarray(state)
+    rows = np.arange(state.shape[0], dtype=np.int64)
+    out = np.empty((rows.shape[0], N_ACTIONS, N_FEATS), np.float32)
+    args = (state, state[:, choice_at:choice_at + 53], rows, players, hand_size, spades)
+    if rows.shape[0] >= 64:
+        k_features_par(*args, min(rows.shape[0], 4 * get_num_threads()), out)
+    else:
+        k_features_ser(*args, out)
+    return out
+
+
+ACTION_FEATURES[VERSION] = action_features  # what an mlp checkpoint with "action_features": "moves/2" reads

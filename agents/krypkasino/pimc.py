@@ -11,7 +11,7 @@ worlds show it clearly better (lower is better: misère).
 | rollouts | 1       | rollouts per move and world (they differ only in the policy's tie-breaks)  |
 | policy   | expert  | rollout policy of every seat, and the baseline move: ``expert``,           |
 |          |         | ``creeper``, ``greedy`` or ``random`` (compiled in :mod:`krypenv.agents.krypkasino.tactics`)  |
-|          |         | or ``ppo:PATH``, a learned policy: the policy-guided search of             |
+|          |         | or ``ppo:PATH`` / ``mlp:PATH``, a learned policy: the policy-guided search of |
 |          |         | :mod:`krypenv.agents.krypkasino.guided` (lockstep rollouts; its own options)       |
 | rounds   | 1       | stop a rollout when this many round ends have passed (1: at the end of the |
 |          |         | current round, once the next cards are dealt); 0 = play to the deal's end |
@@ -41,6 +41,11 @@ standard errors below it.  A decision with one legal move is not searched.  Duri
 choice (:mod:`krypenv.krypkasino.actions`) the search runs again among the captures still open for the
 pending card and returns the next action towards the chosen one.
 
+**As a teacher.** :meth:`PIMCAgent.values` runs the same search and returns every legal action's
+value, minus the mean score over the worlds of the best move the action leads to (a card with
+several captures is worth its best capture), and the action ``act`` plays: the labels of
+:mod:`krypenv.training.distill`.
+
 **Randomness.** One uniform per decision from the game's own stream (``batch.uniforms``)
 seeds a splitmix64 stream inside the kernel, so results are reproducible from the game seed
 and independent of how decisions are batched.  The batch runs compiled, split over numba's
@@ -57,10 +62,12 @@ import numpy as np
 from krypenv.agents.base import BOOL, Limit, register
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import expert_weights
+from krypenv.agents.krypkasino.worlds import determinize, uniform
 from numba import njit, prange
 
 from krypenv.agent_api import Agent, DecisionBatch
-from krypenv.krypkasino.cards import HAND_VALUE, POINTS
+from krypenv.krypkasino.actions import CONFIRM, TAKE
+from krypenv.krypkasino.cards import POINTS
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.state import _packets
 from krypenv.krypkasino.rules import LATER_PATTERN
@@ -75,121 +82,6 @@ LEARNED: dict[str, Callable[..., Agent]] = {}
 O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS, N_OPTS = range(7)
 # game config vector
 G_PLAYERS, G_HAND, G_SPADES, G_LCP, G_SIDE, N_GAME = 0, 1, 2, 3, 4, 4  # side_of follows from G_SIDE
-
-
-# --------------------------------------------------------------------------- random numbers
-@njit(cache=True)
-def _next(state: np.ndarray) -> float:
-    """Next uniform in [0, 1) of the splitmix64 stream ``state[0]``."""
-    z = state[0] + np.uint64(0x9E3779B97F4A7C15)
-    state[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _below(state: np.ndarray, n: int) -> int:
-    """A uniform integer in [0, n)."""
-    return min(int(_next(state) * n), n - 1)
-
-
-# --------------------------------------------------------------------------- determinization
-@njit(cache=True)
-def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarray, use_voids: bool,
-                out: np.ndarray, o: int, rng: np.ndarray, pool: np.ndarray, used: np.ndarray) -> None:
-    """Write into row ``o`` of ``out`` deal ``i`` with the cards ``seat`` cannot see dealt at random.
-
-    The other seats' hands keep their sizes and the undealt deck its length; the cards are
-    the unseen ones (the deal's deck, two copies of each card or a variant's (K20), minus everything
-    ``seat`` has seen).  With
-    ``use_voids``, seat t receives no card whose played value is in ``voids[t]``.
-    """
-    W = kernels.tabbes_at(players) + players  # the engine's columns
-    out[o, :W] = st[i, :W]
-    piles = kernels.piles_at(players)
-    copies = np.empty(52, np.int64)
-    kernels.deck_counts_into(st, i, copies)
-    n = 0
-    for c in range(52):
-        seen = st[i, kernels.HANDS + 52 * seat + c] + st[i, kernels.TABLE + c] + st[i, kernels.ASIDE + c]
-        for t in range(players):
-            seen += st[i, piles + 52 * t + c]
-        for _ in range(copies[c] - seen):
-            pool[n] = c
-            n += 1
-    for j in range(n - 1, 0, -1):  # Fisher–Yates
-        k = _below(rng, j + 1)
-        pool[j], pool[k] = pool[k], pool[j]
-    used[:n] = False
-    sizes = np.zeros(players, np.int64)
-    for t in range(players):
-        if t != seat:
-            for c in range(52):
-                sizes[t] += st[i, kernels.HANDS + 52 * t + c]
-                out[o, kernels.HANDS + 52 * t + c] = 0
-    ok = True
-    if use_voids:
-        done = np.zeros(players, np.bool_)
-        for _ in range(players):  # constrained seats, the most constrained (fewest allowed cards) first
-            best, best_allowed = -1, 1 << 30
-            for t in range(players):
-                if t == seat or done[t] or voids[t] == 0 or sizes[t] == 0:
-                    continue
-                allowed = 0
-                for j in range(n):
-                    if not used[j] and not (voids[t] >> HAND_VALUE[pool[j]]) & 1:
-                        allowed += 1
-                if allowed < best_allowed:
-                    best, best_allowed = t, allowed
-            if best < 0:
-                break
-            done[best] = True
-            got = 0
-            for j in range(n):
-                if got == sizes[best]:
-                    break
-                if not used[j] and not (voids[best] >> HAND_VALUE[pool[j]]) & 1:
-                    used[j] = True
-                    out[o, kernels.HANDS + 52 * best + pool[j]] += 1
-                    got += 1
-            if got < sizes[best]:
-                ok = False
-                break
-        if ok:
-            for t in range(players):  # the unconstrained seats take theirs in order
-                if t == seat or done[t]:
-                    continue
-                got = 0
-                for j in range(n):
-                    if got == sizes[t]:
-                        break
-                    if not used[j]:
-                        used[j] = True
-                        out[o, kernels.HANDS + 52 * t + pool[j]] += 1
-                        got += 1
-        else:  # the constraints cannot all be met in this order: deal without them
-            used[:n] = False
-            for t in range(players):
-                if t != seat:
-                    for c in range(52):
-                        out[o, kernels.HANDS + 52 * t + c] = 0
-    if not use_voids or not ok:
-        j = 0
-        for t in range(players):
-            if t == seat:
-                continue
-            for _ in range(sizes[t]):
-                used[j] = True
-                out[o, kernels.HANDS + 52 * t + pool[j]] += 1
-                j += 1
-    p = np.int64(st[i, kernels.POS])
-    end = kernels.deck_length(st, i)
-    for j in range(n):
-        if not used[j] and p < end:  # (a hand-built position may leave more unseen cards than places)
-            out[o, kernels.DECK + p] = pool[j]
-            p += 1
 
 
 # --------------------------------------------------------------------------- rollouts
@@ -222,10 +114,77 @@ def rollout(st: np.ndarray, i: int, game: np.ndarray, kind: int, w: np.ndarray, 
     players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
     ply = 0
     while not st[i, kernels.DONE] and (horizon == 0 or ply < horizon) and st[i, kernels.ROUND] < stop_round:
-        m = T.choose(st, i, players, hand_size, spades, -1, fixed, kind, w, _next(rng), cards, caps, costs, keys,
+        m = T.choose(st, i, players, hand_size, spades, -1, fixed, kind, w, uniform(rng), cards, caps, costs, keys,
                      scr)
         kernels.apply_move(st, i, players, cards[m], caps[m], later_kinds, later_sizes, spades)
         ply += 1
+
+
+@njit(cache=True)
+def search(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.ndarray, opts: np.ndarray,
+           w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, u: float, work: np.ndarray,
+           root_cards: np.ndarray, root_caps: np.ndarray, acc: np.ndarray, vals: np.ndarray, cards: np.ndarray,
+           caps: np.ndarray, costs: np.ndarray, keys: np.ndarray, pool: np.ndarray, used: np.ndarray,
+           zeros: np.ndarray, scr: np.ndarray) -> tuple[int, int]:
+    """Roll every legal move of the seat to act in deal ``i`` out in the sampled worlds; (moves n, baseline e).
+
+    The moves are listed in ``root_cards``/``root_caps``; ``e`` is the rollout policy's own choice.
+    With ``n > 1``, over the ``k = samples × rollouts`` worlds ``acc[0, m]`` sums the paired differences
+    ``score(m) − score(e)``, ``acc[1, m]`` their squares and ``acc[2, m]`` the scores of move ``m`` (the
+    mover's side score at the rollout's stop); with ``n ≤ 1`` nothing is rolled out.
+    """
+    players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
+    seat = np.int64(st[i, kernels.TURN])
+    rng = np.empty(1, np.uint64)
+    rng[0] = np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)
+    kind, horizon = opts[O_POLICY], opts[O_HORIZON]
+    # the baseline: the rollout policy's choice (it lists the moves into root_* as moves_into does)
+    e = T.choose(st, i, players, hand_size, spades, pending, fixed, kind, w, uniform(rng), root_cards, root_caps,
+                 costs, keys, scr)
+    n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, root_cards, root_caps,
+                     keys, scr)
+    if n <= 1:
+        return n, e
+    voids = np.zeros(players, np.int64)
+    if opts[O_VOIDS]:
+        T.round_voids(st, i, players, hand_size, voids, scr)
+    acc[:3, :n] = 0.0  # sums and sums of squares of the paired differences to the baseline; sums of the scores
+    sub = np.empty(1, np.uint64)
+    stop_round = np.int64(st[i, kernels.ROUND]) + opts[O_ROUNDS] if opts[O_ROUNDS] > 0 else np.int64(1000)
+    for _ in range(opts[O_SAMPLES]):
+        determinize(st, i, players, seat, voids, opts[O_VOIDS] != 0, work, 0, rng, pool, used)
+        for _r in range(opts[O_ROLLOUTS]):
+            base = rng[0]
+            uniform(rng)
+            for m in range(n):
+                work[1] = work[0]
+                kernels.apply_move(work, 1, players, root_cards[m], root_caps[m], later_kinds, later_sizes, spades)
+                sub[0] = base  # common random numbers: every move's rollout draws the same uniforms
+                rollout(work, 1, game, kind, w, horizon, stop_round, later_kinds, later_sizes, sub, cards, caps,
+                        costs, keys, zeros, scr)
+                vals[m] = side_score(work, 1, game, seat)
+            for m in range(n):
+                d = vals[m] - vals[e]
+                acc[0, m] += d
+                acc[1, m] += d * d
+                acc[2, m] += vals[m]
+    return n, e
+
+
+@njit(cache=True)
+def choose_move(acc: np.ndarray, n: int, e: int, k: int, z: float) -> int:
+    """pimc's rule on :func:`search`'s sums over ``k`` worlds: the lowest mean paired difference replaces the
+    baseline ``e`` only when it is below −z standard errors (z = 0: plain argmin)."""
+    best, best_mean = e, 0.0
+    for m in range(n):
+        mean = acc[0, m] / k
+        if mean < best_mean - 1e-9:
+            best, best_mean = m, mean
+    if best != e and z > 0:
+        var = (acc[1, best] - k * best_mean * best_mean) / max(k - 1, 1)
+        if best_mean > -z * np.sqrt(max(var, 0.0) / k):
+            best = e
+    return best
 
 
 @njit(cache=True)
@@ -239,69 +198,71 @@ def decide(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
     The rollout policy's own choice is the baseline; the move with the lowest mean score
     replaces it if its mean paired difference to the baseline is below −z standard errors.
     """
-    players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
-    seat = np.int64(st[i, kernels.TURN])
-    rng = np.empty(1, np.uint64)
-    rng[0] = np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)
-    kind, horizon = opts[O_POLICY], opts[O_HORIZON]
-    # the baseline: the rollout policy's choice (it lists the moves into root_* as moves_into does)
-    e = T.choose(st, i, players, hand_size, spades, pending, fixed, kind, w, _next(rng), root_cards, root_caps,
-                 costs, keys, scr)
-    n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, root_cards, root_caps,
-                     keys, scr)
+    n, e = search(st, i, pending, fixed, game, opts, w, later_kinds, later_sizes, u, work, root_cards, root_caps,
+                  acc, vals, cards, caps, costs, keys, pool, used, zeros, scr)
     if n <= 1:
         return T.action_for(pending, fixed, root_cards[0], root_caps[0])
-    voids = np.zeros(players, np.int64)
-    if opts[O_VOIDS]:
-        T.round_voids(st, i, players, hand_size, voids, scr)
-    acc[:2, :n] = 0.0  # sums and sums of squares of the paired differences to the baseline
-    sub = np.empty(1, np.uint64)
-    stop_round = np.int64(st[i, kernels.ROUND]) + opts[O_ROUNDS] if opts[O_ROUNDS] > 0 else np.int64(1000)
-    for _ in range(opts[O_SAMPLES]):
-        determinize(st, i, players, seat, voids, opts[O_VOIDS] != 0, work, 0, rng, pool, used)
-        for _r in range(opts[O_ROLLOUTS]):
-            base = rng[0]
-            _next(rng)
-            for m in range(n):
-                work[1] = work[0]
-                kernels.apply_move(work, 1, players, root_cards[m], root_caps[m], later_kinds, later_sizes, spades)
-                sub[0] = base  # common random numbers: every move's rollout draws the same uniforms
-                rollout(work, 1, game, kind, w, horizon, stop_round, later_kinds, later_sizes, sub, cards, caps,
-                        costs, keys, zeros, scr)
-                vals[m] = side_score(work, 1, game, seat)
-            for m in range(n):
-                d = vals[m] - vals[e]
-                acc[0, m] += d
-                acc[1, m] += d * d
-    k = opts[O_SAMPLES] * opts[O_ROLLOUTS]
-    best, best_mean = e, 0.0
-    for m in range(n):
-        mean = acc[0, m] / k
-        if mean < best_mean - 1e-9:
-            best, best_mean = m, mean
-    if best != e and z > 0:
-        var = (acc[1, best] - k * best_mean * best_mean) / max(k - 1, 1)
-        if best_mean > -z * np.sqrt(max(var, 0.0) / k):
-            best = e
+    best = choose_move(acc, n, e, opts[O_SAMPLES] * opts[O_ROLLOUTS], z)
     return T.action_for(pending, fixed, root_cards[best], root_caps[best])
+
+
+@njit(cache=True)
+def _at_least(out: np.ndarray, a: int, score: float) -> None:
+    """Keep the lowest score seen for action ``a`` (NaN: none yet)."""
+    if np.isnan(out[a]) or score < out[a]:
+        out[a] = score
+
+
+@njit(cache=True)
+def action_values(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.ndarray, opts: np.ndarray,
+                  z: float, w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, u: float,
+                  work: np.ndarray, root_cards: np.ndarray, root_caps: np.ndarray, acc: np.ndarray, vals: np.ndarray,
+                  cards: np.ndarray, caps: np.ndarray, costs: np.ndarray, keys: np.ndarray, pool: np.ndarray,
+                  used: np.ndarray, zeros: np.ndarray, scr: np.ndarray, out: np.ndarray) -> tuple[int, int]:
+    """:func:`decide`'s search as labels: ``out[a]`` the mean score over the worlds of the best move action ``a``
+    leads to (NaN for an action that leads to none); returns (moves, the action :func:`decide` plays).
+
+    An action leads to the moves it keeps open (:mod:`krypenv.krypkasino.actions`): a card to its captures, a
+    table card during a capture choice to the captures taking more of it than is fixed, ``104`` to the capture
+    of exactly the fixed cards; so a card with several captures is worth its best one.
+    With one legal move nothing is rolled out and its action's value is NaN too.
+    """
+    out[:] = np.nan
+    n, e = search(st, i, pending, fixed, game, opts, w, later_kinds, later_sizes, u, work, root_cards, root_caps,
+                  acc, vals, cards, caps, costs, keys, pool, used, zeros, scr)
+    if n <= 1:
+        return n, T.action_for(pending, fixed, root_cards[0], root_caps[0])
+    k = opts[O_SAMPLES] * opts[O_ROLLOUTS]
+    for m in range(n):
+        mean = acc[2, m] / k
+        if pending < 0:
+            _at_least(out, root_cards[m], mean)
+            continue
+        more = False  # during a capture choice every table card the move takes more of leads to it
+        for c in range(52):
+            if root_caps[m, c] > fixed[c]:
+                _at_least(out, TAKE + c, mean)
+                more = True
+        if not more:
+            _at_least(out, CONFIRM, mean)
+    best = choose_move(acc, n, e, k, z)
+    return n, T.action_for(pending, fixed, root_cards[best], root_caps[best])
+
+
+@njit(cache=True)
+def _buffers(players: int) -> tuple:
+    """One thread's search buffers (work rows, moves, sums, rollout lists, scratch)."""
+    return (np.zeros((2, kernels.tabbes_at(players) + players), np.int8), np.empty(T.MAX_MOVES, np.int64),
+            np.empty((T.MAX_MOVES, 52), np.int8), np.empty((3, T.MAX_MOVES), np.float64),
+            np.empty(T.MAX_MOVES, np.float64), np.empty(T.MAX_MOVES, np.int64), np.empty((T.MAX_MOVES, 52), np.int8),
+            np.empty(T.MAX_MOVES, np.float64), np.empty(T.MAX_KEYS, np.int64), np.empty(104, np.int64),
+            np.empty(104, np.bool_), np.zeros(52, np.int8), T.new_scratch())
 
 
 @njit(cache=True)
 def _decide_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, out):
     """:func:`decide` for decisions ``lo..hi`` of the batch, with buffers of their own."""
-    work = np.zeros((2, kernels.tabbes_at(game[G_PLAYERS]) + game[G_PLAYERS]), np.int8)
-    root_cards = np.empty(T.MAX_MOVES, np.int64)
-    root_caps = np.empty((T.MAX_MOVES, 52), np.int8)
-    acc = np.empty((2, T.MAX_MOVES), np.float64)
-    vals = np.empty(T.MAX_MOVES, np.float64)
-    cards = np.empty(T.MAX_MOVES, np.int64)
-    caps = np.empty((T.MAX_MOVES, 52), np.int8)
-    costs = np.empty(T.MAX_MOVES, np.float64)
-    keys = np.empty(T.MAX_KEYS, np.int64)
-    pool = np.empty(104, np.int64)
-    used = np.empty(104, np.bool_)
-    zeros = np.zeros(52, np.int8)
-    scr = T.new_scratch()
+    work, root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr = _buffers(game[G_PLAYERS])
     for k in range(lo, hi):
         i = envs[k]
         pending = np.int64(choice[i, 0])
@@ -322,6 +283,33 @@ def decide_par(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, 
 def decide_ser(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, out):
     """Serial twin of :func:`decide_par`."""
     _decide_range(st, choice, envs, 0, envs.shape[0], game, opts, z, w, later_kinds, later_sizes, u, out)
+
+
+@njit(cache=True)
+def _values_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, values, moves, out):
+    """:func:`action_values` for decisions ``lo..hi`` of the batch, with buffers of their own."""
+    work, root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr = _buffers(game[G_PLAYERS])
+    for k in range(lo, hi):
+        i = envs[k]
+        moves[k], out[k] = action_values(st, i, np.int64(choice[i, 0]), choice[i, 1:], game, opts, z, w, later_kinds,
+                                         later_sizes, u[k], work, root_cards, root_caps, acc, vals, cards, caps,
+                                         costs, keys, pool, used, zeros, scr, values[k])
+
+
+@njit(cache=True, parallel=True)
+def values_par(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, values, moves, out, chunks):
+    """:func:`action_values` for every decision of the batch, split into ``chunks`` over numba's threads."""
+    n = envs.shape[0]
+    for ch in prange(chunks):
+        lo, hi = kernels.chunk_bounds(n, chunks, ch)
+        _values_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, values, moves, out)
+
+
+@njit(cache=True)
+def values_ser(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, values, moves, out):
+    """Serial twin of :func:`values_par`."""
+    _values_range(st, choice, envs, 0, envs.shape[0], game, opts, z, w, later_kinds, later_sizes, u, values, moves,
+                  out)
 
 
 # --------------------------------------------------------------------------- the agent
@@ -362,9 +350,9 @@ class PIMCAgent:
         self.weights = expert_weights()
         self.later_kinds, self.later_sizes = _packets(LATER_PATTERN)
 
-    def act(self, batch: DecisionBatch) -> np.ndarray:
-        """The next action of each decision: one uniform per decision seeds its search."""
-        core, rules = batch.core, batch.rules
+    def _inputs(self, batch: DecisionBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(the game vector, each decision's uniform, env indices, chunks for the parallel driver; 0: serial)."""
+        rules = batch.rules
         P = rules.players
         game = np.zeros(N_GAME + P, np.int64)
         game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
@@ -372,16 +360,36 @@ class PIMCAgent:
         game[G_SIDE:G_SIDE + P] = [rules.team_of(s) for s in range(P)]
         u = batch.uniforms(1)[:, 0]
         envs = np.asarray(batch.envs, np.int64)
-        out = np.empty(len(batch), np.int64)
         threads = numba.get_num_threads()
-        if threads > 1 and len(envs) > 1:
-            chunks = min(len(envs), 4 * threads)
-            decide_par(core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
-                       self.later_sizes, u, out, chunks)
-        else:
-            decide_ser(core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
-                       self.later_sizes, u, out)
+        chunks = min(len(envs), 4 * threads) if threads > 1 and len(envs) > 1 else 0
+        return game, u, envs, chunks
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The next action of each decision: one uniform per decision seeds its search."""
+        core = batch.core
+        game, u, envs, chunks = self._inputs(batch)
+        out = np.empty(len(batch), np.int64)
+        args = (core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
+                self.later_sizes, u, out)
+        decide_par(*args, chunks) if chunks else decide_ser(*args)
         return out
+
+    def values(self, batch: DecisionBatch) -> tuple[np.ndarray, np.ndarray]:
+        """The search as a teacher: ((B, 105) every action's value to the mover, (B,) the action :meth:`act` plays).
+
+        An action's value is minus the mean score over the worlds of the best move it leads to
+        (:func:`action_values`; higher is better, points of the mover's side at the rollouts' stop);
+        NaN for illegal actions and at a decision with one legal move (nothing is searched).  It
+        draws the same uniform per decision as :meth:`act`, so the action is the one ``act`` plays.
+        """
+        core = batch.core
+        game, u, envs, chunks = self._inputs(batch)
+        values = np.empty((len(batch), batch.mask.shape[1]), np.float64)
+        moves, out = np.empty(len(batch), np.int64), np.empty(len(batch), np.int64)
+        args = (core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
+                self.later_sizes, u, values, moves, out)
+        values_par(*args, chunks) if chunks else values_ser(*args)
+        return -values, out
 
 
 def make(**options: object) -> Agent:

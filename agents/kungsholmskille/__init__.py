@@ -6,4 +6,4 @@ Importing this package registers their spec strings with :mod:`krypenv.agents.ba
 ``kungsholmskille``: ``agents.load("expert", game="kungsholmskille")``.  ``random`` plays every game.
 """
 
-from krypenv.agents.kungsholmskille import heuristics, pimc, ppo  # noqa: F401  (register timid, expert, pimc, ppo:PATH)
+from krypenv.agents.kungsholmskille import guided, heuristics, pimc, ppo  # noqa: F401  (timid, expert, pimc, ppo:PATH)

@@ -32,6 +32,9 @@ game's own stream (``batch.uniforms``), so evaluations are reproducible.  Speed 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from krypenv.agents.base import Limit, register
 from krypenv.agents.kungsholmskille.tactics import (
@@ -51,11 +54,12 @@ from krypenv.kungsholmskille.cards import N_RANKS
 from krypenv.kungsholmskille.engine import DealBatch, kernels
 from krypenv.kungsholmskille.observation import encode_into, mask_into, obs_size
 
-__all__ = ["PimcAgent", "rollout_values", "sample_world"]
+__all__ = ["PimcAgent", "make", "rollout_values", "row_value", "sample_world"]
 
 GAME = "kungsholmskille"
 ROLLOUTS = {"expert": (EXPERT, EXPERT_PARAMS), "timid": (TIMID, TIMID_PARAMS)}
 VALUES = ("episode", "deal")
+LEARNED: dict[str, Callable[..., Any]] = {}  # learned rollout policies, policy=KIND:PATH -> builder(PATH, **options)
 
 
 @njit(cache=True)
@@ -75,13 +79,18 @@ def rollout_values(st: np.ndarray, cash: np.ndarray, players: int, first: np.nda
             encode_into(row, cr, money, 0, 0, False, players, s, obs)
             mask_into(row, s, False, mask, buf)
             kernels.apply(row, cr, players, decide(obs, mask, players, kind, par, off, counts, work))
-        if not episode:
-            out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat]
-        elif row[kernels.OUTCOME] == kernels.BUDRUNDA:
-            # the pot stays in the episode: its antes, and a fair share of it
-            out[i] = cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat] + cr[kernels.POT_NEXT] / players
-        else:  # the pot went out (L14, L15) or was settled (L21): the episode ends, the next antes are never paid
-            out[i] = cr[kernels.MONEY + seat]
+        out[i] = row_value(row, cr, players, seat, episode)
+
+
+@njit(cache=True)
+def row_value(row: np.ndarray, cr: np.ndarray, players: int, seat: int, episode: bool) -> float:
+    """What a finished deal is worth to ``seat`` (the module docstring's ``value``: ``episode`` or ``deal``)."""
+    if not episode:
+        return cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat]
+    if row[kernels.OUTCOME] == kernels.BUDRUNDA:
+        # the pot stays in the episode: its antes, and a fair share of it
+        return cr[kernels.MONEY + seat] - cr[kernels.ANTES + seat] + cr[kernels.POT_NEXT] / players
+    return cr[kernels.MONEY + seat]  # the pot went out (L14, L15) or was settled (L21): the next antes are not paid
 
 
 def sample_world(row: np.ndarray, players: int, seat: int, rng: np.random.Generator,
@@ -137,7 +146,7 @@ class PimcAgent:
         self.worlds, self.rollout, self.value = worlds, rollout, value
         self._offsets: dict[int, np.ndarray] = {}
 
-    def values(self, core: object, i: int, seat: int, mask: np.ndarray,
+    def world_values(self, core: object, i: int, seat: int, mask: np.ndarray,
                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions (A,), per-world values (A, worlds)) of seat ``seat``'s decision in env ``i`` of ``core``."""
         P = int(core.players)  # type: ignore[attr-defined]
@@ -156,8 +165,11 @@ class PimcAgent:
                        counts, np.empty(obs_size(P), np.int16), self.value == "episode", out)
         return legal, out.reshape(A, W)
 
-    def act(self, batch: DecisionBatch) -> np.ndarray:
-        """The legal action with the best mean rollout money for every decision (a forced one at once)."""
+    def values(self, batch: DecisionBatch) -> tuple[np.ndarray, np.ndarray]:
+        """The search as a teacher: ((B, A) every legal action's mean rollout money, higher is better; (B,) the
+        action :meth:`act` plays).  NaN for illegal actions and at a decision with one legal action (not searched);
+        the same uniform per decision as ``act``, so the same worlds and the same action."""
+        values = np.full(batch.mask.shape, np.nan)
         out = np.empty(len(batch), np.int64)
         seeds = (batch.uniforms(1)[:, 0] * 2**53).astype(np.int64)
         for k in range(len(batch)):
@@ -166,11 +178,27 @@ class PimcAgent:
                 out[k] = legal[0]
                 continue
             rng = np.random.default_rng(int(seeds[k]))
-            legal, vals = self.values(batch.core, int(batch.envs[k]), int(batch.seats[k]), batch.mask[k], rng)
-            out[k] = legal[int(np.argmax(vals.mean(axis=1)))]
-        return out
+            legal, vals = self.world_values(batch.core, int(batch.envs[k]), int(batch.seats[k]), batch.mask[k], rng)
+            values[k, legal] = vals.mean(axis=1)
+            out[k] = legal[int(np.argmax(values[k, legal]))]
+        return values, out
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """The legal action with the best mean rollout money for every decision (a forced one at once)."""
+        return self.values(batch)[1]
 
 
-register("pimc", PimcAgent, "determinized search: samples the hidden cards, rolls every move out with expert play, "
+def make(policy: str = "", **options: object) -> object:
+    """``pimc:...``: :class:`PimcAgent`, or with ``policy=KIND:PATH`` the search whose rollouts a learned policy
+    plays (``LEARNED[KIND]``; :mod:`krypenv.agents.kungsholmskille.guided` adds ``mlp``)."""
+    if policy:
+        kind, _, path = str(policy).partition(":")
+        if kind not in LEARNED or not path:
+            raise ValueError(f"pimc: policy must be {' or '.join(f'{k}:PATH' for k in LEARNED) or 'mlp:PATH'} "
+                             f"(a learned rollout policy), got {policy!r}")
+        return LEARNED[kind](path, **options)
+    return PimcAgent(**options)  # type: ignore[arg-type]
+
+register("pimc", make, "determinized search: samples the hidden cards, rolls every move out with expert play, "
          "best mean money", games=(GAME,),
          limits={"worlds": Limit(1, 256), "rollout": Limit(choices=tuple(ROLLOUTS)), "value": Limit(choices=VALUES)})

@@ -23,6 +23,14 @@ lives here:
 * **Float arithmetic like the CPU's** (:func:`no_fma`): NVVM contracts ``a * b + c`` into fused
   multiply-adds by default, which rounds differently from the CPU; the kernels are compiled
   with ``-fma=0``, so a compiled baseline's expected costs, ties included, are the CPU's bit for bit.
+* **Compiled once per machine** (:func:`cached`): every kernel is compiled with numba-cuda's own disk cache
+  (``cuda.jit(cache=True)``: typing, NVVM and the assembler on first launch, about a minute for
+  Krypkasino's; the cubin is saved beside the module, or under ``NUMBA_CACHE_DIR``), so a second process
+  loads it.  numba-cuda keys an entry by the kernel's signature, the CUDA version and compute capability,
+  its own version, the kernel's bytecode and the pickled values of its closure; a kernel's closure
+  therefore holds plain values only (its sizes and :func:`source_digest` of the code it calls, so an
+  edited rule recompiles), and the functions it calls are bound as globals (:func:`rebind`): a compiled
+  function in a closure pickles with a random per-process id, and no second process would find the entry.
 * **The simulator** (``NUMBA_ENABLE_CUDASIM=1``; :data:`SIMULATOR`): numba runs the kernels in
   Python threads on the CPU, which is how CI runs them without a GPU.  There a kernel hands the
   per-env functions the NumPy arrays under the simulator's wrappers (:func:`host_view`), so
@@ -32,20 +40,25 @@ lives here:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import math
 import os
+import types
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "cuda_problem", "device_identity", "grid_threads",
-           "host_view", "launch", "no_fma", "require_cuda", "torch_stream"]
+__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "cached", "cuda_problem", "device_identity", "grid_threads",
+           "host_view", "launch", "no_fma", "rebind", "require_cuda", "source_digest", "threads_per_sm",
+           "torch_stream"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
 BLOCK = 128  # threads per block
 THREADS_PER_SM = 2048  # most threads an SM holds at once (compute capability 7.0 to 9.0)
+REGISTERS_PER_SM = 65536  # (compute capability 7.0 to 9.0)
 
 
 class CudaUnavailableError(RuntimeError):
@@ -124,6 +137,46 @@ def no_fma() -> Iterator[None]:
         nvvm.compile_ir = original
 
 
+def rebind(func: Callable[..., Any], **names: Any) -> Callable[..., Any]:
+    """A copy of ``func`` (same code, same closure) whose global ``names`` are the given objects."""
+    g = {**func.__globals__, **names}
+    f = types.FunctionType(func.__code__, g, func.__name__, func.__defaults__, func.__closure__)
+    f.__qualname__, f.__module__ = func.__qualname__, func.__module__
+    return f
+
+
+def source_digest(*modules: str) -> int:
+    """A 62-bit digest of the Python sources of ``modules`` (dotted names; a package: every file below it), and of
+    this module (the compile options): a kernel's closure holds it, so that numba-cuda's disk cache misses when a
+    function the kernel calls changes."""
+    h = hashlib.sha256(b"fma=0")
+    for name in (*modules, __name__):
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ValueError(f"source_digest: no module {name!r}")
+        origin = Path(spec.origin)
+        files = sorted(origin.parent.rglob("*.py")) if origin.name == "__init__.py" else [origin]
+        for f in files:
+            h.update(str(f.relative_to(origin.parent)).encode() + b"\0" + f.read_bytes())
+    return int.from_bytes(h.digest()[:8], "little") >> 2
+
+
+PLAIN = (bool, int, float, str)  # what a cached kernel's closure may hold (pickled the same in every process)
+
+
+def cached(func: Callable[..., Any], device: bool = False, **callees: Any) -> Any:
+    """``cuda.jit`` of ``func`` with the functions it calls (``callees``) bound as its globals (:func:`rebind`); a
+    kernel (not a ``device`` function) is cached on disk (module docstring).  ValueError if the closure holds
+    anything but plain values, which would make the cache's key differ from process to process."""
+    from numba import cuda
+
+    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        if not isinstance(cell.cell_contents, PLAIN):
+            raise ValueError(f"{func.__qualname__}: its closure holds {name}={cell.cell_contents!r}; a kernel's "
+                             "closure may hold only plain values (bind functions as globals)")
+    return cuda.jit(device=device, cache=not device)(rebind(func, **callees))
+
+
 def grid_threads(n: int) -> int:
     """How many threads to launch for ``n`` envs: all of them, or as many as the GPU holds at once."""
     if SIMULATOR:
@@ -131,6 +184,13 @@ def grid_threads(n: int) -> int:
     from numba import cuda
 
     return max(1, min(n, cuda.get_current_device().MULTIPROCESSOR_COUNT * THREADS_PER_SM))
+
+
+def threads_per_sm(registers: int) -> int:
+    """Threads of one kernel an SM holds at once with ``registers`` per thread: registers are allocated per warp in
+    units of 8 per thread, warps in whole blocks of :data:`BLOCK` threads (the occupancy registers allow)."""
+    warps = REGISTERS_PER_SM // (32 * max(8, -(-registers // 8) * 8))
+    return min(THREADS_PER_SM, warps // (BLOCK // 32) * BLOCK)
 
 
 def launch(kernel: Any, threads: int, *args: Any) -> None:

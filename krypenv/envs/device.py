@@ -54,6 +54,7 @@ Asking for ``device="cuda"`` without a GPU, without ``numba-cuda`` or with a CPU
 from __future__ import annotations
 
 from abc import abstractmethod
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -62,6 +63,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from krypenv.envs.batch import LEARNER, EnvBatch
 from krypenv.envs.gym import SELF, opponent_kinds
+from krypenv.envs.spaces import first_illegal
 from krypenv.rng import check_seed, seed_range
 
 __all__ = ["SELF", "DeviceVecEnv", "device_kinds"]
@@ -96,6 +98,7 @@ class DeviceVecEnv(VectorEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP}
     batch_class: ClassVar[type[EnvBatch]]  # the game's batch (configuration, host state, CPU drivers)
+    drivers: ClassVar[ModuleType]  # the game's device-env CPU drivers (k_seats_step_par, ...: the state's arrays first)
     game: ClassVar[str]  # the game's registry name
     over_dtype: ClassVar[type[np.generic]]  # what the per-env functions write per game at its end
     value_dtype: ClassVar[type[np.generic]]  # a seat's value (score or money)
@@ -156,15 +159,12 @@ class DeviceVecEnv(VectorEnv):
         return spaces.MultiDiscrete(np.full(self.core.n, self.core.n_actions))
 
     # ------------------------------------------------------------------ hooks: the game's arrays
-    @staticmethod
-    @abstractmethod
-    def drivers() -> Any:
-        """The game's module of device-env CPU drivers (``k_seats_step_par``, ...: the state's arrays first)."""
+    @classmethod
+    def cuda_kernels(cls) -> Any:
+        """The game's module of CUDA kernels (its registry part ``cuda_kernels``), imported on first use."""
+        from krypenv.games import GAMES
 
-    @staticmethod
-    @abstractmethod
-    def cuda_kernels() -> Any:
-        """The game's module of CUDA kernels (``build(policy_key)``, ``engine_play()``), imported on first use."""
+        return GAMES[cls.game].part("cuda_kernels")
 
     @abstractmethod
     def _gx(self) -> np.ndarray:
@@ -239,7 +239,7 @@ class DeviceVecEnv(VectorEnv):
     # ------------------------------------------------------------------ the CPU backend
     def _cpu(self, name: str, *args: Any) -> None:
         """Call the game's device-env CPU driver ``k_<name>`` (parallel twin for large batches) on the state."""
-        driver = getattr(self.drivers(), f"k_{name}_{'par' if self.core.parallel else 'ser'}")
+        driver = getattr(self.drivers, f"k_{name}_{'par' if self.core.parallel else 'ser'}")
         driver(*self.core._arrays(), *args, self._tail())
 
     def _play_agents(self) -> None:
@@ -324,11 +324,9 @@ class DeviceVecEnv(VectorEnv):
 
     def _check_cpu(self, actions: np.ndarray) -> None:
         """ValueError naming the first game whose action is illegal (nothing moves)."""
-        masks = self._buf["masks"]
-        ok = (actions >= 0) & (actions < masks.shape[1])
-        ok[ok] = masks[np.flatnonzero(ok), actions[ok]] != 0
-        if not ok.all():
-            self._illegal(int(np.flatnonzero(~ok)[0]), actions)
+        i = first_illegal(self._buf["masks"], actions)
+        if i >= 0:
+            self._illegal(i, actions)
 
     def _check_gpu(self) -> None:
         """The same check on the device: one small kernel, one flag read back."""
@@ -339,11 +337,8 @@ class DeviceVecEnv(VectorEnv):
         bad = int(self._t_bad()[0])
         if bad:
             self._host_state()
-            masks = self._t["masks"].cpu().numpy()
             actions = self._t["actions"].cpu().numpy()
-            ok = (actions >= 0) & (actions < masks.shape[1])
-            ok[ok] = masks[np.flatnonzero(ok), actions[ok]] != 0
-            self._illegal(int(np.flatnonzero(~ok)[0]), actions)
+            self._illegal(first_illegal(self._t["masks"].cpu().numpy(), actions), actions)
 
     def _t_bad(self) -> Any:
         """The flag of the action check, as a tensor."""

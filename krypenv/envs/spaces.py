@@ -6,7 +6,8 @@ and SB3's ``predict`` hand out).  :func:`as_action` turns it into an ``int``; fl
 integral ones), bools, strings, other dtypes and other shapes are a ValueError naming the
 action (and, in an AEC env, the agent).  An integer outside the action range is not refused
 here: the envs treat it as an illegal action.  :func:`check_episode_live` refuses an AEC
-``step`` once every agent has left.
+``step`` once every agent has left.  :func:`first_illegal` finds the first game of a batch whose action its
+mask refuses (compiled: the VecEnvs check every step).
 """
 
 from __future__ import annotations
@@ -15,8 +16,19 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from numba import njit
 
-__all__ = ["LegalDiscrete", "as_action", "check_episode_live"]
+__all__ = ["LegalDiscrete", "as_action", "check_episode_live", "first_illegal"]
+
+
+@njit(cache=True)
+def first_illegal(masks: np.ndarray, actions: np.ndarray) -> int:
+    """The first game ``i`` whose action is outside ``[0, A)`` or masked out in ``masks[i]`` (N, A), or −1."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+            return i
+    return -1
 
 
 def check_episode_live(agents: list[str]) -> None:

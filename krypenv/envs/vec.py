@@ -35,6 +35,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 
 from krypenv.envs.batch import EnvBatch
 from krypenv.envs.gym import opponent_kinds
+from krypenv.envs.spaces import first_illegal
 from krypenv.rng import check_seed
 
 __all__ = ["GameVecEnv"]
@@ -131,10 +132,8 @@ class GameVecEnv(VecEnv):
 
     def _check_legal(self, actions: np.ndarray) -> None:
         """ValueError naming the first game whose action is illegal; nothing is applied then."""
-        ok = (actions >= 0) & (actions < self.core.n_actions)
-        ok[ok] = self._masks[np.flatnonzero(ok), actions[ok]] != 0
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
+        i = first_illegal(self._masks, actions)
+        if i >= 0:
             who = f"player_{int(self.core.seat[i])}"
             raise ValueError(f"game {i}: {self.core.illegal_message(i, int(actions[i]), who)}")
 

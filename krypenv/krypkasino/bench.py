@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.bench import aec_row, engine_line, engine_row, register, register_batched, vec_row
+from krypenv.bench import aec_row, engine_line, engine_row, rate_per_s, register, register_batched, vec_row
 from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 
@@ -43,13 +43,15 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
     return engine_row(DealBatch(rules or Rules(), batch), _play_batch, seconds, seed)
 
 
+# Each CUDA kernel's register and spill budget on Hopper (krypenv.eval.ptxas, tests/cuda/test_registers.py):
+# kernel -> (the built-in policy compiled in, most registers per thread, most spilled bytes); today's use
+REGISTER_BUDGETS = {"env": (None, 255, 3444), "env.expert": ("expert", 255, 9844), "engine": (None, 255, 308)}
 GPU_PLAYERS = 2  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
 
 
 def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tuple[dict[str, Any], Any, int]:
     """The GPU engine benchmark's arrays (krypenv.bench_device): ``batch`` deal records, streams, decision counts and
     the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""
-    import time
 
     from krypenv.krypkasino.engine import kernels
     from krypenv.krypkasino.engine.captures import O_SEEN, O_USED, SCRATCH_WORDS, new_scratch
@@ -69,15 +71,13 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     def cpu_rate(seconds: float) -> float:
         cpu_rng, decisions = seed_range(1, d.n), np.zeros(d.n, np.int64)
         scr_rows = np.stack([new_scratch() for _ in range(d._scr.shape[0])])
-        kernels.play_deals_par(d.state, cpu_rng, players, rules.deck_size, ik, isz, lk, lsz, False, 1, decisions,
-                                   scr_rows)  # warm-up, not timed
-        made, start = 0, time.perf_counter()
-        while True:
+
+        def play() -> int:
             kernels.play_deals_par(d.state, cpu_rng, players, rules.deck_size, ik, isz, lk, lsz, False, 1, decisions,
                                    scr_rows)
-            made += int(decisions.sum())
-            if time.perf_counter() - start >= seconds:
-                return made / (time.perf_counter() - start)
+            return int(decisions.sum())
+
+        return rate_per_s(play, seconds)
 
     return {"rng": rng, "decisions": dec, "launch": launch_args}, cpu_rate, d.nbytes_per_deal
 

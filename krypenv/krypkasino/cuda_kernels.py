@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import device_identity
+from krypenv.envs.cuda import cached, device_identity, source_digest
 from krypenv.krypkasino import device_drivers as D
 from krypenv.krypkasino import env_kernels as E
 from krypenv.krypkasino.actions import ILLEGAL
@@ -57,16 +57,21 @@ def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, ca
     return -1
 
 
+SOURCES = ("krypenv.krypkasino", "krypenv.rng")  # what the kernels call (their disk cache's key, source_digest)
+unwrap = device_identity()
+POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by build
+ADVANCE: Any = None
+
+
 @functools.cache
 def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
     """The kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch, moves, keys) or
-    none; compiled by numba-cuda on first launch (cached on disk), once per process and key."""
+    none; compiled by numba-cuda on first launch and cached on disk (:func:`krypenv.envs.cuda.cached`), once per
+    process and key."""
     fn, uniforms, _, moves, keys_n = policy_key if policy_key is not None else (no_policy, 0, 0, 1, 1)
     has_policy = policy_key is not None
-    unwrap = device_identity()
-    i64, i8, f64 = np.int64, np.int8, np.float64
+    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
 
-    @cuda.jit(device=True)
     def advance(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs, keyb):
         """Deal on and play built-in seats until a caller's seat must act; False if a policy acted illegally."""
         while True:
@@ -77,15 +82,15 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             if r < 0 or pk[r] == 0:
                 return True
             u = rand_float(rng, i) if uniforms else 0.0
-            a = fn(st, i, cfg[C_P], hand_size, spades, E._choice(st, cfg, i), u, pi[r], pf[r], cards, caps, costs,
-                   keyb, scr)
+            a = POLICY(st, i, cfg[C_P], hand_size, spades, E._choice(st, cfg, i), u, pi[r], pf[r], cards, caps,
+                       costs, keyb, scr)
             if E.act_one(st, ints, cfg, i, a, False, scr, -1) == ILLEGAL:
                 return False
 
-    @cuda.jit
     def run(mode, st, rng, ints, cfg, base, active, actions, lose, scr_all, status, act_status, rew, over, final,
             obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
         """RESET the active envs, STEP every env or OBSERVE (module docstring); ``gx`` = (hand size, spades)."""
+        _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, rng, ints, base, cfg, active, actions = unwrap(st), unwrap(rng), unwrap(ints), unwrap(base), \
             unwrap(cfg), unwrap(active), unwrap(actions)
         scr_all, status, act_status, rew, over, final = unwrap(scr_all), unwrap(status), unwrap(act_status), \
@@ -98,10 +103,10 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
         if t >= g:
             return
         scr = scr_all[t]
-        cards = cuda.local.array(moves, i64)
-        caps = cuda.local.array((moves, 52), i8)
-        costs = cuda.local.array(moves, f64)
-        keyb = cuda.local.array(keys_n, i64)
+        cards = cuda.local.array(moves, np.int64)
+        caps = cuda.local.array((moves, 52), np.int8)
+        costs = cuda.local.array(moves, np.float64)
+        keyb = cuda.local.array(keys_n, np.int64)
         for i in range(t, st.shape[0], g):
             if mode == RESET and not active[i]:
                 continue
@@ -115,7 +120,7 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
                     act_status[i] = E.act_one(st, ints, cfg, i, actions[i], lose, scr, -1)
                 finish = mode == STEP
                 while True:  # built-in seats, and once more after an auto-reset (one call site each: less code)
-                    ok = advance(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs,
+                    ok = ADVANCE(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs,
                                  keyb) and ok
                     if not finish:
                         break
@@ -126,7 +131,7 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             D.observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
             status[i] = scr[O_STATUS] | (0 if ok else STATUS_POLICY)
 
-    return run
+    return cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))
 
 
 @functools.cache
@@ -135,10 +140,10 @@ def engine_play() -> Any:
     spades, scr_all, deals, decisions)``: every thread deals ``deals`` deals of its envs in turn from the env's
     stream (K6) and plays them out by uniformly random legal moves (``random_move``, ``apply_move``), counting
     the decisions (cards played) per env."""
-    unwrap = device_identity()
+    key = source_digest(*SOURCES)
 
-    @cuda.jit
     def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, scr_all, deals, decisions):
+        _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, rng, kinds, sizes = unwrap(st), unwrap(rng), unwrap(kinds), unwrap(sizes)
         later_kinds, later_sizes, scr_all, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(scr_all), \
             unwrap(decisions)
@@ -151,4 +156,4 @@ def engine_play() -> Any:
             decisions[i] = K.play_deals_one(st, rng, i, players, deck_size, kinds, sizes, later_kinds, later_sizes,
                                             spades, deals, cap, scr)
 
-    return play
+    return cached(play)

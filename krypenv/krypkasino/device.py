@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from krypenv.envs.device import DeviceVecEnv
+from krypenv.krypkasino import device_drivers
 from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.engine.captures import O_SEEN, O_USED, SCRATCH_WORDS
@@ -37,6 +38,7 @@ __all__ = ["DeviceVecEnv", "KrypkasinoDeviceEnv"]
 class KrypkasinoDeviceEnv(DeviceVecEnv):
     """N Krypkasino games on one device, tensors in and out (see the module docstring)."""
 
+    drivers = device_drivers
     batch_class = KrypkasinoBatch
     game = "krypkasino"
     core: KrypkasinoBatch
@@ -53,20 +55,6 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
         config = EnvConfig(players, teams, two_player_deal, set_aside, last_capture_point, reward, deals, illegal,
                            render_mode, preset, ranks, suits, copies, hand, table)
         super().__init__(num_envs, config, device, seat, opponents, seed)
-
-    @staticmethod
-    def drivers() -> Any:
-        """The game's device-env CPU drivers."""
-        from krypenv.krypkasino import device_drivers
-
-        return device_drivers
-
-    @staticmethod
-    def cuda_kernels() -> Any:
-        """The game's CUDA kernels (numba-cuda is imported with them)."""
-        from krypenv.krypkasino import cuda_kernels
-
-        return cuda_kernels
 
     def _gx(self) -> np.ndarray:
         """The hand size (K6, K21) and whether spades are set aside (K8), which the compiled baselines read."""

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.bench import aec_row, engine_line, engine_row, register, register_batched, vec_row
+from krypenv.bench import aec_row, engine_line, engine_row, rate_per_s, register, register_batched, vec_row
 from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.rules import Rules
 
@@ -51,13 +51,15 @@ def bench_engine(batch: int, seconds: float, players: int = 4, seed: int = 0) ->
     return engine_row(DealBatch(Rules(players), batch), _play_batch, seconds, seed, players=players)
 
 
+# Each CUDA kernel's register and spill budget on Hopper (krypenv.eval.ptxas, tests/cuda/test_registers.py):
+# kernel -> (the built-in policy compiled in, most registers per thread, most spilled bytes). Today's use.
+REGISTER_BUDGETS = {"env": (None, 208, 0), "env.expert": ("expert", 255, 2944), "engine": (None, 236, 0)}
 GPU_PLAYERS = 4  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
 
 
 def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tuple[dict[str, Any], Any, int]:
     """The GPU engine benchmark's arrays (krypenv.bench_device): ``batch`` deal records and cash rows, streams,
     decision counts and the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""
-    import time
 
     from krypenv.kungsholmskille.config import BUF
     from krypenv.kungsholmskille.engine import drivers
@@ -74,13 +76,12 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
 
     def cpu_rate(seconds: float) -> float:
         cpu_rng, decisions = seed_range(1, d.n), np.zeros(d.n, np.int64)
-        drivers.play_deals_par(d.state, d.cash, cpu_rng, players, 1, decisions, d._chunks)  # warm-up, not timed
-        made, start = 0, time.perf_counter()
-        while True:
+
+        def play() -> int:
             drivers.play_deals_par(d.state, d.cash, cpu_rng, players, 1, decisions, d._chunks)
-            made += int(decisions.sum())
-            if time.perf_counter() - start >= seconds:
-                return made / (time.perf_counter() - start)
+            return int(decisions.sum())
+
+        return rate_per_s(play, seconds)
 
     return {"rng": rng, "decisions": dec, "launch": launch_args}, cpu_rate, d.nbytes_per_deal
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import device_identity
+from krypenv.envs.cuda import cached, device_identity, source_digest
 from krypenv.kungsholmskille import device_drivers as D
 from krypenv.kungsholmskille import env_kernels as E
 from krypenv.kungsholmskille.actions import N_ACTIONS
@@ -46,6 +46,7 @@ __all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", 
 STATUS_POLICY = 2  # a built-in policy's action was illegal
 RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
 MAX_OBS = obs_size(K.MAXP)  # the longest observation (6 players)
+SOURCES = ("krypenv.kungsholmskille", "krypenv.rng")  # what the kernels call (their disk cache's key, source_digest)
 
 
 @njit(cache=True)
@@ -54,15 +55,19 @@ def no_policy(obs, mask, players, iparams, fparams, work):
     return -1
 
 
+unwrap = device_identity()
+POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by build
+ADVANCE: Any = None
+
+
 @functools.cache
 def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
     """The kernel for one built-in policy (``DevicePolicy.build_key``) or none; compiled by numba-cuda on first launch,
     once per process and key."""
     fn, uniforms = (policy_key[0], policy_key[1]) if policy_key is not None else (no_policy, 0)
     has_policy = policy_key is not None
-    unwrap = device_identity()
+    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
 
-    @cuda.jit(device=True)
     def advance(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask):
         """Deal on, forced moves and built-in seats until a caller's seat acts; False if a policy acted illegally."""
         while True:
@@ -76,14 +81,14 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             for _ in range(uniforms):
                 rand_float(rng, i)
             E.observe_one(st, cash, ep, cfg, i, st[i, K.TO_ACT], pobs, pmask, buf)
-            a = fn(pobs, pmask, P, pi[r], pf[r], buf[B_POLICY:])
+            a = POLICY(pobs, pmask, P, pi[r], pf[r], buf[B_POLICY:])
             if E.act_one(st, cash, ep, cfg, i, a, False) == ILLEGAL:
                 return False
 
-    @cuda.jit
     def run(mode, st, cash, ep, rng, cfg, prev_st, prev_cash, base, active, actions, lose, scr_all, status,
             act_status, rew, over, final, obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
         """RESET the active envs, STEP every env or OBSERVE (see the module docstring); ``gx`` is unused here."""
+        _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, cash, ep, rng, cfg = unwrap(st), unwrap(cash), unwrap(ep), unwrap(rng), unwrap(cfg)
         prev_st, prev_cash, base, active, actions = unwrap(prev_st), unwrap(prev_cash), unwrap(base), \
             unwrap(active), unwrap(actions)
@@ -111,7 +116,7 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
                     act_status[i] = E.act_one(st, cash, ep, cfg, i, actions[i], lose)
                 finish = mode == STEP
                 while True:  # built-in seats, and once more after an auto-reset (one call site each: less code)
-                    ok = advance(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask) and ok
+                    ok = ADVANCE(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask) and ok
                     if not finish:
                         break
                     finish = False
@@ -121,7 +126,7 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             D.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
             status[i] = 0 if ok else STATUS_POLICY
 
-    return run
+    return cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))
 
 
 SCRATCH_WORDS = BUF  # the per-thread scratch of the kernel (``scr_all`` rows)
@@ -132,10 +137,10 @@ def engine_play() -> Any:
     """The engine benchmark's kernel ``play(st, cash, rng, players, deals, scr_all, decisions)``: every thread deals
     ``deals`` deals of its rows in turn from the row's stream and plays them out by uniformly random legal moves
     (``play_deals_one``, the CPU twin's per-row function), counting the moves per row."""
-    unwrap = device_identity()
+    key = source_digest(*SOURCES)
 
-    @cuda.jit
     def play(st, cash, rng, players, deals, scr_all, decisions):
+        _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, cash, rng, scr_all, decisions = unwrap(st), unwrap(cash), unwrap(rng), unwrap(scr_all), unwrap(decisions)
         t, g = cuda.grid(1), scr_all.shape[0]
         if t >= g:
@@ -145,4 +150,4 @@ def engine_play() -> Any:
             decisions[i] = K.play_deals_one(st, cash, rng, i, players, deals, buf[B_LEGAL:B_UNIF],
                                             buf[B_UNIF:B_UNIF + 42].view(np.float64))
 
-    return play
+    return cached(play)

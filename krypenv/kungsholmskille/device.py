@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from krypenv.envs.device import DeviceVecEnv
+from krypenv.kungsholmskille import device_drivers
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
 from krypenv.kungsholmskille.config import BUF, FORFEIT, POT_OUT, TRUNCATED, EnvConfig
 
@@ -37,6 +38,7 @@ __all__ = ["DeviceVecEnv", "KungsholmskilleDeviceEnv"]
 class KungsholmskilleDeviceEnv(DeviceVecEnv):
     """N Kungsholmskille games on one device, tensors in and out (see the module docstring)."""
 
+    drivers = device_drivers
     batch_class = KungsholmskilleBatch
     game = "kungsholmskille"
     core: KungsholmskilleBatch
@@ -51,20 +53,6 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
         config = EnvConfig(players, first_dealer, max_deals, skip_forced, illegal, render_mode, preset, ranks,
                            pot_deals)
         super().__init__(num_envs, config, device, seat, opponents, seed)
-
-    @staticmethod
-    def drivers() -> Any:
-        """The game's device-env CPU drivers."""
-        from krypenv.kungsholmskille import device_drivers
-
-        return device_drivers
-
-    @staticmethod
-    def cuda_kernels() -> Any:
-        """The game's CUDA kernels (numba-cuda is imported with them)."""
-        from krypenv.kungsholmskille import cuda_kernels
-
-        return cuda_kernels
 
     def _gx(self) -> np.ndarray:
         """No extra arguments."""

@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS, action_name
 from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.cards import card_name
@@ -50,9 +49,9 @@ from krypenv.krypkasino.config import EnvConfig
 from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.observation import split
 from krypenv.krypkasino.rules import Rules, parse_teams
-from krypenv.openspiel.deal import next_card_outcomes
 from krypenv.openspiel.krypkasino_resample import resample, seen_groups
 from krypenv.openspiel.rewards import SeatPayments
+from krypenv.openspiel.shell import ShellGame, ShellMachine, ShellState, game_type
 
 __all__ = ["GAME_NAME", "KrypkasinoGame", "KrypkasinoState", "resample"]
 
@@ -106,37 +105,21 @@ def deal_groups(rules: Rules) -> list[tuple[str, int, list[int]]]:
     return [(who, rnd, slots) for (who, rnd), slots in sorted(groups.items(), key=lambda kv: kv[1][0])]
 
 
-class _Machine:
-    """One env of a configuration, shared by all states of a game: a state loads its row, acts, and keeps the row."""
+class _Machine(ShellMachine):
+    """The shared env of a configuration (:class:`~krypenv.openspiel.shell.ShellMachine`) and its deal engine."""
 
     def __init__(self, config: EnvConfig) -> None:
-        self.config = config
-        self.batch = KrypkasinoBatch(config, 1)
+        super().__init__(config, KrypkasinoBatch)
         self.deals = DealBatch(config.rules, 1)
-        self.samplers: dict[int, KrypkasinoBatch] = {}  # n -> n envs, for asking an agent n times at once
 
-    def decisions(self, row: np.ndarray, ints: np.ndarray, n: int, seed: int) -> DecisionBatch:
-        """``n`` copies of a state's decision, each env's stream seeded from ``seed`` (for sampling an agent)."""
-        if n not in self.samplers:
-            self.samplers[n] = KrypkasinoBatch(self.config, n)
-        batch = self.samplers[n]
-        batch.state[:] = row
-        batch.ints[:] = ints
-        batch.seed([seed + k for k in range(n)])
-        seats = np.full(n, int(batch.deals.turn[0]), np.int64)
-        return batch.decisions(np.arange(n), seats)
-
-    def load(self, row: np.ndarray, ints: np.ndarray) -> KrypkasinoBatch:
-        """The env holding a state's row."""
-        self.batch.state[0] = row
-        self.batch.ints[0] = ints
-        return self.batch
+    def load(self, rows: tuple[np.ndarray, np.ndarray], batch: KrypkasinoBatch | None = None) -> KrypkasinoBatch:
+        """The env (every env of ``batch``) holding a state's row and integers."""
+        b = self.batch if batch is None else batch
+        b.state[:], b.ints[:] = rows
+        return b
 
 
-_MACHINES: dict[str, _Machine] = {}
-
-
-class KrypkasinoGame(pyspiel.Game):
+class KrypkasinoGame(ShellGame):
     """One deal of Krypkasino (see the module docstring)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -153,57 +136,23 @@ class KrypkasinoGame(pyspiel.Game):
         relative = self.config.reward == "relative"
         utility = pyspiel.GameType.Utility.ZERO_SUM if relative else pyspiel.GameType.Utility.CONSTANT_SUM
         seats_per_side = rules.players // rules.n_teams  # teams are of equal size (K18): each seat gets its side's
-        game_type = _game_type(utility)
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS, max_chance_outcomes=52, num_players=rules.players,
             min_utility=float(-2 * worst), max_utility=float(2 * worst),
             utility_sum=0.0 if relative else float(-total * seats_per_side),
             max_game_length=self.dealt + rules.decisions_per_deal * (1 + self.dealt))
-        super().__init__(game_type, info, params)
-        self.params = params
-        self.key = repr(sorted(params.items()))
-        if self.key not in _MACHINES:
-            _MACHINES[self.key] = _Machine(self.config)
-
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        """Pickle as the class and its parameters."""
-        return (KrypkasinoGame, (self.params,))
-
-    def __deepcopy__(self, memo: dict) -> KrypkasinoGame:
-        """The game itself: it never changes (OpenSpiel's ``clone`` deep-copies every attribute of a state)."""
-        return self
-
-    def new_initial_state(self) -> KrypkasinoState:
-        """The state before the deal."""
-        return KrypkasinoState(self)
-
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> KrypkasinoObserver:
-        """The observer of observations (default) or of information states (``perfect_recall=True``)."""
-        if params:
-            raise ValueError(f"observation parameters are not supported, got {params}")
-        perfect = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return KrypkasinoObserver(self, perfect)
+        super().__init__(_game_type(utility), info, params, _Machine)
 
 
 def _game_type(utility: Any) -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=GAME_NAME, long_name="Krypkasino (krypenv)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=utility, reward_model=pyspiel.GameType.RewardModel.REWARDS,
-        max_num_players=6, min_num_players=2,
-        provides_information_state_string=True, provides_information_state_tensor=True,
-        provides_observation_string=True, provides_observation_tensor=True,
-        parameter_specification=dict(DEFAULTS))
+    return game_type(GAME_NAME, "Krypkasino (krypenv)", utility, DEFAULTS)
 
 
-class KrypkasinoState(pyspiel.State):
+class KrypkasinoState(ShellState):
     """A deal in progress: the cards drawn so far, then the env's row and the players' actions."""
 
     def __init__(self, game: KrypkasinoGame) -> None:
         super().__init__(game)
-        self._game = game
         self.cards: list[int] = []  # chance outcomes: the cards of each group, ascending within a group
         self.actions: list[int] = []  # the players' actions, in order
         self.row: np.ndarray | None = None  # the env's state row once dealt
@@ -211,20 +160,15 @@ class KrypkasinoState(pyspiel.State):
         self.pay = SeatPayments(game.rules.players)  # returns() and rewards(): each seat paid at its decisions
         self.cached: dict[Any, Any] = {}  # what the env said of this state: player, legal, earned, strings
 
-    def __deepcopy__(self, memo: dict) -> KrypkasinoState:
-        """OpenSpiel's clone (its history included), sharing the game."""
-        return self.clone()
-
     # ------------------------------------------------------------------ engine access
-    def env(self) -> KrypkasinoBatch:
-        """The shared env loaded with this state (valid until another state loads)."""
+    def env_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The env's row and integers of this state (once dealt)."""
         assert self.row is not None and self.ints is not None
-        return _MACHINES[self._game.key].load(self.row, self.ints)
+        return self.row, self.ints
 
-    def decisions(self, n: int, seed: int) -> DecisionBatch:
-        """The decision of the seat to act, ``n`` times, as our agents are asked it (:mod:`krypenv.agent_api`)."""
-        assert self.row is not None and self.ints is not None
-        return _MACHINES[self._game.key].decisions(self.row, self.ints, n, seed)
+    def to_act(self, batch: KrypkasinoBatch) -> int:
+        """The seat to act in env 0 of ``batch``."""
+        return int(batch.deals.turn[0])
 
     def deck(self) -> np.ndarray:
         """(deck size,) the deck order the drawn cards make: each group's cards in its slots."""
@@ -238,12 +182,12 @@ class KrypkasinoState(pyspiel.State):
 
     def _deal(self) -> None:
         """Hand the drawn deck to the engine and the env (K6, K8)."""
-        machine = _MACHINES[self._game.key]
+        machine = self._game.machine
         machine.deals.reset(decks=self.deck()[None, :])
         machine.batch.load(machine.deals, 0)
         self.row, self.ints = machine.batch.state[0].copy(), machine.batch.ints[0].copy()
 
-    def _group_prefix(self) -> tuple[int, list[int], np.ndarray]:
+    def drawing(self) -> tuple[int, list[int], np.ndarray]:
         """The group being drawn: its size, its cards so far, and the cards left before it."""
         counts = self._game.counts.copy()
         k = 0
@@ -286,11 +230,6 @@ class KrypkasinoState(pyspiel.State):
         """The env's mask of the seat to act."""
         return list(self.cached["legal"]) if player == self.cached["player"] else []
 
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The next card of the group being drawn, with its probability."""
-        k, prefix, counts = self._group_prefix()
-        return next_card_outcomes(counts, k, prefix)
-
     def _apply_action(self, action: int) -> None:
         """A drawn card (dealing when the deck is complete), or the env's action of the seat to act."""
         actor = None
@@ -322,18 +261,6 @@ class KrypkasinoState(pyspiel.State):
         """The deal is over."""
         return self.row is not None and self.cached["player"] == pyspiel.PlayerId.TERMINAL
 
-    def returns(self) -> list[float]:
-        """Each seat's rewards paid so far; at the end minus its side's value (the env's episode return)."""
-        return list(self.pay.paid)
-
-    def rewards(self) -> list[float]:
-        """What the last transition paid each seat: minus the change of its side's value since it was last paid."""
-        return list(self.pay.last)
-
-    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KrypkasinoState:
-        """A state with the information state of ``player_id``, hidden cards dealt again (:func:`resample`)."""
-        return resample(self, player_id, probability_sampler)
-
     def __str__(self) -> str:
         """The drawn cards, then the actions."""
         cards = " ".join(card_name(c) for c in self.cards)
@@ -346,7 +273,7 @@ class KrypkasinoObserver:
     def __init__(self, game: KrypkasinoGame, perfect_recall: bool) -> None:
         self.game = game
         self.perfect_recall = perfect_recall
-        dim = _MACHINES[game.key].batch.dim
+        dim = game.machine.batch.dim
         slots = MOVE_SLOT * game.rules.decisions_per_deal if perfect_recall else 0
         self.tensor = np.zeros(dim + slots, np.float32)
         self.dict = {"observation": self.tensor[:dim]}
@@ -416,4 +343,7 @@ def observation_text(obs: np.ndarray, players: int) -> str:
     return " ".join(parts)
 
 
+KrypkasinoGame.state_class, KrypkasinoGame.observer_class = KrypkasinoState, KrypkasinoObserver
+KrypkasinoGame.machines = {}
+KrypkasinoState.resampler = staticmethod(resample)
 pyspiel.register_game(_game_type(pyspiel.GameType.Utility.CONSTANT_SUM), KrypkasinoGame)

@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from krypenv.agent_api import DecisionBatch
 from krypenv.kungsholmskille import env_kernels
 from krypenv.kungsholmskille.actions import DISCARD1, DISCARD2, N_ACTIONS, PLAY, action_name
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
@@ -50,9 +49,9 @@ from krypenv.kungsholmskille.cards import HAND_SIZE, RANKS
 from krypenv.kungsholmskille.config import BUF, C_POT_DEALS, RUNNING, EnvConfig
 from krypenv.kungsholmskille.engine import kernels
 from krypenv.kungsholmskille.observation import layout
-from krypenv.openspiel.deal import next_card_outcomes
 from krypenv.openspiel.kungsholmskille_resample import resample
 from krypenv.openspiel.rewards import SeatPayments
+from krypenv.openspiel.shell import ShellGame, ShellMachine, ShellState, game_type
 
 __all__ = ["GAME_NAME", "KungsholmskilleGame", "KungsholmskilleState"]
 
@@ -73,13 +72,11 @@ def config_from_params(params: dict[str, Any]) -> EnvConfig:
                      ranks=int(params["ranks"]) or None, pot_deals=int(params["pot_deals"]) or None)
 
 
-class _Machine:
-    """One env of a configuration shared by a game's states: a state loads its rows, acts, and keeps them."""
+class _Machine(ShellMachine):
+    """The shared env of a configuration (:class:`~krypenv.openspiel.shell.ShellMachine`)."""
 
     def __init__(self, config: EnvConfig) -> None:
-        self.config = config
-        self.batch = KungsholmskilleBatch(config, 1)
-        self.samplers: dict[int, KungsholmskilleBatch] = {}
+        super().__init__(config, KungsholmskilleBatch)
 
     def load(self, rows: tuple[np.ndarray, ...], batch: KungsholmskilleBatch | None = None) -> KungsholmskilleBatch:
         """The env (all of its envs) holding a state's rows: state, cash, episode, previous state and cash."""
@@ -88,32 +85,12 @@ class _Machine:
             dst[:] = src
         return b
 
-    def decisions(self, rows: tuple[np.ndarray, ...], n: int, seed: int) -> DecisionBatch:
-        """``n`` copies of a state's decision, each env's stream seeded from ``seed``."""
-        if n not in self.samplers:
-            self.samplers[n] = KungsholmskilleBatch(self.config, n)
-        b = self.load(rows, self.samplers[n])
-        b.seed([seed + k for k in range(n)])
-        return b.decisions(np.arange(n), np.full(n, int(b.state[0, kernels.TO_ACT]), np.int64))
-
-
-_MACHINES: dict[str, _Machine] = {}
-
 
 def _game_type(utility: Any = pyspiel.GameType.Utility.GENERAL_SUM) -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=GAME_NAME, long_name="Kungsholmskille (krypenv)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=utility, reward_model=pyspiel.GameType.RewardModel.REWARDS,
-        max_num_players=6, min_num_players=2,
-        provides_information_state_string=True, provides_information_state_tensor=True,
-        provides_observation_string=True, provides_observation_tensor=True,
-        parameter_specification=dict(DEFAULTS))
+    return game_type(GAME_NAME, "Kungsholmskille (krypenv)", utility, DEFAULTS)
 
 
-class KungsholmskilleGame(pyspiel.Game):
+class KungsholmskilleGame(ShellGame):
     """One pot of Kungsholmskille (see the module docstring)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -132,41 +109,19 @@ class KungsholmskilleGame(pyspiel.Game):
             min_utility=float(-bound), max_utility=float(bound * P), utility_sum=0.0 if zero_sum else None,
             max_game_length=deals * (self.deck_size + 9 * P))
         utility = pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
-        super().__init__(_game_type(utility), info, params)
-        self.key = repr(sorted(params.items()))
-        if self.key not in _MACHINES:
-            _MACHINES[self.key] = _Machine(self.config)
-
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        """Pickle as the class and its parameters."""
-        return (KungsholmskilleGame, (self.params,))
-
-    def __deepcopy__(self, memo: dict) -> KungsholmskilleGame:
-        """The game itself: it never changes (OpenSpiel's ``clone`` deep-copies every attribute of a state)."""
-        return self
-
-    def new_initial_state(self) -> KungsholmskilleState:
-        """The state before the first deal: the antes paid (L3), the first deck to draw."""
-        return KungsholmskilleState(self)
-
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> KungsholmskilleObserver:
-        """The observer of observations (default) or of information states (``perfect_recall=True``)."""
-        if params:
-            raise ValueError(f"observation parameters are not supported, got {params}")
-        return KungsholmskilleObserver(self, bool(iig_obs_type is not None and iig_obs_type.perfect_recall))
+        super().__init__(_game_type(utility), info, params, _Machine)
 
 
-class KungsholmskilleState(pyspiel.State):
+class KungsholmskilleState(ShellState):
     """A pot in progress: the env's rows, the deck being drawn for the current deal, and the pot's history."""
 
     def __init__(self, game: KungsholmskilleGame) -> None:
         super().__init__(game)
-        self._game = game
         self.cards: list[int] = []  # the current deal's drawn cards (hands sorted per seat, then the talon)
         self.deal_log: list[list[tuple[int, int, str]]] = []  # per deal: (seat, action, own hand after a discard)
         self.decks: list[list[int]] = []  # each deal's deck order
         self.pay = SeatPayments(game.config.players)  # returns() and rewards(): each seat paid at its decisions
-        b = _MACHINES[game.key].batch
+        b = game.machine.batch
         b.state[:], b.cash[:], b.prev_state[:], b.prev_cash[:] = 0, 0, 0, 0
         b.episode[:] = 0
         b.episode[0, 1] = RUNNING
@@ -174,24 +129,20 @@ class KungsholmskilleState(pyspiel.State):
                               np.zeros(BUF, np.int64))  # antes (L3), a deal to replace
         self.rows = tuple(a[0].copy() for a in (b.state, b.cash, b.episode, b.prev_state, b.prev_cash))
 
-    def __deepcopy__(self, memo: dict) -> KungsholmskilleState:
-        """OpenSpiel's clone (its history included), sharing the game."""
-        return self.clone()
+    def env_rows(self) -> tuple[np.ndarray, ...]:
+        """The env's rows of this state: state, cash, episode, previous state and cash."""
+        return self.rows
 
-    def env(self) -> KungsholmskilleBatch:
-        """The shared env loaded with this state (valid until another state loads)."""
-        return _MACHINES[self._game.key].load(self.rows)
-
-    def decisions(self, n: int, seed: int) -> DecisionBatch:
-        """The decision of the seat to act, ``n`` times, as our agents are asked it."""
-        return _MACHINES[self._game.key].decisions(self.rows, n, seed)
+    def to_act(self, batch: KungsholmskilleBatch) -> int:
+        """The seat to act in env 0 of ``batch``."""
+        return int(batch.state[0, kernels.TO_ACT])
 
     @property
     def dealing(self) -> bool:
         """The current deal's deck is being drawn."""
         return len(self.cards) < self._game.deck_size
 
-    def _slots(self) -> tuple[int, list[int], np.ndarray]:
+    def drawing(self) -> tuple[int, list[int], np.ndarray]:
         """The group being drawn (a seat's hand or one talon card): its size, its cards so far, the cards left."""
         P = self._game.config.players
         counts = self._game.counts.copy()
@@ -235,11 +186,6 @@ class KungsholmskilleState(pyspiel.State):
         """The env's mask of the seat to act."""
         _, mask = self.env().observe(0, player)
         return [int(a) for a in np.flatnonzero(mask)]
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The next card drawn, with its probability."""
-        k, prefix, counts = self._slots()
-        return next_card_outcomes(counts, k, prefix)
 
     def _apply_action(self, action: int) -> None:
         """A drawn card (dealing when the deck is complete), or the env's action of the seat to act."""
@@ -294,18 +240,6 @@ class KungsholmskilleState(pyspiel.State):
         money = self.rows[2][8:8 + self._game.config.players]
         return [float(m) for m in money]
 
-    def returns(self) -> list[float]:
-        """Each seat's money paid to it so far (:mod:`krypenv.openspiel.rewards`); at the end its net money."""
-        return list(self.pay.paid)
-
-    def rewards(self) -> list[float]:
-        """What the last transition paid each seat: the change of its money since it was last paid."""
-        return list(self.pay.last)
-
-    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KungsholmskilleState:
-        """A state with the information state of ``player_id``, hidden cards dealt again (:func:`resample`)."""
-        return resample(self, player_id, probability_sampler)
-
     def __str__(self) -> str:
         """The deals' decks and moves so far."""
         deals = [f"deal {d}: " + " ".join(action_name(a) for _, a, _ in h) for d, h in enumerate(self.deal_log)]
@@ -325,7 +259,7 @@ class KungsholmskilleObserver:
     def __init__(self, game: KungsholmskilleGame, perfect_recall: bool) -> None:
         self.game = game
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(_MACHINES[game.key].batch.dim, np.float32)
+        self.tensor = np.zeros(game.machine.batch.dim, np.float32)
         self.dict = {"observation": self.tensor}
 
     def observation(self, state: KungsholmskilleState, player: int) -> np.ndarray:
@@ -359,4 +293,7 @@ class KungsholmskilleObserver:
         return text
 
 
+KungsholmskilleGame.state_class, KungsholmskilleGame.observer_class = KungsholmskilleState, KungsholmskilleObserver
+KungsholmskilleGame.machines = {}
+KungsholmskilleState.resampler = staticmethod(resample)
 pyspiel.register_game(_game_type(), KungsholmskilleGame)

@@ -10,6 +10,11 @@ the game's declaration in :mod:`krypenv.games`:
 |                       | learning curve's words (:class:`Curve`) and a periodic evaluation's point         |
 | ``warm.py``           | warm starts: ``--init-from`` a checkpoint's weights, ``--bc-teacher`` imitation  |
 | ``exploit.py``        | ``krypenv exploit``: exact NashConv (OpenSpiel) or an approximate best response  |
-| ``krypkasino.py``     | Krypkasino's defaults, env, networks, metadata and duplicate evaluations         |
+| ``selfplay.py``       | self-play with magnetic mirror descent on the device env (``mlp`` checkpoints)   |
+| ``distill.py``        | expert iteration: DAgger games, the search's labels, a student network, repeat   |
+| ``labels.py``         | the labels' shards on disk (npz with a JSON card; resumable, checked on reading) |
+| ``student.py``        | the student network in torch, saved as an ``mlp`` file (format 2)                |
+| ``krypkasino.py``     | Krypkasino's defaults, env, networks, metadata and duplicate evaluations; its    |
+|                       | expert-iteration hooks (``DISTILL``, ``distill_core``, ``label_features``, …)    |
 | ``kungsholmskille.py``| Kungsholmskille's: one pot per episode, an MLP, money among copies of a baseline |
 """

@@ -13,6 +13,7 @@ name                   what it is
 ``EPISODE_VALUE``      the env's ``infos`` key of an episode's result (``score``, ``money``)
 ``RUN_PREFIX``         the default run folder's prefix (``kille-``)
 ``CURVE``              the learning curve's words (:class:`Curve`)
+``SPREAD_NOTE``        printed before the final table: results vary by seed and machine, where the spread is
 ``check_options``      ValueError for an option that is not the game's (before the defaults)
 ``game_config``        the rule keywords of the env and the evaluations, checked
 ``make_env``           the training VecEnv: the learner in a random seat, the league in the others

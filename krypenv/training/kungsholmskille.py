@@ -31,6 +31,8 @@ POLICIES = ("mlp",)
 BASELINES = ("random", "timid", "expert")  # pimc: minutes per evaluation, left out
 EPISODE_VALUE = "money"  # the env's infos key of an episode's result: the learner's net money
 RUN_PREFIX = "kille-"
+SPREAD_NOTE = ("note: these figures vary with the training seed and the machine (CPUs sum floats in different "
+               "orders): one run is one sample; docs/results/kungsholmskille.md has the measured runs")
 CURVE = Curve(label="learner's money among experts",
               y_label="money per episode among experts\n(positive: learner better)",
               unit="episode", points="episodes among experts", higher_better=True)
@@ -161,3 +163,30 @@ def exploit_gain(learner: Any, agent: str, args: Any, deals: int, seed: int) -> 
     others = [r.money.mean for r in res.rows if r.agent != "learner"]
     return {"mean": row.money.mean, "low": row.money.low, "high": row.money.high, "unit": "money per episode",
             "games": row.episodes, "learner": row.money.mean, "agent": float(np.mean(others))}
+
+
+# ------------------------------------------------------------------- expert iteration (krypenv.training.distill)
+DISTILL: dict[str, Any] = {
+    "teacher": "pimc",  # the first teacher: determinized search with expert rollouts
+    "guided": "pimc:policy=mlp:{student}",  # the teacher over a student: the policy-guided search
+    "features": None,  # the student reads the observation alone
+    "opponent": "expert",  # each iteration's student: its money at a table of experts
+    "value_unit": "the mover's mean money at the end of the teacher's rollouts (kronor; higher is better)",
+}
+
+
+def distill_core(players: int, preset: str, n: int) -> Any:
+    """``n`` episodes with every seat played from outside (labelling), one pot each (L16, at most 50 deals)."""
+    from krypenv.kungsholmskille.batch import KungsholmskilleBatch
+    from krypenv.kungsholmskille.config import EXTERNAL, EnvConfig
+
+    return KungsholmskilleBatch(EnvConfig(players=players, preset=preset), n, seat=0, kinds=[EXTERNAL] * players)
+
+
+def distill_eval(agent: Any, opponent: str, players: int, preset: str, decks: int, seed: int) -> Point:
+    """The learner's money per episode among ``players − 1`` copies of ``opponent`` (higher is better), 95% CI."""
+    from types import SimpleNamespace
+
+    mean, low, high, _ = money_among(agent, opponent, SimpleNamespace(players=players, max_deals=50, preset=preset),
+                                     decks * players, seed)
+    return Point(mean, low, high, {})

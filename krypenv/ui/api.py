@@ -163,7 +163,7 @@ class App:
 
         _fields(body, "hint")
         game = table.session.game_name
-        shown = body.get("spec") or default_hint_spec(game)
+        shown = body.get("spec") or default_hint_spec(game, table.session.game.rules)
         resolved = self.menu.resolve(shown, game, table.session.game.rules)
 
         def job() -> dict[str, Any]:

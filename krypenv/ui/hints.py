@@ -1,9 +1,10 @@
 """Hints: what an agent would play in the person's place, and why, with its top moves.
 
 ``h`` in ``krypenv play`` and the hint button of ``krypenv serve`` ask :func:`hint`.  The
-agent is any spec the game knows; by default the strongest shipped one
-(:func:`default_hint_spec`: ``pimc``, then ``expert``, ``timid``, ``random``, whichever the
-game has).  Its top moves are measured in one of two ways:
+agent is any spec the game knows; by default the strongest shipped one that plays the table
+(:func:`default_hint_spec`: ``champion``, the strongest search measured for the table, then
+``pimc``, ``expert``, ``timid``, ``random``, whichever the game has and plays the table's preset).
+Its top moves are measured in one of two ways:
 
 * a policy with ``logits`` (a ``ppo:PATH`` agent) gives each legal move its **probability**
   (in Krypkasino the product over the card and capture-choice actions of the move);
@@ -24,16 +25,21 @@ from typing import Any
 
 from krypenv.ui.session import Choice, Session
 
-PREFERENCE = ("pimc", "expert", "timid", "random")  # strongest first
+PREFERENCE = ("champion", "pimc", "expert", "timid", "random")  # strongest first
 TOP = 5
 
 
-def default_hint_spec(game: str) -> str:
-    """The strongest shipped agent of ``game`` by :data:`PREFERENCE`."""
-    from krypenv import agents
+def default_hint_spec(game: str, rules: Any = None) -> str:
+    """The strongest shipped agent of ``game`` by :data:`PREFERENCE` that plays the preset of ``rules`` (K22, L22;
+    None: the standard game)."""
+    from krypenv.agents.base import find_entry
 
-    known = agents.known(game)
-    return next((name for name in PREFERENCE if name in known), "random")
+    preset = "standard" if rules is None else str(rules.preset_name)
+    for name in PREFERENCE:
+        entry = find_entry(name, game)
+        if entry is not None and (entry.presets is None or preset in entry.presets):
+            return name
+    return "random"
 
 
 @dataclass
@@ -91,7 +97,7 @@ def hint(session: Session, spec: str | None = None, votes: int = 12, shown: str 
     if not legal:
         raise ValueError("a hint needs your turn: " + ("the match is over" if session.over else "you are not to act"))
     game = session.game_name
-    spec = spec or default_hint_spec(game)
+    spec = spec or default_hint_spec(game, session.game.rules)
     shown = shown or spec
     cache: dict[str, Any] = session.__dict__.setdefault("_hint_agents", {})
     if spec not in cache:

@@ -204,3 +204,21 @@ def test_vec_seed_must_be_none_or_a_non_negative_integer(game: Game, seed: Any) 
         vec.seed(seed)
     a, b = game.vec(2, players=game.players, seed=np.int64(4)), game.vec(2, players=game.players, seed=4)
     assert np.array_equal(a.reset(), b.reset())
+
+
+def test_first_illegal_is_the_first_game_its_mask_refuses() -> None:
+    """The VecEnvs' compiled check against numpy's: out of range on both sides, masked out, the first of several."""
+    from krypenv.envs.spaces import first_illegal
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n, a = int(rng.integers(1, 9)), int(rng.integers(1, 6))
+        masks = (rng.random((n, a)) < 0.5).astype(np.int8)
+        actions = rng.integers(-1, a + 1, n)
+        ok = (actions >= 0) & (actions < a)
+        ok[ok] = masks[np.flatnonzero(ok), actions[ok]] != 0
+        assert first_illegal(masks, actions) == (int(np.flatnonzero(~ok)[0]) if not ok.all() else -1)
+    masks = np.ones((3, 4), np.int8)
+    assert first_illegal(masks, np.array([0, 3, 2])) == -1
+    assert first_illegal(masks, np.array([0, 4, -1])) == 1
+    assert first_illegal(masks, np.array([0, 3, -1])) == 2

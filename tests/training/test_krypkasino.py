@@ -55,6 +55,9 @@ def test_outputs(run):
         assert name in report
     assert "learner - expert" in report or "expert - learner" in report
     assert report.splitlines()[0] in out.stdout
+    note = "note: these figures vary with the training seed and the machine"
+    assert out.stdout.index(note) < out.stdout.index(report.splitlines()[0])  # said before the table
+    assert "docs/results/krypkasino-training.md, 'The quick start over seeds'" in out.stdout
     summary = json.loads((d / "summary.json").read_text())
     assert summary["env_steps"] >= 1024 and "final_vs_expert" in summary
     # --save-to: the final policy without the optimizer state; the run's final.zip resumes training

@@ -556,7 +556,7 @@ def test_hint_button_and_records_upload(browser: Any, base: str, tmp_path: Path)
     page.wait_for_selector("#legal .move")
     page.click("#hint-btn")
     page.wait_for_selector("#hint:not([hidden])")
-    assert page.inner_text("#hint").startswith("hint from pimc")
+    assert page.inner_text("#hint").startswith("hint from champion")
     assert page.locator("#legal .move.hinted").count() == 1
     s = Session("krypkasino", 2, ["random"], seed=3, record=tmp_path / "mine.jsonl")
     while not s.over:

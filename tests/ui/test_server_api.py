@@ -99,7 +99,7 @@ def test_replay_upload_keeps_good_records_and_lists_bad_ones(base: str, tmp_path
     assert got == 200 and len(out["deals"]) == 1 and out["errors"][0].startswith("mine.jsonl:2: missing key")
     got, hint = call(base, "GET", "/api/meta")
     offered = [a["spec"] for a in hint["games"]["kungsholmskille"]["agents"]]
-    assert got == 200 and hint["games"]["krypkasino"]["hint"] == "pimc" and "random" in offered
+    assert got == 200 and hint["games"]["krypkasino"]["hint"] == "champion" and "random" in offered
 
 
 def test_hint_over_the_api(base: str) -> None:
@@ -107,6 +107,22 @@ def test_hint_over_the_api(base: str) -> None:
     _, out = call(base, "POST", "/api/games", {"game": "krypkasino", "players": 2, "seed": 5, "agents": ["expert"]})
     got, h = call(base, "POST", f"/api/games/{out['id']}/hint", {"spec": "expert"})
     assert got == 200 and 1 <= h["best"]["n"] <= len(out["state"]["legal"]) and h["kind"] == "votes"
+
+
+def test_the_default_hint_is_the_strongest_search_that_plays_the_table(base: str) -> None:
+    """No spec: champion at a standard table (issue 40), pimc at a tiny one (champion plays the standard preset
+    only) and at a Kungsholmskille table."""
+    for rules, want in ((None, "champion"), ({"preset": "tiny"}, "pimc")):
+        body = {"game": "krypkasino", "players": 2, "seed": 5, "agents": ["expert"], "rules": rules}
+        _, out = call(base, "POST", "/api/games", body)
+        got, h = call(base, "POST", f"/api/games/{out['id']}/hint", {})
+        assert got == 200 and h["spec"] == want and 1 <= h["best"]["n"] <= len(out["state"]["legal"]), h
+    body = {"game": "kungsholmskille", "players": 4, "seed": 5, "agents": ["expert"]}
+    _, out = call(base, "POST", "/api/games", body)
+    while not out["state"]["legal"]:  # the person's turn
+        out = call(base, "GET", f"/api/games/{out['id']}")[1]
+    got, h = call(base, "POST", f"/api/games/{out['id']}/hint", {})
+    assert got == 200 and h["spec"] == "pimc", h
 
 
 def test_root_answers_without_crashing(base: str) -> None:

@@ -13,8 +13,9 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from krypenv.agents.krypkasino import lockstep as L
-from krypenv.agents.krypkasino.guided import GuidedPIMC, PolicyNet, load_ppo
+from krypenv.agents.krypkasino.guided import GuidedPIMC
 from krypenv.agents.krypkasino.pimc import PIMCAgent
+from krypenv.agents.krypkasino.policy_nets import PolicyNet, load_ppo
 from krypenv.agents.krypkasino.ppo import add_metadata
 
 from krypenv import agents

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from krypenv.agents.krypkasino import pimc as PM
+from krypenv.agents.krypkasino import worlds as worlds_of
 from krypenv.agents.krypkasino.pimc import PIMCAgent
 
 from krypenv import agents
@@ -62,7 +63,7 @@ def test_determinized_worlds_keep_everything_public() -> None:
         out = np.zeros((1, W), np.int8)
         worlds = set()
         for use in (True, False, True):
-            PM.determinize(st, i, P, seat, voids, use, out, 0, rng, pool, used)
+            worlds_of.determinize(st, i, P, seat, voids, use, out, 0, rng, pool, used)
             w = DealBatch(Rules(P), 1)
             w.state[0, :W] = out[0]
             assert (w.card_census() == 2).all()
@@ -84,7 +85,7 @@ def test_voids_are_respected() -> None:
     pool, used = np.empty(104, np.int64), np.empty(104, np.bool_)
     voids = np.array([0, sum(1 << v for v in range(2, 14))], np.int64)  # seat 1 holds only aces
     out = np.zeros((1, W), np.int8)
-    PM.determinize(st, 0, P, 0, voids, True, out, 0, rng, pool, used)
+    worlds_of.determinize(st, 0, P, 0, voids, True, out, 0, rng, pool, used)
     hand = out[0, kernels.HANDS + 52:kernels.HANDS + 104]
     assert hand.sum() == 3 and all(name.startswith("A") for name in names_from_counts(hand))
 

@@ -159,13 +159,13 @@ def test_pimc_values_a_sure_showdown_exactly() -> None:
     (two at the showdown, L14).  A budrunda (both bud, L12, nobody folded): the ante of 1, and half the pot of 12."""
     core = _show_core(10)
     mask = core.observe(0, 0)[1]
-    legal, vals = PimcAgent(worlds=8).values(core, 0, 0, mask, np.random.default_rng(0))
+    legal, vals = PimcAgent(worlds=8).world_values(core, 0, 0, mask, np.random.default_rng(0))
     assert legal.tolist() == [BUD, SHOW] and vals[1].tolist() == [10.0] * 8
-    legal, vals = PimcAgent(worlds=8, value="deal").values(core, 0, 0, mask, np.random.default_rng(0))
+    legal, vals = PimcAgent(worlds=8, value="deal").world_values(core, 0, 0, mask, np.random.default_rng(0))
     assert vals[1].tolist() == [9.0] * 8
     core.deals.play_move(0, "bud")
     assert core.deals.to_act[0] == 1
-    legal, vals = PimcAgent(worlds=4, rollout="timid").values(core, 0, 1, core.observe(0, 1)[1],
+    legal, vals = PimcAgent(worlds=4, rollout="timid").world_values(core, 0, 1, core.observe(0, 1)[1],
                                                                np.random.default_rng(0))
     assert legal.tolist() == [BUD, SHOW] and vals[0].tolist() == [-1 + 12 / 2] * 4
 
@@ -175,14 +175,14 @@ def test_pimc_plays_the_best_mean_over_its_worlds() -> None:
     seat = int(core.deals.to_act[0])
     mask = core.observe(0, seat)[1]
     pimc = PimcAgent(worlds=16)
-    legal, vals = pimc.values(core, 0, seat, mask, np.random.default_rng(5))
+    legal, vals = pimc.world_values(core, 0, seat, mask, np.random.default_rng(5))
     assert vals.shape == (legal.size, 16) and legal.size == 16  # stand, 5 singles, 10 pairs (L8)
     batch = core.decisions(np.array([0]), np.array([seat]))
     u = core.rng.copy()
     chosen = int(pimc.act(batch)[0])
     core.rng[:] = u
     seed = int(core.uniforms(np.array([0]), 1)[0, 0] * 2**53)
-    legal2, vals2 = pimc.values(core, 0, seat, mask, np.random.default_rng(seed))
+    legal2, vals2 = pimc.world_values(core, 0, seat, mask, np.random.default_rng(seed))
     assert chosen == legal2[int(np.argmax(vals2.mean(axis=1)))]
 
 
@@ -204,8 +204,8 @@ def test_pimc_worlds_keep_public_information_and_do_not_leak() -> None:
             and np.array_equal(wa[public], wb[public]))
     mask = a.observe(0, seat)[1]
     pimc = PimcAgent(worlds=8)
-    va = pimc.values(a, 0, seat, mask, np.random.default_rng(2))[1]
-    vb = pimc.values(b, 0, seat, mask, np.random.default_rng(2))[1]
+    va = pimc.world_values(a, 0, seat, mask, np.random.default_rng(2))[1]
+    vb = pimc.world_values(b, 0, seat, mask, np.random.default_rng(2))[1]
     assert np.array_equal(va, vb)
 
 
@@ -218,7 +218,7 @@ def test_pimc_defaults_and_one_rollout_per_world_and_move() -> None:
     assert pimc.worlds == 32 and pimc.rollout == "expert" and pimc.value == "episode"
     core = _core({0: LOW}, ["bud", "knacka", "stay", "stay", "stay"])
     mask = core.observe(0, 0)[1]
-    legal, vals = pimc.values(core, 0, 0, mask, np.random.default_rng(0))
+    legal, vals = pimc.world_values(core, 0, 0, mask, np.random.default_rng(0))
     assert vals.size == pimc.worlds * len(legal)
 
 
