@@ -300,9 +300,12 @@ def update_magnet(magnet: Policy, net: Policy, args: Args, iteration: int) -> No
 
 
 def sample(logp: torch.Tensor) -> torch.Tensor:
-    """One action per row of log-probabilities: the first whose cumulative probability passes a uniform."""
+    """One action per row of log-probabilities: the first whose cumulative probability passes a uniform.
+
+    The uniform is kept above 0 (``torch.rand`` can return 0, which would pick a leading action of
+    probability 0, an illegal one; 1 in 2^24 draws, so within an hour of ``tiny``)."""
     cdf = logp.exp().cumsum(1)
-    u = torch.rand(len(logp), 1, device=logp.device) * cdf[:, -1:]
+    u = (torch.rand(len(logp), 1, device=logp.device) * cdf[:, -1:]).clamp_min(torch.finfo(cdf.dtype).tiny)
     return (cdf < u).sum(1).clamp_max(logp.shape[1] - 1)
 
 

@@ -28,6 +28,7 @@ from krypenv.training.selfplay import (
     main,
     mmd_targets,
     parse,
+    sample,
     schedule,
     seat_advantages,
     update_magnet,
@@ -349,3 +350,16 @@ def test_the_sampled_learner_nears_an_equilibrium_of_a_small_deal(tmp_path: Path
                     num_steps=8, hidden=32, learning_rate=3e-3, magnet_every=0, total_timesteps=60 * 2048,
                     eval_every=60, progress=False, tensorboard=False, seed=1, out=str(tmp_path)))
     assert row["iteration"] == 60 and row["nash_conv"] < 0.4
+
+
+@pytest.mark.parametrize("draw", [0.0, 1.0 - 2.0**-24, 0.5])
+def test_sample_never_picks_an_action_of_probability_0(draw: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uniforms at both ends of [0, 1) (torch.rand can return 0) pick only actions of positive probability: the
+    first and the last legal one; one in the middle, the action whose cumulative probability passes it."""
+    legal = torch.zeros((3, 6), dtype=torch.bool)
+    legal[0, 4] = legal[1, [1, 3]] = legal[2, [0, 2, 5]] = True
+    logp = torch.log_softmax(torch.zeros(3, 6).masked_fill(~legal, -1e9), dim=-1)
+    monkeypatch.setattr(torch, "rand", lambda n, *_, **__: torch.full((n, 1), draw))
+    got = sample(logp).tolist()
+    want = {0.0: [4, 1, 0], 0.5: [4, 1, 2]}.get(draw, [4, 3, 5])
+    assert got == want
