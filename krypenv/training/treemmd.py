@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -43,6 +43,9 @@ import torch
 from krypenv.games import DEFAULT_GAME
 from krypenv.training.monitor import Monitor, Stopwatch
 from krypenv.training.selfplay import SCHEDULES, Policy, _boolean, schedule, update_magnet
+
+if TYPE_CHECKING:
+    from krypenv.openspiel.tree import GameTree
 
 __all__ = ["Args", "TreeValues", "main", "mmd_step", "parse"]
 
@@ -97,7 +100,7 @@ class Args:
 class TreeValues:
     """A game tree seen by distinct observation: the network's inputs, and Q and reach of a policy."""
 
-    def __init__(self, tree: Any) -> None:
+    def __init__(self, tree: GameTree) -> None:
         from krypenv.openspiel.tree import DECISION
 
         self.tree = tree
