@@ -2,8 +2,12 @@
 
     python experiments/distill_results.py curve runs/exit-2p-a runs/exit-2p-b          # per iteration
     python experiments/distill_results.py match "mlp:runs/exit-2p-a/final.npz,greedy=true" pimc --decks 1000
+    krypenv exploit --agent "mlp:checkpoints/exit-2p.npz,greedy=true" --init-from checkpoints/ppo-2p.zip \
+        --budget-steps 300000 --deals 2000 --seed 1 --json > abr.json
+    python experiments/distill_results.py exploit abr.json ...   # approximate best responses' rows
+    python experiments/distill_results.py offline checkpoints/exit-2p-wide.npz=runs/off-both-256 ...
     python experiments/distill_results.py plot
-    python experiments/distill_results.py tables                 # the page's two Markdown tables
+    python experiments/distill_results.py tables                 # the page's four Markdown tables
 
 ``curve`` reads each run's ``log.csv`` and ``args.json`` (:mod:`krypenv.training.distill`) and
 writes one row per iteration to ``docs/research/exit-curve.csv``: the run, its seed, players, the
@@ -12,9 +16,15 @@ the student against the game's opponent (its per-iteration measurement: ``--eval
 ``--eval-seed``).  ``match A B`` plays a duplicate evaluation of two agent specs (Krypkasino,
 ``--players``, ``--decks`` decks of ``--seed``: by default 4711, a seed the docs use nowhere else)
 and adds or replaces its row in ``docs/research/exit-matches.csv`` (A − B per deal, 95% interval,
-seconds, date, machine).  ``plot`` draws ``docs/research/exit-curve.png`` from the curve CSV: the
+seconds, date, machine).  ``exploit FILE...`` adds or replaces, per (agent, seed, budget, deals, start), the
+rows of ``docs/research/exit-exploit.csv`` from what ``krypenv exploit --json`` printed (an approximate best
+response's gain against the agent, :mod:`krypenv.training.exploit`), with the file's date and this machine.
+``offline CHECKPOINT=OUT...`` adds or replaces the rows of ``docs/research/exit-offline.csv`` from
+``experiments/distill_offline.py``'s ``OUT/result.json`` (labels, parameters, temperature, losses, its own
+measurement), for the student shipped as CHECKPOINT (the same bytes as ``OUT/student.npz``, checked).
+``plot`` draws ``docs/research/exit-curve.png`` from the curve CSV: the
 student against its opponent by labels and by hours, one line per run.  The page
-``docs/research/expert-iteration.md`` shows both tables (``tables`` prints them);
+``docs/research/expert-iteration.md`` shows the tables (``tables`` prints them);
 ``tests/test_docs.py`` holds them to the CSVs.
 """
 
@@ -33,6 +43,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 CURVE = ROOT / "docs/research/exit-curve.csv"
 MATCHES = ROOT / "docs/research/exit-matches.csv"
+EXPLOIT = ROOT / "docs/research/exit-exploit.csv"
+EXPLOIT_KEY = ("agent", "seed", "budget_steps", "deals", "init_from")
+OFFLINE = ROOT / "docs/research/exit-offline.csv"
 
 
 def machine() -> str:
@@ -96,6 +109,75 @@ def match(a: str, b: str, players: int, decks: int, seed: int) -> None:
           f"({row['seconds']} s)")
 
 
+def exploit(files: list[str]) -> None:
+    """Rows of the approximate best responses' gains from ``krypenv exploit --json`` outputs (module docstring)."""
+    new = []
+    for name in files:
+        try:
+            r = json.loads(Path(name).read_text())
+            if not str(r["method"]).startswith("approximate"):
+                raise ValueError(f"an exact result ({r['method']}), not an approximate best response")
+            new.append({"agent": r["agent"], "seed": r["seed"], "budget_steps": r["budget_steps"],
+                        "deals": r["deals"], "init_from": r["init_from"] or "", "gain": round(r["gain"], 4),
+                        "ci_low": round(r["ci_low"], 4), "ci_high": round(r["ci_high"], 4),
+                        "learner": r["learner"], "agent_value": r["agent_value"], "train_s": r["train_s"],
+                        "date": time.strftime("%Y-%m-%d", time.gmtime(Path(name).stat().st_mtime)),
+                        "machine": machine()})
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise SystemExit(f"{name}: not the JSON of `krypenv exploit --json` ({type(e).__name__}: {e})") from None
+    old = list(csv.DictReader(EXPLOIT.open())) if EXPLOIT.exists() else []
+    keys = {tuple(str(r[k]) for k in EXPLOIT_KEY) for r in new}
+    rows = [r for r in old if tuple(r[k] for k in EXPLOIT_KEY) not in keys] + new
+    with EXPLOIT.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(new[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"{len(new)} rows added or replaced: {EXPLOIT}")
+
+
+def offline(pairs: list[str]) -> None:
+    """Rows of offline students from ``CHECKPOINT=OUT`` pairs (module docstring)."""
+    new = []
+    for pair in pairs:
+        ckpt, _, out = pair.partition("=")
+        try:
+            r = json.loads((Path(out) / "result.json").read_text())
+            if Path(ckpt).read_bytes() != (Path(out) / "student.npz").read_bytes():
+                raise ValueError(f"{ckpt} is not {out}/student.npz")
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"{pair}: not CHECKPOINT=OUT of experiments/distill_offline.py ({e})") from None
+        new.append({"checkpoint": ckpt, "labels": r["labels"], "parameters": r["parameters"],
+                    "temperature": r["temperature"], "policy_loss": round(r["policy_loss"], 4),
+                    "target_entropy": round(r["target_entropy"], 4), "train_s": r["train_s"],
+                    "opponent": r["opponent"], "eval_decks": r["eval_decks"], "eval_seed": r["eval_seed"],
+                    "vs_opponent": r["vs_opponent"], "ci_low": r["ci_low"], "ci_high": r["ci_high"]})
+    old = list(csv.DictReader(OFFLINE.open())) if OFFLINE.exists() else []
+    names = {r["checkpoint"] for r in new}
+    with OFFLINE.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(new[0]))
+        w.writeheader()
+        w.writerows([r for r in old if r["checkpoint"] not in names] + new)
+    print(f"{len(new)} rows added or replaced: {OFFLINE}")
+
+
+def offline_table() -> None:
+    """The offline students' table: their fit, their own check and their matches of seed 4711 (exit-matches.csv)."""
+    matches = {(r["a"], r["b"]): r for r in csv.DictReader(MATCHES.open()) if r["seed"] == "4711"}
+    print("| student | T (points) | policy loss − target entropy (nats) | − opponent, own check | − `pimc`, seed 4711 "
+          "| − `ppo-2p`, seed 4711 |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in csv.DictReader(OFFLINE.open()):
+        spec = f"mlp:{r['checkpoint']},greedy=true"
+        cells = []
+        for b in ("pimc", "ppo:checkpoints/ppo-2p.zip"):
+            m = matches.get((spec, b))
+            cells.append(f"{_num(m['a_minus_b'])} [{_num(m['ci_low'])}, {_num(m['ci_high'])}]" if m else "")
+        gap = float(r["policy_loss"]) - float(r["target_entropy"])
+        print(f"| `{r['checkpoint']}` | {float(r['temperature']):g} | {gap:.3f} | {_num(r['vs_opponent'])} "
+              f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] ({int(r['eval_decks']):,} decks of seed {r['eval_seed']}) "
+              f"| {cells[0]} | {cells[1]} |")
+
+
 def plot() -> None:
     """exit-curve.png: the student against its opponent by labels and by hours, a line per run."""
     import matplotlib
@@ -132,7 +214,7 @@ def _num(x: str) -> str:
 
 
 def tables() -> None:
-    """The page's two tables in Markdown, from the CSVs (the rows ``tests/test_docs.py`` holds the page to)."""
+    """The page's four tables in Markdown, from the CSVs (the rows ``tests/test_docs.py`` holds the page to)."""
     print("| run | seed | iteration | labels | hours | student − opponent | 95% CI |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in csv.DictReader(CURVE.open()):
@@ -144,10 +226,18 @@ def tables() -> None:
     for r in csv.DictReader(MATCHES.open()):
         print(f"| `{r['a']}` | `{r['b']}` | {int(r['decks']):,} | {r['seed']} | {_num(r['a_minus_b'])} | "
               f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] |")
+    print()
+    offline_table()
+    print()
+    print("| frozen agent | seed | learner decisions | decks | gain | 95% CI |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in csv.DictReader(EXPLOIT.open()):
+        print(f"| `{r['agent']}` | {r['seed']} | {int(r['budget_steps']):,} | {int(r['deals']):,} | "
+              f"{_num(r['gain'])} | [{_num(r['ci_low'])}, {_num(r['ci_high'])}] |")
 
 
 def main() -> None:
-    """The four commands of the module docstring."""
+    """The commands of the module docstring."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("curve")
@@ -158,6 +248,10 @@ def main() -> None:
     m.add_argument("--players", type=int, default=2)
     m.add_argument("--decks", type=int, default=1000)
     m.add_argument("--seed", type=int, default=4711)
+    o = sub.add_parser("offline")
+    o.add_argument("pairs", nargs="+", metavar="CHECKPOINT=OUT")
+    e = sub.add_parser("exploit")
+    e.add_argument("files", nargs="+")
     sub.add_parser("plot")
     sub.add_parser("tables")
     a = p.parse_args()
@@ -165,6 +259,10 @@ def main() -> None:
         curve(a.runs)
     elif a.command == "match":
         match(a.a, a.b, a.players, a.decks, a.seed)
+    elif a.command == "offline":
+        offline(a.pairs)
+    elif a.command == "exploit":
+        exploit(a.files)
     elif a.command == "plot":
         plot()
     else:

@@ -217,7 +217,8 @@ def test_the_quickstart_seed_table_is_the_csv() -> None:
 
 
 def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
-    """docs/research/expert-iteration.md's tables hold the rows of exit-curve.csv and exit-matches.csv, no more."""
+    """docs/research/expert-iteration.md's tables hold the rows of exit-curve.csv, exit-matches.csv and
+    exit-exploit.csv, no more."""
     import csv
 
     page = (DOCS / "research" / "expert-iteration.md").read_text(encoding="utf-8")
@@ -242,3 +243,14 @@ def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
         r = matches[a, b, decks.replace(",", ""), seed]
         want = tuple(f"{float(r[k]):.2f}" for k in ("a_minus_b", "ci_low", "ci_high"))
         assert tuple(x.replace("−", "-") for x in (diff, low, high)) == want, (a, b)
+    with open(DOCS / "research" / "exit-exploit.csv", newline="") as f:
+        gains = {(r["agent"], r["seed"]): r for r in csv.DictReader(f)}
+    section = page.split("## Against a best response")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| `([^`]+)` \| (\d+) \| ([\d,]+) \| ([\d,]+) \| (−?[\d.]+) \| \[(−?[\d.]+), (−?[\d.]+)\] \|",
+                      section, re.MULTILINE)
+    assert {(agent, seed) for agent, seed, *_ in rows} == set(gains)
+    for agent, seed, steps, decks, gain, low, high in rows:
+        r = gains[agent, seed]
+        want = (f"{int(r['budget_steps']):,}", f"{int(r['deals']):,}",
+                *(f"{float(r[k]):.2f}" for k in ("gain", "ci_low", "ci_high")))
+        assert (steps, decks, *(x.replace("−", "-") for x in (gain, low, high))) == want, (agent, seed)
