@@ -14,8 +14,8 @@ RESULTS = ROOT / "docs" / "results"
 PAGE = RESULTS / "gpu.md"
 sys.path.insert(0, str(ROOT / "experiments"))
 
-import device_check  # noqa: E402
-import device_speed  # noqa: E402
+import device_check
+import device_speed
 
 
 def merged_check() -> dict[str, Any]:
@@ -52,7 +52,7 @@ def test_the_goals_table_is_device_speeds_figures() -> None:
                         ("Krypkasino env, 2 players", "krypkasino env"),
                         ("Kungsholmskille env, 4 players", "kungsholmskille env"),
                         ("a fresh process's first step", "first step")):
-        row = re.search(rf"^\| {re.escape(label)} \|(.*)$", page, re.M)
+        row = re.search(rf"^\| {re.escape(label)} \|(.*)$", page, re.MULTILINE)
         assert row, label
         measured, verdict = [c.strip() for c in row.group(1).split("|")][1], script[name].split()
         assert measured.split()[0].rstrip("Ms") == verdict[2], (label, measured, script[name])

@@ -11,7 +11,7 @@ from krypenv.games import GAMES
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "experiments"))
 
-import warm_numba  # noqa: E402
+import warm_numba
 
 
 def test_the_cuda_groups_cover_every_game_and_kind_of_built_in_seats() -> None:
