@@ -21,6 +21,14 @@ the game itself (the paper's magnet-update scheme).  Unlike plain self-play PPO,
 cycle in zero-sum games, the regularized dynamics contract to the fixed point, so the *last*
 network is the one to ship: no averaging of policies, no tabular lookup.
 
+**The critic update** (``update="critic"``) is MMD's own closed-form step instead of PPO's surrogate: the
+value head learns Q of every action (from the taken action's return), and at every sampled decision the
+policy is fitted to ``log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η)`` (:func:`mmd_targets`).  MMD's
+annealing shrinks η and α as ``min(1, √(schedule_start / decisions))`` (``eta_schedule``, ``magnet_schedule``,
+``lr_schedule`` = ``sqrt``); ``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the
+network's exact NashConv during the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
+What these reached on ``tiny`` is the page "Learners on the small variants".
+
 **Credit.**  A seat's reward for a decision is everything it is paid from that decision to its
 next one in the episode (or the episode's end); advantages are GAE along each seat's own
 decisions, bootstrapped by its value at its next decision.  Decisions whose seat has not acted
