@@ -172,6 +172,23 @@ def test_the_self_play_nash_conv_table_is_the_measured_csv() -> None:
                                                    f"{float(row['nash_conv']):.4f}"), (run, iteration)
 
 
+def test_the_tries_table_on_tiny_is_the_measured_csv() -> None:
+    """docs/research/learners.md's table of tries holds the rows of docs/research/tries-tiny.csv, no more."""
+    import csv
+
+    with open(DOCS / "research" / "tries-tiny.csv", newline="") as f:
+        measured = {r["run"]: r for r in csv.DictReader(f)}
+    page = (DOCS / "research" / "learners.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([\w-]+)` \| ([^|]+) \| (\d+) \| ([\d,]*) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| (\d+) \|$",
+                      page, re.MULTILINE)
+    assert sorted(run for run, *_ in rows) == sorted(measured)
+    for run, learner, iterations, decisions, seconds, last, best, best_seconds in rows:
+        r = measured[run]
+        want = (r["learner"], r["iterations"], f"{int(r['decisions']):,}" if r["decisions"] else "", r["seconds"],
+                r["last_nash_conv"], r["best_nash_conv"], r["best_seconds"])
+        assert (learner.strip(), iterations, decisions, seconds, last, best, best_seconds) == want, run
+
+
 def quickstart_rows() -> list[dict[str, str]]:
     """docs/results/quickstart-seeds.csv: one row per training seed of the quick start's defaults."""
     import csv

@@ -36,7 +36,7 @@ SHARED = ("krypenv.agent_api", "krypenv.records", "krypenv.replay", "krypenv.ben
 SHARED_PACKAGES = ("krypenv.envs", "krypenv.openspiel")  # sub-packages of krypenv written once for every game
 # krypenv.openspiel wraps every game for OpenSpiel (one module per game, named after it); its modules that play
 # our agents sit with the evaluation layer:
-OPENSPIEL_EVAL = ("krypenv.openspiel.exploit", "krypenv.openspiel.solve")
+OPENSPIEL_EVAL = ("krypenv.openspiel.exploit", "krypenv.openspiel.solve", "krypenv.openspiel.tree")
 
 # The only dynamic loads allowed, each by a registry of names (they are not import statements,
 # so the graph below does not hold them; records, bench, the CLI, the UI and train.py load a

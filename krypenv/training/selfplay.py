@@ -21,6 +21,14 @@ the game itself (the paper's magnet-update scheme).  Unlike plain self-play PPO,
 cycle in zero-sum games, the regularized dynamics contract to the fixed point, so the *last*
 network is the one to ship: no averaging of policies, no tabular lookup.
 
+**The critic update** (``update="critic"``) is MMD's own closed-form step instead of PPO's surrogate: the
+value head learns Q of every action (from the taken action's return), and at every sampled decision the
+policy is fitted to ``log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η)`` (:func:`mmd_targets`).  MMD's
+annealing shrinks η and α as ``min(1, √(schedule_start / decisions))`` (``eta_schedule``, ``magnet_schedule``,
+``lr_schedule`` = ``sqrt``); ``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the
+network's exact NashConv during the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
+What these reached on ``tiny`` is the page "Learners on the small variants".
+
 **Credit.**  A seat's reward for a decision is everything it is paid from that decision to its
 next one in the episode (or the episode's end); advantages are GAE along each seat's own
 decisions, bootstrapped by its value at its next decision.  Decisions whose seat has not acted
@@ -37,24 +45,31 @@ same script, smaller ``--num-envs``).
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import inspect
 import itertools
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
 from krypenv.agents.mlp import save
 from krypenv.games import DEFAULT_GAME, GAMES
+from krypenv.training.monitor import Monitor, Stopwatch
 
-__all__ = ["Args", "Policy", "main", "seat_advantages"]
+__all__ = ["Args", "ExactNashConv", "Policy", "Snapshot", "centered_mse", "clipped_surrogate", "main", "mmd_targets",
+           "policy_function", "sample", "schedule", "seat_advantages", "update_magnet"]
+
+
+SCHEDULES = ("constant", "linear", "sqrt")
+UPDATES = ("ppo", "critic")
 
 
 @dataclass
@@ -64,45 +79,101 @@ class Args:
     game: str = DEFAULT_GAME
     players: int = 2
     preset: str = "standard"
+    rules: str = ""  # more rule keys on top of the preset, e.g. ranks=A-2-3,hand=2,table=2 (a smaller deal of tiny)
     reward: str = "relative"  # games with a reward keyword (Krypkasino): "relative" makes two players zero-sum
     device: str = "cuda" if torch.cuda.is_available() else "cpu"
     num_envs: int = 4096
     num_steps: int = 64  # decisions per game per rollout (all seats together)
     total_timesteps: int = 50_000_000  # decisions
-    max_seconds: float = 0.0  # stop after this wall time (0: no limit)
+    max_seconds: float = 0.0  # stop after this much training wall time (0: no limit)
+    max_cpu_seconds: float = 0.0  # stop after this much training CPU time, all threads (0: no limit)
+    update: str = "ppo"  # ppo (sampled: the clipped surrogate) or critic (MMD's closed form on a learned Q)
+    eta: float = 1.0  # critic: MMD's step size η, in units of reward_scale · points
+    eta_schedule: str = "constant"  # critic: constant, linear or sqrt (as magnet_schedule)
+    logit_range: float = 15.0  # critic: targets' log-probabilities are kept within this of the best action's
     learning_rate: float = 3e-4
+    lr_schedule: str = "constant"  # constant, linear (to 0 at total_timesteps) or sqrt (below)
     gae_lambda: float = 0.95
     update_epochs: int = 2
     num_minibatches: int = 4
     clip_coef: float = 0.2  # the proximal step
+    norm_adv: bool = True  # advantages standardized per minibatch (False: in units of reward_scale · points)
     magnet_coef: float = 0.05  # α: weight of KL(π ‖ magnet)
-    magnet_every: int = 50  # iterations between magnet renewals (0: the uniform magnet for ever)
+    magnet_schedule: str = "constant"  # constant, linear or sqrt: α·min(1, √(schedule_start / decisions))
+    schedule_start: int = 1_000_000  # decisions after which the sqrt schedules shrink
+    magnet_every: int = 50  # iterations between magnet renewals (0: never)
+    magnet_ema: float = 0.0  # after every iteration magnet ← magnet + magnet_ema·(policy − magnet) (0: off)
     vf_coef: float = 0.5
     reward_scale: float = 0.1  # rewards are multiplied by this for learning (a deal moves ~10 points or kronor)
     max_grad_norm: float = 0.5
     hidden: int = 256
     layers: int = 2
     seed: int = 0
+    torch_threads: int = 1  # on the CPU (numba's env threads and torch's pool slow each other down when both run)
     checkpoint_every: int = 0  # iterations between checkpoints (0: only the final one)
+    eval_every: int = 0  # iterations between exact NashConv measurements (a preset OpenSpiel traverses: tiny)
+    resume: bool = False  # continue from OUT/state.pt (networks, optimizer, counters; the games restart)
+    progress: bool = True  # a progress bar on stderr (tqdm)
+    tensorboard: bool = True  # TensorBoard scalars in OUT/tb
     out: str = "runs/selfplay"
+
+    def __post_init__(self) -> None:
+        if self.update not in UPDATES:
+            raise ValueError(f"update must be one of {', '.join(UPDATES)}, got {self.update!r}")
+        for name in ("lr_schedule", "magnet_schedule", "eta_schedule"):
+            if getattr(self, name) not in SCHEDULES:
+                raise ValueError(f"{name} must be one of {', '.join(SCHEDULES)}, got {getattr(self, name)!r}")
+        for name in ("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches", "hidden",
+                     "layers", "schedule_start", "torch_threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
+        for name in ("magnet_every", "checkpoint_every", "eval_every", "magnet_coef", "max_seconds", "eta",
+                     "max_cpu_seconds",
+                     "logit_range"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be at least 0, got {getattr(self, name)!r}")
+        if not 0.0 <= self.magnet_ema <= 1.0:
+            raise ValueError(f"magnet_ema must be in [0, 1], got {self.magnet_ema!r}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
+
+
+def schedule(kind: str, start: float, decisions: int, total: int, origin: int) -> float:
+    """``start`` shrunk by ``kind`` after ``decisions``: constant; linear to 0 at ``total``; sqrt,
+    ``start · min(1, √(origin / decisions))`` (MMD's η, α ∝ 1/√t)."""
+    if kind == "linear":
+        return start * max(0.0, 1.0 - decisions / total)
+    if kind == "sqrt":
+        return start * min(1.0, (origin / max(decisions, 1)) ** 0.5)
+    return start
 
 
 class Policy(nn.Module):
-    """An MLP with a policy head (logits over every action) and a value head (the seat's return)."""
+    """An MLP with a policy head (logits over every action) and a value head: the seat's return, or with ``critic``
+    the return after each action (Q of every action; the value is then Σ π·Q)."""
 
-    def __init__(self, obs_size: int, n_actions: int, hidden: int, layers: int) -> None:
+    def __init__(self, obs_size: int, n_actions: int, hidden: int, layers: int, critic: bool = False) -> None:
         super().__init__()
         sizes = [obs_size] + [hidden] * layers
+        self.critic = critic
         self.hidden = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(sizes))
-        self.pi, self.v = nn.Linear(sizes[-1], n_actions), nn.Linear(sizes[-1], 1)
+        self.pi, self.v = nn.Linear(sizes[-1], n_actions), nn.Linear(sizes[-1], n_actions if critic else 1)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(log-probabilities with the illegal actions at −∞ in effect, value) of each observation."""
+    def evaluate(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, Any]:
+        """(log-probabilities with the illegal actions at −∞ in effect, value, Q of every action or None)."""
         h = obs.float()
         for layer in self.hidden:
             h = torch.relu(layer(h))
-        logits = self.pi(h).masked_fill(~mask, -1e9)
-        return torch.log_softmax(logits, dim=-1), self.v(h).squeeze(-1)
+        logp = torch.log_softmax(self.pi(h).masked_fill(~mask, -1e9), dim=-1)
+        if self.critic:
+            q = self.v(h).masked_fill(~mask, 0.0)
+            return logp, (logp.exp() * q).sum(-1), q
+        return logp, self.v(h).squeeze(-1), None
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(log-probabilities with the illegal actions at −∞ in effect, value) of each observation."""
+        logp, value, _ = self.evaluate(obs, mask)
+        return logp, value
 
     def export(self, path: Path, card: dict[str, Any]) -> Path:
         """Write the policy as an ``mlp`` checkpoint (numpy arrays and a JSON card)."""
@@ -138,49 +209,170 @@ def seat_advantages(rew: torch.Tensor, done: torch.Tensor, seat: torch.Tensor, v
     return adv, ret, ok
 
 
+def rule_keys(args: Args) -> dict[str, Any]:
+    """``args.rules`` as the device env's keywords (names joined by ``-`` as tuples: ``ranks=A-2-3``)."""
+    from krypenv.training.exploit import parse_rules
+
+    return {k: tuple(v.split("-")) if isinstance(v, str) and k in ("ranks", "suits") else v
+            for k, v in parse_rules(args.rules).items()}
+
+
 def make_env(args: Args) -> Any:
     """The game's device env in self-play."""
     cls = GAMES[args.game].part("device").DeviceVecEnv
-    kw: dict[str, Any] = {"players": args.players, "preset": args.preset}
+    kw: dict[str, Any] = {"players": args.players, "preset": args.preset, **rule_keys(args)}
     if "reward" in inspect.signature(cls).parameters:
         kw["reward"] = args.reward
     return cls(args.num_envs, device=args.device, opponents="self", seed=args.seed, **kw)
 
 
-def main(args: Args) -> dict[str, Any]:
-    """Train (module docstring); return the last log row."""
+def policy_function(net: Policy, device: torch.device) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The network's exact policy as a function of observations and legal masks (numpy, float64)."""
+
+    def probabilities(obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            logp = net(torch.as_tensor(obs, device=device), torch.as_tensor(legal, device=device))[0]
+        p = logp.double().exp().cpu().numpy() * legal
+        return p / p.sum(1, keepdims=True)
+
+    return probabilities
+
+
+@dataclass
+class Snapshot:
+    """What a hook sees after an iteration: the log row, decisions so far and the policy's exact probabilities."""
+
+    row: dict[str, Any]
+    decisions: int
+    probabilities: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class ExactNashConv:
+    """Exact NashConv of the network's policy on a preset OpenSpiel traverses (:mod:`krypenv.openspiel.tree`)."""
+
+    def __init__(self, args: Args) -> None:
+        try:
+            from krypenv.openspiel.tree import GameTree
+        except ImportError as exc:
+            raise ValueError(f"eval_every needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
+        from krypenv.training.exploit import parse_rules
+
+        self.tree = GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules))
+
+    def __call__(self, net: Policy, device: torch.device) -> float:
+        """NashConv (OpenSpiel's definition, the game's returns: Krypkasino points per deal)."""
+        return self.tree.nash_conv(self.tree.policy_of(policy_function(net, device)))["nash_conv"]
+
+
+def mmd_targets(net: Policy, magnet: Policy | None, obs: torch.Tensor, mask: torch.Tensor, eta: float, alpha: float,
+                logit_range: float, chunk: int = 65536) -> torch.Tensor:
+    """MMD's step at each state from the network's policy π and critic Q (a magnet ρ, or uniform):
+    log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η) up to a constant, floored ``logit_range`` below its best action."""
+    out = []
+    with torch.no_grad():
+        for o, m in zip(obs.split(chunk), mask.split(chunk)):
+            logp, _, q = net.evaluate(o, m)
+            rho = magnet(o, m)[0] if magnet is not None else torch.zeros_like(logp)  # uniform: a constant
+            y = (logp + eta * q + alpha * eta * rho) / (1.0 + alpha * eta)
+            y = y.masked_fill(~m, -torch.inf)
+            top = y.max(1, keepdim=True).values
+            out.append(torch.maximum(y, top - logit_range).masked_fill(~m, 0.0))
+    return torch.cat(out)
+
+
+def centered_mse(logp: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean squared difference of two log-policies over the legal actions, each centered (a constant apart)."""
+    n = mask.sum(1, keepdim=True)
+    a, b = torch.where(mask, logp, 0.0), torch.where(mask, target, 0.0)
+    a, b = a - a.sum(1, keepdim=True) / n, b - b.sum(1, keepdim=True) / n
+    return (torch.where(mask, a - b, 0.0).pow(2).sum(1) / n[:, 0]).mean()
+
+
+def clipped_surrogate(log_ratio: torch.Tensor, adv: torch.Tensor, clip: float, normalize: bool) -> torch.Tensor:
+    """PPO's clipped surrogate loss (the proximal step) of the sampled actions, advantages standardized or not."""
+    if normalize:
+        adv = (adv - adv.mean()) / (adv.std(correction=0) + 1e-8)
+    ratio = log_ratio.exp()
+    return torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+
+
+def update_magnet(magnet: Policy, net: Policy, args: Args, iteration: int) -> None:
+    """After an iteration: the magnet renewed as a copy every ``magnet_every`` iterations, else moved
+    ``magnet_ema`` of the way to the policy (parameters)."""
+    if args.magnet_every and iteration % args.magnet_every == 0:
+        magnet.load_state_dict(net.state_dict())
+    elif args.magnet_ema:
+        with torch.no_grad():
+            for m, q in zip(magnet.parameters(), net.parameters()):
+                m.lerp_(q, args.magnet_ema)
+
+
+def sample(logp: torch.Tensor) -> torch.Tensor:
+    """One action per row of log-probabilities: the first whose cumulative probability passes a uniform.
+
+    The uniform is kept above 0 (``torch.rand`` can return 0, which would pick a leading action of
+    probability 0, an illegal one; 1 in 2^24 draws, so within an hour of ``tiny``)."""
+    cdf = logp.exp().cumsum(1)
+    u = (torch.rand(len(logp), 1, device=logp.device) * cdf[:, -1:]).clamp_min(torch.finfo(cdf.dtype).tiny)
+    return (cdf < u).sum(1).clamp_max(logp.shape[1] - 1)
+
+
+def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stopwatch | None = None) -> dict[str, Any]:
+    """Train (module docstring); return the last log row.  ``hook(snapshot)`` after every iteration stops the run
+    when it returns True (its time is off the clock); ``clock`` counts the training seconds (a new one by default)."""
     torch.manual_seed(args.seed)
     device, out = torch.device(args.device), Path(args.out)
-    if device.type == "cpu":  # numba's env threads and torch's OpenMP pool slow each other down badly
-        torch.set_num_threads(1)
+    if device.type == "cpu":
+        torch.set_num_threads(args.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
     env = make_env(args)
+    exact = ExactNashConv(args) if args.eval_every else None
     D, A, N, T, P = env.single_observation_space.shape[0], int(env.single_action_space.n), args.num_envs, \
         args.num_steps, args.players
-    net = Policy(D, A, args.hidden, args.layers).to(device)
-    magnet = Policy(D, A, args.hidden, args.layers).to(device)
+    critic = args.update == "critic"
+    net = Policy(D, A, args.hidden, args.layers, critic).to(device)
+    magnet = Policy(D, A, args.hidden, args.layers, critic).to(device)
     magnet.load_state_dict(net.state_dict())
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
-    obs, info = env.reset(seed=args.seed)
+    state_file, start = out / "state.pt", 0
+    if args.resume and state_file.is_file():
+        state = torch.load(state_file, map_location=device, weights_only=True)  # tensors and numbers only
+        net.load_state_dict(state["net"])
+        magnet.load_state_dict(state["magnet"])
+        optimizer.load_state_dict(state["optimizer"])
+        start = int(state["iteration"])
+    obs, info = env.reset(seed=args.seed + 1_000_003 * start)  # resumed games are new deals
     mask, seat = info["action_mask"], info["seat"]
-    b_obs = torch.zeros((T, N, D), dtype=obs.dtype, device=device)
+    b_obs = torch.zeros((T, N, D), device=device)  # float once here, not at every pass over it
     b_mask = torch.zeros((T, N, A), dtype=torch.bool, device=device)
     b_act, b_seat = (torch.zeros((T, N), dtype=torch.long, device=device) for _ in range(2))
     b_logp, b_val = (torch.zeros((T, N), device=device) for _ in range(2))
     b_rew, b_done = torch.zeros((T, N, P), device=device), torch.zeros((T, N), dtype=torch.bool, device=device)
-    card = {"game": args.game, "players": P, "preset": args.preset, "obs_size": D, "n_actions": A,
+    card = {"game": args.game, "players": P, "preset": args.preset, "rules": args.rules, "obs_size": D, "n_actions": A,
             "trained": {"method": "MMD self-play (krypenv.training.selfplay)", "args": dataclasses.asdict(args),
                         "command": " ".join(sys.argv), "device": str(device)}}
-    log = (out / "log.csv").open("w", newline="")
-    writer = csv.writer(log)
-    writer.writerow(["iteration", "decisions", "seconds", "episodes", "entropy", "kl_magnet", "pg_loss", "v_loss"])
-    iterations, start, decisions, episodes, row = max(1, args.total_timesteps // (N * T)), time.perf_counter(), 0, 0, {}
-    uniform = args.magnet_every == 0
-    for it in range(1, iterations + 1):
+    iterations = max(1, args.total_timesteps // (N * T))
+    monitor = Monitor(out, iterations * N * T, progress=args.progress, tensorboard=args.tensorboard, append=start > 0,
+                      columns=["iteration", "decisions", "seconds", "cpu_seconds", "episodes", "lr", "magnet_coef",
+                               "eta", "entropy", "kl_magnet", "pg_loss", "v_loss", "nash_conv", "eval_seconds"])
+    clock = clock or Stopwatch()
+    decisions, episodes, row = start * N * T, 0, {}
+    if start:
+        clock.cpu0 -= float(state["cpu_seconds"])
+        clock.wall0 -= float(state["seconds"])
+        episodes = int(state["episodes"])
+        monitor.done = decisions
+    uniform = args.magnet_every == 0 and args.magnet_ema == 0
+    for it in range(start + 1, iterations + 1):
+        lr = schedule(args.lr_schedule, args.learning_rate, decisions, iterations * N * T, args.schedule_start)
+        alpha = schedule(args.magnet_schedule, args.magnet_coef, decisions, iterations * N * T, args.schedule_start)
+        eta = schedule(args.eta_schedule, args.eta, decisions, iterations * N * T, args.schedule_start)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
         for t in range(T):
             with torch.no_grad():
                 logp, value = net(obs, mask)
-                action = torch.distributions.Categorical(logits=logp).sample()
+                action = sample(logp)
             b_obs[t], b_mask[t], b_act[t], b_seat[t], b_val[t] = obs, mask, action, seat, value
             b_logp[t] = logp.gather(1, action[:, None])[:, 0]
             obs, rewards, terminated, truncated, info = env.step(action)
@@ -192,45 +384,67 @@ def main(args: Args) -> dict[str, Any]:
         idx_all = ok.reshape(-1).nonzero()[:, 0]
         f_obs, f_mask = b_obs.reshape(T * N, D)[idx_all], b_mask.reshape(T * N, A)[idx_all]
         f_act, f_logp, f_adv, f_ret = (x.reshape(-1)[idx_all] for x in (b_act, b_logp, adv, ret))
+        f_log_legal = f_mask.sum(1).float().log()  # the uniform magnet's −log π: log of the number of legal actions
         stats = []
+        if critic:
+            targets = mmd_targets(net, magnet if not uniform else None, f_obs, f_mask, eta, alpha,
+                                  args.logit_range)
         for _ in range(args.update_epochs):
             for idx in torch.randperm(idx_all.numel(), device=device).chunk(args.num_minibatches):
-                logp, value = net(f_obs[idx], f_mask[idx])
+                logp, value, q = net.evaluate(f_obs[idx], f_mask[idx])
                 p = logp.exp()
-                with torch.no_grad():
-                    m_logp = torch.log_softmax(torch.zeros_like(logp).masked_fill(~f_mask[idx], -1e9), dim=-1) \
-                        if uniform else magnet(f_obs[idx], f_mask[idx])[0]
-                kl = (p * (logp - m_logp)).sum(-1).mean()
-                ratio = (logp.gather(1, f_act[idx][:, None])[:, 0] - f_logp[idx]).exp()
-                a = f_adv[idx]
-                a = (a - a.mean()) / (a.std(correction=0) + 1e-8)
-                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
-                v_loss = 0.5 * (value - f_ret[idx]).pow(2).mean()
-                loss = pg + args.vf_coef * v_loss + args.magnet_coef * kl
+                neg_entropy = (p * logp).sum(-1)
+                if uniform:
+                    kl = (neg_entropy + f_log_legal[idx]).mean()
+                else:
+                    with torch.no_grad():
+                        m_logp = magnet(f_obs[idx], f_mask[idx])[0]
+                    kl = (p * (logp - m_logp)).sum(-1).mean()
+                if critic:  # the policy to MMD's step (log-probabilities up to a constant), Q to the returns
+                    pg = centered_mse(logp, targets[idx], f_mask[idx])
+                    v_loss = 0.5 * (q.gather(1, f_act[idx][:, None])[:, 0] - f_ret[idx]).pow(2).mean()
+                    loss = pg + args.vf_coef * v_loss
+                else:
+                    pg = clipped_surrogate(logp.gather(1, f_act[idx][:, None])[:, 0] - f_logp[idx], f_adv[idx],
+                                           args.clip_coef, args.norm_adv)
+                    v_loss = 0.5 * (value - f_ret[idx]).pow(2).mean()
+                    loss = pg + args.vf_coef * v_loss + alpha * kl
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
                 optimizer.step()
-                stats.append(torch.stack([-(p * logp).sum(-1).mean(), kl, pg, v_loss]).detach())
-        if args.magnet_every and it % args.magnet_every == 0:
-            magnet.load_state_dict(net.state_dict())
-        seconds = time.perf_counter() - start
+                stats.append(torch.stack([-neg_entropy.mean(), kl, pg, v_loss]).detach())
+        update_magnet(magnet, net, args, it)
+        seconds = clock.wall()  # training time: the measurements left out
         ent, kl, pg, vl = torch.stack(stats).mean(0).tolist()
-        row = {"iteration": it, "decisions": decisions, "seconds": round(seconds, 2), "episodes": episodes,
-               "entropy": ent, "kl_magnet": kl, "pg_loss": pg, "v_loss": vl}
-        writer.writerow(list(row.values()))
-        log.flush()
-        last = it == iterations or (args.max_seconds and seconds >= args.max_seconds)
+        row = {"iteration": it, "decisions": decisions, "seconds": round(seconds, 2), "eta": eta,
+               "cpu_seconds": round(clock.cpu(), 2), "episodes": episodes,
+               "lr": lr, "magnet_coef": alpha, "entropy": ent, "kl_magnet": kl, "pg_loss": pg, "v_loss": vl}
+        last = it == iterations or bool(args.max_seconds and seconds >= args.max_seconds) \
+            or bool(args.max_cpu_seconds and row["cpu_seconds"] >= args.max_cpu_seconds)
+        if exact is not None and (it % args.eval_every == 0 or last):
+            t0 = time.perf_counter()
+            row["nash_conv"] = clock.skip(lambda: exact(net, device))
+            row["eval_seconds"] = round(time.perf_counter() - t0, 3)
+        if hook is not None:
+            snapshot = Snapshot(row, decisions, policy_function(net, device))
+            last = bool(clock.skip(lambda: hook(snapshot))) or last  # noqa: B023  (called at once)
+        monitor.log(decisions, row)
         if (args.checkpoint_every and it % args.checkpoint_every == 0) or last:
+            torch.save({"iteration": it, "episodes": episodes, "cpu_seconds": row["cpu_seconds"], "seconds": seconds,
+                        "net": net.state_dict(), "magnet": magnet.state_dict(), "optimizer": optimizer.state_dict()},
+                       state_file)
             net.export(out / ("final.npz" if last else f"ckpt-{it:06d}.npz"),
                        {**card, "trained": {**card["trained"], "iteration": it, "decisions": decisions,
-                                            "seconds": round(seconds, 1)}})
+                                            "seconds": round(seconds, 1), **({"nash_conv": row["nash_conv"]}
+                                                                            if "nash_conv" in row else {})}})
         if it % 10 == 0 or last:
-            print(f"iteration {it}: {decisions:,} decisions, {decisions / seconds:,.0f}/s, entropy {ent:.3f}, "
-                  f"KL to magnet {kl:.4f}, value loss {vl:.3f}", flush=True)
+            nc = f", NashConv {row['nash_conv']:.4f}" if "nash_conv" in row else ""
+            monitor.note(f"iteration {it}: {decisions:,} decisions, {decisions / seconds:,.0f}/s, entropy {ent:.3f}, "
+                         f"KL to magnet {kl:.4f}, value loss {vl:.3f}{nc}")
         if last:
             break
-    log.close()
+    monitor.close()
     (out / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     return row
 
@@ -239,8 +453,20 @@ def parse(argv: list[str] | None = None) -> Args:
     """The ``Args`` fields as flags."""
     parser = argparse.ArgumentParser(prog="python -m krypenv.training.selfplay", description=__doc__.split("\n\n")[0])
     for f in dataclasses.fields(Args):
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default), default=f.default)
-    return Args(**vars(parser.parse_args(argv)))
+        kind = _boolean if isinstance(f.default, bool) else type(f.default)
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
+    try:
+        return Args(**vars(parser.parse_args(argv)))
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def _boolean(text: str) -> bool:
+    """A flag's true/false (1/0, yes/no)."""
+    value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return value
 
 
 if __name__ == "__main__":

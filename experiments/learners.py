@@ -1,0 +1,335 @@
+"""One learner's run on Krypkasino's ``tiny`` (2 players): its exact NashConv against decisions and CPU seconds.
+
+    nice python experiments/learners.py nfsp --config default --seed 1 --phase tune --budget 120 \\
+        --out docs/research/learners-tiny.csv [--export DIR]
+
+The learners of the page "Learners on the small variants" (docs/research/learners.md), each run for
+``--budget`` CPU seconds of training (this process's CPU time, the measurements left out: a fair budget
+on a shared machine, where wall seconds depend on the neighbours), measured at ``--evals`` points spaced
+geometrically up to the budget.  Every measurement is exact (:class:`krypenv.openspiel.tree.GameTree`:
+the learner's policy at all 40,540 information states, OpenSpiel's best responses) and appends a row
+``learner, config, phase, seed, decisions, cpu_seconds, seconds, nash_conv`` to ``--out``; the last row
+of a run is its last iterate.
+
+* ``ppo``, ``mmd``: :mod:`krypenv.training.selfplay` on the device env (PPO: the same loop without a
+  magnet, ``magnet_coef`` 0; MMD: ``update="critic"``).  Decisions: every seat's decisions played.
+* ``nfsp``, ``deepcfr``, ``escher``: OpenSpiel's PyTorch implementations (``open_spiel.python.pytorch``),
+  unchanged, on ``python_krypkasino`` (NFSP through ``rl_environment``; Deep CFR and ESCHER traverse the
+  game).  Their loops are the libraries' own, cut into pieces between measurements: Deep CFR's
+  ``solve`` iteration (traversals and advantage networks per seat; its policy network trained from the
+  strategy memory at a measurement, then reinitialised, as its ``print_nash_convs`` mode does), ESCHER's
+  ``train`` iteration (``_train_regret``; its average policy trained at a measurement).  Their policies
+  read OpenSpiel's information state tensor; Deep CFR's and ESCHER's are a softmax over every action,
+  renormalised over the legal ones (``escher.Agent.action_probabilities`` does that; Deep CFR's
+  ``action_probabilities`` returns the legal entries unnormalised).  Decisions: player nodes at which an
+  action was applied (counted on the game's states; tree search counts every branch it expands).
+* ``cfr+``: OpenSpiel's C++ CFR+ on the cached tree, the floor.  Decisions: each iteration walks every
+  player node once per seat.
+
+``--export DIR`` writes the final policy where ``krypenv exploit`` reads it: ``mlp`` checkpoints for
+``ppo``/``mmd``, a tabular policy file (``tabular:DIR/LEARNER-sSEED.json.gz``, keys hashed) for the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FIELDS = ["learner", "config", "phase", "seed", "decisions", "cpu_seconds", "seconds", "nash_conv"]
+CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
+    "ppo": {"default": {"num_envs": 512, "num_steps": 32, "learning_rate": 3e-4},
+            "large-batch": {"num_envs": 2048, "num_steps": 32, "learning_rate": 3e-4, "lr_schedule": "linear"}},
+    "mmd": {"default": {"num_envs": 512, "num_steps": 16, "update_epochs": 4, "num_minibatches": 2,
+                        "learning_rate": 1e-3},
+            "eta-half": {"num_envs": 512, "num_steps": 16, "update_epochs": 4, "num_minibatches": 2,
+                         "learning_rate": 1e-3, "eta": 0.5}},
+    "nfsp": {"default": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 0.01,
+                         "sl_learning_rate": 0.01, "epsilon_decay_duration": 1_000_000},
+             "adam": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 1e-3,
+                      "sl_learning_rate": 1e-3, "epsilon_decay_duration": 1_000_000, "optimizer_str": "adam"}},
+    "deepcfr": {"default": {"layers": (64,), "num_traversals": 375, "advantage_network_train_steps": 375,
+                            "policy_network_train_steps": 2500},
+                "small": {"layers": (128,), "num_traversals": 100, "advantage_network_train_steps": 200,
+                          "policy_network_train_steps": 1000}},
+    "escher": {"default": {}, "small": {"value_traversals": 128, "regret_traversals": 256}},
+    "cfr+": {"default": {}},
+}
+
+
+class Recorder:
+    """Measures a policy matrix exactly and appends its row (see the module docstring)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from krypenv.openspiel.tree import GameTree
+        from krypenv.training.monitor import Monitor, Stopwatch
+
+        self.args, self.tree, self.clock = args, GameTree.load("krypkasino", "tiny", 2), Stopwatch()
+        self.points = list(np.geomspace(args.budget / 2 ** (args.evals - 1), args.budget, args.evals))
+        self.monitor = Monitor(Path(args.log_dir) / f"{args.learner}-{args.config}-s{args.seed}",
+                               total=int(args.budget), unit="cpu-seconds", progress=args.progress,
+                               tensorboard=args.tensorboard)
+        self.last: np.ndarray | None = None
+
+    def due(self) -> bool:
+        """Whether training has reached the next measurement point."""
+        return bool(self.points) and self.clock.cpu() >= self.points[0]
+
+    def done(self) -> bool:
+        """Whether the budget is spent (the last point measured)."""
+        return not self.points
+
+    def record(self, decisions: int, probs: Callable[[], np.ndarray]) -> None:
+        """Measure the policy ``probs()`` (off the clock) and write the row."""
+        cpu, wall = self.clock.cpu(), self.clock.wall()
+        while self.points and cpu >= self.points[0]:
+            self.points.pop(0)
+        matrix = self.clock.skip(probs)
+        nash = self.clock.skip(lambda: self.tree.nash_conv(matrix)["nash_conv"])
+        self.last = matrix
+        row = {"learner": self.args.learner, "config": self.args.config, "phase": self.args.phase,
+               "seed": self.args.seed, "decisions": int(decisions), "cpu_seconds": round(cpu, 1),
+               "seconds": round(wall, 1), "nash_conv": round(nash, 6)}
+        out = Path(self.args.out)
+        new = not out.exists()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=FIELDS)
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+        self.monitor.log(int(cpu), {k: v for k, v in row.items() if k not in ("learner", "config", "phase")})
+        self.monitor.note(f"{self.args.learner} {self.args.config} s{self.args.seed}: {decisions:,} decisions, "
+                          f"{cpu:.0f} CPU s: NashConv {nash:.4f}")
+
+
+def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Softmax over the legal actions (what a policy over every action plays once renormalised)."""
+    z = np.where(legal, logits, -np.inf)
+    z = np.exp(z - z.max(1, keepdims=True))
+    return z / z.sum(1, keepdims=True)
+
+
+def renormalised(probs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """A distribution over every action restricted to the legal ones and renormalised."""
+    p = np.where(legal, probs, 0.0).astype(np.float64)
+    total = p.sum(1, keepdims=True)
+    return np.where(total > 0, p / np.where(total > 0, total, 1), legal / legal.sum(1, keepdims=True))
+
+
+def seat_policy(tree: Any, nets: list[Callable[[np.ndarray], np.ndarray]],
+                finish: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """Each seat's network on its information state tensors, ``finish``ed into a policy matrix."""
+    out = np.zeros(tree.legal.shape)
+    for seat, net in enumerate(nets):
+        rows = np.flatnonzero(tree.info_player == seat)
+        for k in range(0, len(rows), 8192):
+            r = rows[k:k + 8192]
+            out[r] = finish(net(tree.info_tensor[r].astype(np.float32)), tree.legal[r])
+    return out
+
+
+class Counted:
+    """Counts the player nodes at which our OpenSpiel game applies an action (the decisions a learner played)."""
+
+    def __enter__(self) -> Counted:  # noqa: PYI034
+        from krypenv.openspiel.krypkasino import KrypkasinoState
+
+        self.cls, self.n = KrypkasinoState, 0
+        self.original = KrypkasinoState._apply_action
+        counter = self
+
+        def counted(state: Any, action: int) -> None:
+            if state.row is not None:  # dealt: a player's action
+                counter.n += 1
+            counter.original(state, action)
+
+        KrypkasinoState._apply_action = counted
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cls._apply_action = self.original
+
+
+def torch_net(module: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """A torch module as a numpy function (no gradients)."""
+    import torch
+
+    def run(x: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return module(torch.from_numpy(x)).numpy()
+
+    return run
+
+
+def run_selfplay(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
+    """PPO (no magnet) or MMD (critic) self-play: selfplay.main in pieces of iterations between measurements."""
+    from krypenv.training import selfplay
+
+    update = {"ppo": {"magnet_coef": 0.0, "magnet_every": 0}, "mmd": {"update": "critic", "magnet_every": 0}}
+    base = selfplay.Args(device="cpu", preset="tiny", hidden=128, seed=args.seed, out=str(rec.monitor.out / "run"),
+                         progress=False, tensorboard=False, total_timesteps=10**12, **update[args.learner], **cfg)
+
+    def stop_and_measure(state: selfplay.Snapshot) -> bool:
+        if rec.due():
+            rec.record(state.decisions, lambda: rec.tree.policy_of(state.probabilities))
+        return rec.done()
+
+    selfplay.main(base, clock=rec.clock, hook=stop_and_measure)
+    if args.export:
+        selfplay_final = Path(base.out) / "final.npz"
+        Path(args.export).mkdir(parents=True, exist_ok=True)
+        selfplay_final.replace(Path(args.export) / f"{args.learner}-{args.config}-s{args.seed}.npz")
+
+
+def run_nfsp(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
+    """OpenSpiel's NFSP (PyTorch) through rl_environment, one agent per seat; its average policy is measured."""
+    import torch
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import nfsp
+
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    env = rl_environment.Environment("python_krypkasino(players=2,preset=tiny)", seed=args.seed)
+    size, actions = env.observation_spec()["info_state"][0], env.action_spec()["num_actions"]
+    cfg = dict(cfg)
+    hidden = cfg.pop("hidden")
+    agents = [nfsp.NFSP(p, size, actions, hidden, reservoir_buffer_capacity=int(2e6), replay_buffer_capacity=int(2e5),
+                        min_buffer_size_to_learn=1000, batch_size=128, learn_every=64,
+                        update_target_network_every=19200, seed=args.seed * 10 + p, **cfg) for p in range(2)]
+    decisions = 0
+    while not rec.done():
+        step = env.reset()
+        while not step.last():
+            p = step.observations["current_player"]
+            out = agents[p].step(step)
+            step = env.step([out.action])
+            decisions += 1
+        for agent in agents:
+            agent.step(step)
+        if rec.due():
+            nets = [torch_net(a._avg_network) for a in agents]
+            rec.record(decisions, lambda nets=nets: seat_policy(rec.tree, nets, masked_softmax))
+
+
+def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
+    """OpenSpiel's Deep CFR (PyTorch): its solve() iterations; at a measurement its policy network is trained."""
+    from open_spiel.python.pytorch import deep_cfr
+
+    import krypenv.openspiel  # noqa: F401  (registers the game)
+    from krypenv.openspiel.exploit import load_game
+
+    cfg = dict(cfg)
+    layers = cfg.pop("layers")
+    solver = deep_cfr.DeepCFRSolver(load_game("krypkasino", "tiny", 2), policy_network_layers=layers,
+                                    advantage_network_layers=layers, num_iterations=1, learning_rate=1e-3,
+                                    batch_size_advantage=256, batch_size_strategy=256, memory_capacity=int(1e6),
+                                    reinitialize_advantage_networks=True, seed=args.seed, **cfg)
+    softmax_net = torch_net(solver._policy_network)  # its final layer is the softmax over every action
+    with Counted() as count:
+        while not rec.done():
+            for p in range(2):  # one iteration of DeepCFRSolver.solve
+                for _ in range(solver._num_traversals):
+                    solver._traverse_game_tree(solver._root_node, p)
+                solver._reinitialize_advantage_network(p)
+                solver._learn_advantage_network(p)
+            solver._iteration += 1
+            if rec.due():
+                solver._learn_strategy_network()
+                rec.record(count.n, lambda: seat_policy(rec.tree, [softmax_net] * 2, renormalised))
+                if not rec.done():
+                    solver._reinitialize_policy_network()
+
+
+def run_escher(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
+    """OpenSpiel's ESCHER (PyTorch): its train() iterations; at a measurement its average policy is trained."""
+    import torch
+    from open_spiel.python.pytorch import escher
+
+    from krypenv.openspiel.exploit import load_game
+
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    game = load_game("krypkasino", "tiny", 2)
+    config = escher.Config()
+    for key, value in cfg.items():
+        setattr(config, key, value)
+    agent = escher.Agent(game, config)
+    train = escher.TrainConfig(game)
+    softmax_net = torch_net(lambda x: torch.softmax(agent.avg_policy_net(x), dim=-1))
+    with Counted() as count:
+        while not rec.done():
+            escher._train_regret(train, agent)
+            if rec.due():
+                escher._train_avg_policy(agent)
+                rec.record(count.n, lambda: seat_policy(rec.tree, [softmax_net] * 2, renormalised))
+            agent.t += 1
+
+
+def run_cfr_plus(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
+    """OpenSpiel's C++ CFR+ on the cached tree (the tree's caching inside the budget); its average policy."""
+    import pyspiel
+
+    from krypenv.openspiel.exploit import load_game
+    from krypenv.openspiel.solve import cpp_policy_table
+
+    game = load_game("krypkasino", "tiny", 2)
+    solver = pyspiel.CFRPlusSolver(pyspiel.load_game(f"cached_tree(game={game})"))
+    per_iteration = 2 * int((rec.tree.kind == 1).sum())  # every player node, once per seat
+    iterations = 0
+    while not rec.done():
+        solver.evaluate_and_update_policy()
+        iterations += 1
+        if rec.due():
+            table = cpp_policy_table(solver.tabular_average_policy())
+            rec.record(iterations * per_iteration, lambda table=table: rec.tree.table(table.__getitem__))
+
+
+RUNNERS = {"ppo": run_selfplay, "mmd": run_selfplay, "nfsp": run_nfsp, "deepcfr": run_deepcfr,
+           "escher": run_escher, "cfr+": run_cfr_plus}
+
+
+def export_table(tree: Any, probs: np.ndarray, path: Path, meta: dict[str, Any]) -> None:
+    """A policy matrix as a tabular policy file (keys hashed), which ``tabular:PATH`` plays and exploit measures."""
+    from krypenv.openspiel.policy import TabularPolicyFile
+
+    table = {str(k): {int(a): float(p) for a in np.flatnonzero(tree.legal[i]) for p in [probs[i, a]]}
+             for i, k in enumerate(tree.keys)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    TabularPolicyFile(tree.game_string, table, meta).save(path, hashed=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """One run (module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("learner", choices=sorted(RUNNERS))
+    parser.add_argument("--config", default="default")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--phase", choices=["tune", "final"], default="tune")
+    parser.add_argument("--budget", type=float, default=120.0, help="training CPU seconds")
+    parser.add_argument("--evals", type=int, default=6, help="measurements, geometric up to the budget")
+    parser.add_argument("--out", type=Path, default=Path("results/learners-tiny.csv"))
+    parser.add_argument("--export", default="", help="write the final policy into this folder")
+    parser.add_argument("--log-dir", default="runs/learners", help="TensorBoard and log.csv of each run")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True)
+    args = parser.parse_args(argv)
+    if args.config not in CONFIGS[args.learner]:
+        parser.error(f"--config must be one of {', '.join(CONFIGS[args.learner])} for {args.learner}")
+    import torch
+
+    torch.set_num_threads(1)
+    rec = Recorder(args)
+    RUNNERS[args.learner](args, rec, CONFIGS[args.learner][args.config])
+    rec.monitor.close()
+    if args.export and args.learner not in ("ppo", "mmd") and rec.last is not None:
+        export_table(rec.tree, rec.last, Path(args.export) / f"{args.learner}-{args.config}-s{args.seed}.json.gz",
+                     {"learner": args.learner, "config": args.config, "seed": args.seed})
+
+
+if __name__ == "__main__":
+    main()
