@@ -54,7 +54,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -64,6 +64,7 @@ from krypenv.agents.mlp import save
 from krypenv.games import DEFAULT_GAME, GAMES
 from krypenv.training.monitor import Monitor, Stopwatch
 
+T = TypeVar("T")
 __all__ = ["Args", "ExactNashConv", "Policy", "Snapshot", "centered_mse", "clipped_surrogate", "main", "mmd_targets",
            "policy_function", "sample", "schedule", "seat_advantages", "update_magnet"]
 
@@ -451,12 +452,17 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
 
 def parse(argv: list[str] | None = None) -> Args:
     """The ``Args`` fields as flags."""
-    parser = argparse.ArgumentParser(prog="python -m krypenv.training.selfplay", description=__doc__.split("\n\n")[0])
-    for f in dataclasses.fields(Args):
+    return parse_fields(Args, "python -m krypenv.training.selfplay", __doc__.split("\n\n")[0], argv)
+
+
+def parse_fields(cls: type[T], prog: str, description: str, argv: list[str] | None) -> T:
+    """A dataclass of flags, one per field (``--num-envs 64``; booleans true/false); a bad value exits naming it."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         kind = _boolean if isinstance(f.default, bool) else type(f.default)
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
     try:
-        return Args(**vars(parser.parse_args(argv)))
+        return cls(**vars(parser.parse_args(argv)))
     except ValueError as exc:
         parser.error(str(exc))
 

@@ -28,7 +28,6 @@ entropy) and ``OUT/final.npz``, an ``mlp`` checkpoint (``krypenv exploit --agent
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import sys
@@ -42,7 +41,7 @@ import torch
 
 from krypenv.games import DEFAULT_GAME
 from krypenv.training.monitor import Monitor, Stopwatch
-from krypenv.training.selfplay import SCHEDULES, Policy, _boolean, schedule, update_magnet
+from krypenv.training.selfplay import SCHEDULES, Policy, parse_fields, schedule, update_magnet
 
 if TYPE_CHECKING:
     from krypenv.openspiel.tree import GameTree
@@ -228,14 +227,7 @@ def main(args: Args) -> dict[str, Any]:
 
 def parse(argv: list[str] | None = None) -> Args:
     """The ``Args`` fields as flags."""
-    parser = argparse.ArgumentParser(prog="python -m krypenv.training.treemmd", description=__doc__.split("\n\n")[0])
-    for f in dataclasses.fields(Args):
-        kind = _boolean if isinstance(f.default, bool) else type(f.default)
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
-    try:
-        return Args(**vars(parser.parse_args(argv)))
-    except ValueError as exc:
-        parser.error(str(exc))
+    return parse_fields(Args, "python -m krypenv.training.treemmd", __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":
