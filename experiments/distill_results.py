@@ -37,6 +37,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,16 @@ def machine() -> str:
 
     m = info()
     return f"{m['cpu']}, {len(os.sched_getaffinity(0))} cores"
+
+
+def upsert(path: Path, new: list[dict[str, Any]], key: tuple[str, ...]) -> None:
+    """Write ``new`` into the CSV at ``path``: the old rows with another ``key`` kept in order, then ``new``."""
+    keys = {tuple(str(r[k]) for k in key) for r in new}
+    old = list(csv.DictReader(path.open())) if path.exists() else []
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(new[0]))
+        w.writeheader()
+        w.writerows([r for r in old if tuple(r[k] for k in key) not in keys] + new)
 
 
 def curve(runs: list[str]) -> None:
@@ -98,13 +109,7 @@ def match(a: str, b: str, players: int, decks: int, seed: int) -> None:
            "a_minus_b": round(sign * pair.diff.mean, 4), "ci_low": round(lo, 4), "ci_high": round(hi, 4),
            "seconds": round(time.time() - t0),
            "date": time.strftime("%Y-%m-%d"), "machine": machine()}
-    old = list(csv.DictReader(MATCHES.open())) if MATCHES.exists() else []
-    key = (a, b, str(players), str(decks), str(seed))
-    rows = [r for r in old if (r["a"], r["b"], r["players"], r["decks"], r["seed"]) != key] + [row]
-    with MATCHES.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(row))
-        w.writeheader()
-        w.writerows(rows)
+    upsert(MATCHES, [row], ("a", "b", "players", "decks", "seed"))
     print(f"{a} - {b}: {row['a_minus_b']:+.2f} [{row['ci_low']:+.2f}, {row['ci_high']:+.2f}] over {decks} decks "
           f"({row['seconds']} s)")
 
@@ -125,13 +130,7 @@ def exploit(files: list[str]) -> None:
                         "machine": machine()})
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise SystemExit(f"{name}: not the JSON of `krypenv exploit --json` ({type(e).__name__}: {e})") from None
-    old = list(csv.DictReader(EXPLOIT.open())) if EXPLOIT.exists() else []
-    keys = {tuple(str(r[k]) for k in EXPLOIT_KEY) for r in new}
-    rows = [r for r in old if tuple(r[k] for k in EXPLOIT_KEY) not in keys] + new
-    with EXPLOIT.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(new[0]))
-        w.writeheader()
-        w.writerows(rows)
+    upsert(EXPLOIT, new, EXPLOIT_KEY)
     print(f"{len(new)} rows added or replaced: {EXPLOIT}")
 
 
@@ -151,12 +150,7 @@ def offline(pairs: list[str]) -> None:
                     "target_entropy": round(r["target_entropy"], 4), "train_s": r["train_s"],
                     "opponent": r["opponent"], "eval_decks": r["eval_decks"], "eval_seed": r["eval_seed"],
                     "vs_opponent": r["vs_opponent"], "ci_low": r["ci_low"], "ci_high": r["ci_high"]})
-    old = list(csv.DictReader(OFFLINE.open())) if OFFLINE.exists() else []
-    names = {r["checkpoint"] for r in new}
-    with OFFLINE.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(new[0]))
-        w.writeheader()
-        w.writerows([r for r in old if r["checkpoint"] not in names] + new)
+    upsert(OFFLINE, new, ("checkpoint",))
     print(f"{len(new)} rows added or replaced: {OFFLINE}")
 
 
