@@ -121,22 +121,28 @@ class Args:
     def __post_init__(self) -> None:
         if self.update not in UPDATES:
             raise ValueError(f"update must be one of {', '.join(UPDATES)}, got {self.update!r}")
-        for name in ("lr_schedule", "magnet_schedule", "eta_schedule"):
-            if getattr(self, name) not in SCHEDULES:
-                raise ValueError(f"{name} must be one of {', '.join(SCHEDULES)}, got {getattr(self, name)!r}")
-        for name in ("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches", "hidden",
-                     "layers", "schedule_start", "torch_threads"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
-        for name in ("magnet_every", "checkpoint_every", "eval_every", "magnet_coef", "max_seconds", "eta",
-                     "max_cpu_seconds",
-                     "logit_range"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be at least 0, got {getattr(self, name)!r}")
-        if not 0.0 <= self.magnet_ema <= 1.0:
-            raise ValueError(f"magnet_ema must be in [0, 1], got {self.magnet_ema!r}")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        check_fields(self, schedules=("lr_schedule", "magnet_schedule", "eta_schedule"),
+                     at_least_1=("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches",
+                                 "hidden", "layers", "schedule_start", "torch_threads"),
+                     at_least_0=("magnet_every", "checkpoint_every", "eval_every", "magnet_coef", "max_seconds", "eta",
+                                 "max_cpu_seconds", "logit_range"),
+                     positive=("learning_rate",))
+
+
+def check_fields(args: Any, schedules: tuple[str, ...], at_least_1: tuple[str, ...], at_least_0: tuple[str, ...],
+                 positive: tuple[str, ...]) -> None:
+    """ValueError naming the first field out of its range: a schedule's name, ≥ 1, ≥ 0, > 0; ``magnet_ema`` in
+    [0, 1] (the checks of :class:`Args` and of :class:`krypenv.training.treemmd.Args`)."""
+    for name in schedules:
+        if getattr(args, name) not in SCHEDULES:
+            raise ValueError(f"{name} must be one of {', '.join(SCHEDULES)}, got {getattr(args, name)!r}")
+    for names, ok, bound in ((at_least_1, lambda v: not v < 1, "at least 1"),
+                             (at_least_0, lambda v: not v < 0, "at least 0"), (positive, lambda v: v > 0, "positive")):
+        for name in names:
+            if not ok(getattr(args, name)):
+                raise ValueError(f"{name} must be {bound}, got {getattr(args, name)!r}")
+    if not 0.0 <= args.magnet_ema <= 1.0:
+        raise ValueError(f"magnet_ema must be in [0, 1], got {args.magnet_ema!r}")
 
 
 def schedule(kind: str, start: float, decisions: int, total: int, origin: int) -> float:

@@ -41,7 +41,7 @@ import torch
 
 from krypenv.games import DEFAULT_GAME
 from krypenv.training.monitor import Monitor, Stopwatch
-from krypenv.training.selfplay import SCHEDULES, Policy, parse_fields, schedule, update_magnet
+from krypenv.training.selfplay import Policy, check_fields, parse_fields, schedule, update_magnet
 
 if TYPE_CHECKING:
     from krypenv.openspiel.tree import GameTree
@@ -79,21 +79,11 @@ class Args:
     out: str = "runs/treemmd"
 
     def __post_init__(self) -> None:
-        for name in ("eta_schedule", "magnet_schedule"):
-            if getattr(self, name) not in SCHEDULES:
-                raise ValueError(f"{name} must be one of {', '.join(SCHEDULES)}, got {getattr(self, name)!r}")
-        for name in ("players", "iterations", "fit_steps", "hidden", "layers", "schedule_start", "torch_threads",
-                     "eval_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
-        for name in ("max_seconds", "magnet_coef", "magnet_every", "floor"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be at least 0, got {getattr(self, name)!r}")
-        for name in ("eta", "learning_rate"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
-        if not 0.0 <= self.magnet_ema <= 1.0:
-            raise ValueError(f"magnet_ema must be in [0, 1], got {self.magnet_ema!r}")
+        check_fields(self, schedules=("eta_schedule", "magnet_schedule"),
+                     at_least_1=("players", "iterations", "fit_steps", "hidden", "layers", "schedule_start",
+                                 "torch_threads", "eval_every"),
+                     at_least_0=("max_seconds", "magnet_coef", "magnet_every", "floor"),
+                     positive=("eta", "learning_rate"))
 
 
 class TreeValues:
