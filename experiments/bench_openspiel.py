@@ -9,7 +9,8 @@ OpenSpiel references on one core:
 * **OpenSpiel C++**: Hearts (4 players) played by OpenSpiel's C++ uniform random bots in C++
   (``pyspiel.evaluate_bots``), decisions per second (64 a game: three passed cards each and 52 played);
 * **OpenSpiel Python with observations**: Hearts stepped from Python as a user loop does it, the acting player's
-  ``observation_tensor`` and ``legal_actions`` at every decision, a uniform random legal action, decisions/s.
+  ``information_state_tensor`` (Hearts has no ``observation_tensor`` in OpenSpiel: ``ObservationTensorShape
+  unimplemented``) and ``legal_actions`` at every decision, a uniform random legal action, decisions/s.
 
 Goals (issue 42): the engine (Krypkasino, 3 players, batch 4096) ≥ 2.0× OpenSpiel C++; the VecEnv (2 players,
 4096 games) ≥ 0.5× OpenSpiel C++; the AEC env (3 players, observations) ≥ 10× OpenSpiel Python.  The table gives
@@ -61,7 +62,7 @@ else:
                 state.apply_action(outcomes[int(rng.integers(len(outcomes)))])
                 continue
             player = state.current_player()
-            state.observation_tensor(player)
+            state.information_state_tensor(player)
             legal = state.legal_actions(player)
             state.apply_action(legal[int(rng.integers(len(legal)))])
             decisions += 1
