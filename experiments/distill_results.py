@@ -13,8 +13,8 @@
 writes one row per iteration to ``docs/research/exit-curve.csv``: the run, its seed, players, the
 labels trained on so far, the hours so far (labelling, training and measuring, wall time), and
 the student against the game's opponent (its per-iteration measurement: ``--eval-decks`` decks of
-``--eval-seed``).  ``match A B`` plays a duplicate evaluation of two agent specs (Krypkasino,
-``--players``, ``--decks`` decks of ``--seed``: by default 4711, a seed the docs use nowhere else)
+``--eval-seed``).  ``match A B`` plays a duplicate evaluation of two agent specs (``--game``: Krypkasino by default,
+or Kungsholmskille; ``--players``, ``--decks`` decks of ``--seed``: by default 4711, a seed the docs use nowhere else)
 and adds or replaces its row in ``docs/research/exit-matches.csv`` (A − B per deal, 95% interval,
 seconds, date, machine).  ``exploit FILE...`` adds or replaces, per (agent, seed, budget, deals, start), the
 rows of ``docs/research/exit-exploit.csv`` from what ``krypenv exploit --json`` printed (an approximate best
@@ -57,6 +57,9 @@ def machine() -> str:
     return f"{m['cpu']}, {len(os.sched_getaffinity(0))} cores"
 
 
+GAMES = ("krypkasino", "kungsholmskille")  # the games whose duplicate evaluation ``match`` plays
+
+
 def upsert(path: Path, new: list[dict[str, Any]], key: tuple[str, ...]) -> None:
     """Write ``new`` into the CSV at ``path``: the old rows with another ``key`` kept in order, then ``new``."""
     keys = {tuple(str(r[k]) for k in key) for r in new}
@@ -96,20 +99,23 @@ def curve(runs: list[str]) -> None:
     print(f"{len(rows)} rows: {CURVE}")
 
 
-def match(a: str, b: str, players: int, decks: int, seed: int) -> None:
-    """A duplicate evaluation of ``a`` against ``b``; its row in the matches CSV."""
-    from krypenv.eval.krypkasino import EvalConfig, evaluate
+def match(a: str, b: str, players: int, decks: int, seed: int, game: str = "krypkasino") -> None:
+    """A duplicate evaluation of ``a`` against ``b`` in ``game``; its row in the matches CSV."""
+    if game not in GAMES:
+        raise SystemExit(f"--game must be one of {', '.join(GAMES)}, got {game!r}")
+    from importlib import import_module
 
+    ev = import_module(f"krypenv.eval.{game}")
     t0 = time.time()
-    res = evaluate(EvalConfig(agents=(a, b), players=players, deals=decks, seed=seed, records=False))
+    res = ev.evaluate(ev.EvalConfig(agents=(a, b), players=players, deals=decks, seed=seed, records=False))
     pair = next(p for p in res.pairs if {p.a, p.b} == {a, b})
     sign = 1.0 if pair.a == a else -1.0
     lo, hi = sorted((sign * pair.diff.low, sign * pair.diff.high))
-    row = {"a": a, "b": b, "players": players, "decks": decks, "seed": seed,
+    row = {"game": game, "a": a, "b": b, "players": players, "decks": decks, "seed": seed,
            "a_minus_b": round(sign * pair.diff.mean, 4), "ci_low": round(lo, 4), "ci_high": round(hi, 4),
            "seconds": round(time.time() - t0),
            "date": time.strftime("%Y-%m-%d"), "machine": machine()}
-    upsert(MATCHES, [row], ("a", "b", "players", "decks", "seed"))
+    upsert(MATCHES, [row], ("game", "a", "b", "players", "decks", "seed"))
     print(f"{a} - {b}: {row['a_minus_b']:+.2f} [{row['ci_low']:+.2f}, {row['ci_high']:+.2f}] over {decks} decks "
           f"({row['seconds']} s)")
 
@@ -215,10 +221,11 @@ def tables() -> None:
         print(f"| `{r['run']}` | {r['seed']} | {r['iteration']} | {int(r['labels']):,} | {float(r['hours']):.2f} | "
               f"{_num(r['vs_opponent'])} | [{_num(r['ci_low'])}, {_num(r['ci_high'])}] |")
     print()
-    print("| a | b | decks | seed | a − b | 95% CI |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| game | players | a | b | decks | seed | a − b | 95% CI |")
+    print("|---|---:|---|---|---:|---:|---:|---:|")
     for r in csv.DictReader(MATCHES.open()):
-        print(f"| `{r['a']}` | `{r['b']}` | {int(r['decks']):,} | {r['seed']} | {_num(r['a_minus_b'])} | "
+        print(f"| {r['game']} | {r['players']} | `{r['a']}` | `{r['b']}` | {int(r['decks']):,} | {r['seed']} | "
+              f"{_num(r['a_minus_b'])} | "
               f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}] |")
     print()
     offline_table()
@@ -239,6 +246,7 @@ def main() -> None:
     m = sub.add_parser("match")
     m.add_argument("a")
     m.add_argument("b")
+    m.add_argument("--game", default="krypkasino", help="krypkasino or kungsholmskille")
     m.add_argument("--players", type=int, default=2)
     m.add_argument("--decks", type=int, default=1000)
     m.add_argument("--seed", type=int, default=4711)
@@ -252,7 +260,7 @@ def main() -> None:
     if a.command == "curve":
         curve(a.runs)
     elif a.command == "match":
-        match(a.a, a.b, a.players, a.decks, a.seed)
+        match(a.a, a.b, a.players, a.decks, a.seed, a.game)
     elif a.command == "offline":
         offline(a.pairs)
     elif a.command == "exploit":

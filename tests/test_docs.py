@@ -251,13 +251,13 @@ def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
                 *(f"{float(r[k]):.2f}" for k in ("vs_opponent", "ci_low", "ci_high")))
         assert (seed, labels, hours, *(x.replace("−", "-") for x in (diff, low, high))) == want, (run, it)
     with open(DOCS / "research" / "exit-matches.csv", newline="") as f:
-        matches = {(r["a"], r["b"], r["decks"], r["seed"]): r for r in csv.DictReader(f)}
+        matches = {(r["game"], r["players"], r["a"], r["b"], r["decks"], r["seed"]): r for r in csv.DictReader(f)}
     section = page.split("## Head to head")[1].split("\n## ")[0]
-    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| ([\d,]+) \| (\d+) \| \**(−?[\d.]+)\** \| \[(−?[\d.]+), "
-                      r"(−?[\d.]+)\] \|", section, re.MULTILINE)
-    assert {(a, b, decks.replace(",", ""), seed) for a, b, decks, seed, *_ in rows} == set(matches)
-    for a, b, decks, seed, diff, low, high in rows:
-        r = matches[a, b, decks.replace(",", ""), seed]
+    rows = re.findall(r"^\| (\w+) \| (\d) \| `([^`]+)` \| `([^`]+)` \| ([\d,]+) \| (\d+) \| \**(−?[\d.]+)\** \| "
+                      r"\[(−?[\d.]+), (−?[\d.]+)\] \|", section, re.MULTILINE)
+    assert {(g, p, a, b, decks.replace(",", ""), seed) for g, p, a, b, decks, seed, *_ in rows} == set(matches)
+    for g, p, a, b, decks, seed, diff, low, high in rows:
+        r = matches[g, p, a, b, decks.replace(",", ""), seed]
         want = tuple(f"{float(r[k]):.2f}" for k in ("a_minus_b", "ci_low", "ci_high"))
         assert tuple(x.replace("−", "-") for x in (diff, low, high)) == want, (a, b)
     with open(DOCS / "research" / "exit-exploit.csv", newline="") as f:

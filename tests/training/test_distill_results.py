@@ -87,3 +87,29 @@ def test_offline_rows_refuse_a_checkpoint_that_is_not_the_runs_student(tmp_path:
     with pytest.raises(SystemExit, match=r"other\.npz is not .*run/student\.npz"):
         distill_results.offline([f"{tmp_path / 'other.npz'}={out}"])
     assert not (tmp_path / "off.csv").exists()
+
+
+@pytest.mark.parametrize("game, players", [("krypkasino", 2), ("kungsholmskille", 4)])
+def test_a_match_is_the_games_own_duplicate_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       game: str, players: int) -> None:
+    """``match --game G`` plays G's evaluation (the same difference as calling it), its row keyed by the game."""
+    from importlib import import_module
+
+    path = tmp_path / "exit-matches.csv"
+    monkeypatch.setattr(distill_results, "MATCHES", path)
+    distill_results.match("random", "expert", players, 6, 3, game)
+    ev = import_module(f"krypenv.eval.{game}")
+    res = ev.evaluate(ev.EvalConfig(agents=("random", "expert"), players=players, deals=6, seed=3, records=False))
+    pair = next(p for p in res.pairs if {p.a, p.b} == {"random", "expert"})
+    want = pair.diff.mean if pair.a == "random" else -pair.diff.mean
+    (row,) = csv.DictReader(path.open())
+    assert (row["game"], row["players"], row["decks"], row["seed"]) == (game, str(players), "6", "3")
+    assert float(row["a_minus_b"]) == pytest.approx(round(want, 4))
+
+
+def test_a_match_of_an_unknown_game_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A misspelt game is a usage error naming it and the games, and writes no row."""
+    monkeypatch.setattr(distill_results, "MATCHES", tmp_path / "m.csv")
+    with pytest.raises(SystemExit, match=r"--game must be one of krypkasino, kungsholmskille, got 'kille'"):
+        distill_results.match("random", "expert", 4, 2, 1, "kille")
+    assert not (tmp_path / "m.csv").exists()
