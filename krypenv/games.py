@@ -31,14 +31,29 @@ others that loop over :data:`GAMES`) pick it up by themselves.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
-__all__ = ["DEFAULT_GAME", "GAMES", "PARTS", "Game", "game", "names"]
+__all__ = ["DEFAULT_GAME", "GAMES", "PARTS", "Game", "game", "lazy_exports", "names"]
 
 PARTS = ("entry", "records", "bench", "demo", "agents", "eval", "training", "ui", "device",
          "cuda_kernels")  # the module-valued fields
 
+
+
+def lazy_exports(module: str, exports: dict[str, str]) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` that imports each name of ``exports`` (``"module:attribute"``) on first access."""
+
+    def __getattr__(name: str) -> Any:
+        where = exports.get(name)
+        if where is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        source, attribute = where.split(":")
+        return getattr(importlib.import_module(source), attribute)
+
+    return __getattr__
 
 @dataclass(frozen=True)
 class Game:

@@ -18,22 +18,13 @@ module name is the environments' version (``v0``: their version history is in
 
 from __future__ import annotations
 
-from typing import Any
-
+from krypenv.games import lazy_exports
 from krypenv.krypkasino.aec import env, raw_env
 from krypenv.krypkasino.single import KrypkasinoEnv as GymEnv
 
 __all__ = ["DeviceVecEnv", "GymEnv", "VecEnv", "env", "raw_env"]  # noqa: F822  (module __getattr__)
 
 
-def __getattr__(name: str) -> Any:
-    """``VecEnv`` (the batched SB3 VecEnv) and ``DeviceVecEnv`` (tensors on the GPU or CPU), loaded on first access."""
-    if name == "DeviceVecEnv":
-        from krypenv.krypkasino.device import DeviceVecEnv
-
-        return DeviceVecEnv
-    if name == "VecEnv":
-        from krypenv.krypkasino.vec import KrypkasinoVecEnv
-
-        return KrypkasinoVecEnv
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``VecEnv`` (the batched SB3 VecEnv) and ``DeviceVecEnv`` (tensors on the GPU or CPU), loaded on first access
+__getattr__ = lazy_exports(__name__, {"DeviceVecEnv": "krypenv.krypkasino.device:DeviceVecEnv",
+                                      "VecEnv": "krypenv.krypkasino.vec:KrypkasinoVecEnv"})

@@ -18,22 +18,13 @@ version (``v0``; history in :mod:`krypenv.kungsholmskille.aec`).
 
 from __future__ import annotations
 
-from typing import Any
-
+from krypenv.games import lazy_exports
 from krypenv.kungsholmskille.aec import env, raw_env
 from krypenv.kungsholmskille.single import KungsholmskilleEnv as GymEnv
 
 __all__ = ["DeviceVecEnv", "GymEnv", "VecEnv", "env", "raw_env"]  # noqa: F822  (module __getattr__)
 
 
-def __getattr__(name: str) -> Any:
-    """``VecEnv`` (the batched SB3 VecEnv) and ``DeviceVecEnv`` (tensors on the GPU or CPU), loaded on first access."""
-    if name == "DeviceVecEnv":
-        from krypenv.kungsholmskille.device import DeviceVecEnv
-
-        return DeviceVecEnv
-    if name == "VecEnv":
-        from krypenv.kungsholmskille.vec import KungsholmskilleVecEnv
-
-        return KungsholmskilleVecEnv
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``VecEnv`` (the batched SB3 VecEnv) and ``DeviceVecEnv`` (tensors on the GPU or CPU), loaded on first access
+__getattr__ = lazy_exports(__name__, {"DeviceVecEnv": "krypenv.kungsholmskille.device:DeviceVecEnv",
+                                      "VecEnv": "krypenv.kungsholmskille.vec:KungsholmskilleVecEnv"})

@@ -122,3 +122,21 @@ def test_replay_mixes_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["replay", str(good_path), str(DEAL_3P)]) == 0
     text = capsys.readouterr().out
     assert "4 record(s): 4 ok, 0 with errors" in text and "4 players, dealer seat 3" in text
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_entry_loads_its_batched_envs_on_first_access_only(name: str) -> None:
+    """Importing a game's entry module imports neither Stable-Baselines3 nor torch; ``VecEnv`` and
+    ``DeviceVecEnv`` are then the game's own classes, and any other name is an AttributeError naming the module."""
+    import subprocess
+    import sys
+
+    entry = GAMES[name].entry
+    code = (f"import sys, {entry} as m\n"
+            "print(sorted({'stable_baselines3', 'torch'} & set(sys.modules)))\n"
+            "print(m.VecEnv.__module__, m.DeviceVecEnv.__module__)\n"
+            "try:\n    m.Nope\nexcept AttributeError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]"
+    assert out[1] == f"krypenv.{name}.vec krypenv.{name}.device"
+    assert out[2] == f"module '{entry}' has no attribute 'Nope'"
