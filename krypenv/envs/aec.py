@@ -97,7 +97,7 @@ class GameAECEnv(AECEnv):
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self._delta = np.zeros(core.players, np.float64)  # each seat's reward of the last step, written by _play
         self._seeded = False
-        self._cache: tuple[str, dict[str, np.ndarray]] | None = None  # the next agent's observation, if _play wrote it
+        self._cache: tuple[str, np.ndarray, np.ndarray] | None = None  # next agent, obs, mask (if _play wrote them)
         self._log: list[str] = []
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -164,9 +164,15 @@ class GameAECEnv(AECEnv):
         """The agent's observation dict; its mask is all zero unless it is the agent to act."""
         cache = self._cache
         if cache is not None and cache[0] == agent:
-            return {k: v.copy() for k, v in cache[1].items()}
+            return {"observation": cache[1].copy(), "action_mask": cache[2].copy()}
         obs, mask = self.core.observe(0, self._seat_of[agent])
         return {"observation": obs, "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Observation (if ``observe``), cumulative reward, terminated, truncated and info of ``agent_selection``."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def step(self, action: int | None) -> None:
         """Apply the action of ``agent_selection`` (None once it is done; ValueError once no agent is left)."""
@@ -179,13 +185,13 @@ class GameAECEnv(AECEnv):
         illegal, seat, terminated, truncated, written = self._play(action)
         if illegal and not self._lose:
             raise ValueError(self.core.illegal_message(0, action, agent))
-        self.rewards = dict(zip(self.agents, self._delta.tolist()))
+        self.rewards = rewards = dict(zip(self.agents, self._delta.tolist()))
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0
-        for a, r in self.rewards.items():
+        for a, r in rewards.items():
             cumulative[a] += r
         nxt = self.possible_agents[seat]
-        self._cache = None if written is None else (nxt, {"observation": written[0], "action_mask": written[1]})
+        self._cache = None if written is None else (nxt, written[0], written[1])
         if terminated or truncated:
             for a in self.agents:
                 self.terminations[a] = terminated

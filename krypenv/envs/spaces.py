@@ -39,6 +39,8 @@ def check_episode_live(agents: list[str]) -> None:
 
 def as_action(action: Any, n: int, agent: str | None = None) -> int:
     """One action as an ``int`` (see the module docstring); ValueError naming what was wrong (and ``agent``)."""
+    if type(action) is int:  # the common case first (a bool is not of type int)
+        return action
     if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
         return int(action.reshape(()))
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):

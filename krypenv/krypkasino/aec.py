@@ -128,8 +128,8 @@ class raw_env(GameAECEnv):
         info = self._step_info
         k_aec_step(core.state, core.rng, core.ints, core.packed, action, self._lose, self._values, self._delta,
                    self._next_obs, self._next_mask, info, core.scratch)
-        over = bool(info[6])
-        return bool(info[0] == ILLEGAL), int(info[5]), over, False, (self._next_obs, self._next_mask)
+        status, _, _, _, _, seat, over = info.tolist()
+        return status == ILLEGAL, seat, over != 0, False, (self._next_obs, self._next_mask)
 
     def _start_log(self) -> list[str]:
         """The dealer of the new deal."""

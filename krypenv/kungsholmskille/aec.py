@@ -122,6 +122,8 @@ class raw_env(GameAECEnv):
         self._base = np.zeros(P, np.int64)  # each seat's money when it was last rewarded
         self._money_delta = np.zeros(P, np.int64)
         self._before = (0, 0)  # deal number and moves of the deal before the last step (for the render log)
+        self._next_obs = np.zeros(self.core.dim, self.core.obs_dtype)  # the next agent's observation, by the kernel
+        self._next_mask = np.zeros(N_ACTIONS, np.int8)
 
     def _start(self) -> int:
         """Money starts at −2: the ante reaches the seats with the first step; the seat to act."""
@@ -131,15 +133,17 @@ class raw_env(GameAECEnv):
     def _play(self, action: int) -> tuple[bool, int, bool, bool, tuple[np.ndarray, np.ndarray] | None]:
         """One compiled AEC step: act, forced and dealt-on moves, each seat's money change."""
         core = self.core
-        self._before = (int(core.deal_no[0]), int(core.deals.n_moves[0]))
+        if self.render_mode is not None:
+            self._before = (int(core.deal_no[0]), int(core.deals.n_moves[0]))
         status = k_aec_step(core.state, core.cash, core.episode, core.rng, core.packed, core.prev_state,
-                            core.prev_cash, action, self._lose, self._base, self._money_delta)
+                            core.prev_cash, action, self._lose, self._base, self._money_delta, self._next_obs,
+                            self._next_mask)
         self._delta[:] = self._money_delta
         over = int(core.over[0])
         if over != RUNNING:
             return bool(status == ILLEGAL), self._seat_of[self.agent_selection], over in (POT_OUT, FORFEIT), \
                 over == TRUNCATED, None
-        return bool(status == ILLEGAL), int(core.deals.to_act[0]), False, False, None
+        return bool(status == ILLEGAL), int(core.deals.to_act[0]), False, False, (self._next_obs, self._next_mask)
 
     def _start_log(self) -> list[str]:
         """The new pot and the first deal's dealer."""

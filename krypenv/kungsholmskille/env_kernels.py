@@ -331,9 +331,11 @@ def k_observe_seats(st, cash, ep, cfg, idx, seats, obs, masks):
 
 
 @njit(cache=True)
-def k_aec_step(st, cash, ep, rng, cfg, prev_st, prev_cash, action, lose, base, delta):
+def k_aec_step(st, cash, ep, rng, cfg, prev_st, prev_cash, action, lose, base, delta, obs, mask):
     """AEC step of env 0: act, deal on / forced moves, each seat's reward (money change since ``base``,
-    which is updated).  Returns the act status; an illegal action without ``lose`` changes nothing."""
+    which is updated) and, while the episode runs, the observation and mask of the seat to act next (``obs``,
+    ``mask``: what ``k_observe_seats`` writes for it).  Returns the act status; an illegal action without
+    ``lose`` changes nothing."""
     status = act_one(st, cash, ep, cfg, 0, action, lose)
     if status == ILLEGAL and not lose:
         return status
@@ -343,5 +345,7 @@ def k_aec_step(st, cash, ep, rng, cfg, prev_st, prev_cash, action, lose, base, d
         m = ep[0, E_MONEY + s]
         delta[s] = m - base[s]
         base[s] = m
+    if ep[0, E_OVER] == RUNNING:
+        observe_one(st, cash, ep, cfg, 0, st[0, kernels.TO_ACT], obs, mask, buf)
     return status
 
