@@ -5,10 +5,11 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Four sets (:data:`SETS`): ``distill`` (issue 40: label shards, expert iteration's pure parts,
+Five sets (:data:`SETS`): ``distill`` (issue 40: label shards, expert iteration's pure parts,
 the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
-kernels' disk-cache plumbing) and ``device`` (issue 33: the Python
+kernels' disk-cache plumbing), ``aec`` (issue 42: the entry modules' lazy loader, the steps' action check)
+and ``device`` (issue 33: the Python
 of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
 rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
 planted by hand instead: ``experiments/planted_gpu.py``).  The web server's guard, store and menu
@@ -90,9 +91,14 @@ SETS["distill"] = (
      "krypenv.agents.mlp.xǁNetworkǁ*"],
     ["tests/training/test_labels.py", "tests/training/test_distill.py", "tests/training/test_student.py",
      "tests/agents/test_mlp.py"])
+# aec (issue 42, the AEC step's speed-up): the entry modules' lazy loader and the action check of every env's step
+SETS["aec"] = (["krypenv/games.py", "krypenv/envs/spaces.py"],
+               ["krypenv.games.x_lazy_exports*", "krypenv.envs.spaces.x_as_action*"],
+               ["tests/test_games.py", "tests/envs/test_env_inputs.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
-PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"]}
+PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
+               "aec": ["-k", "entry_loads or test_env_inputs"]}  # aec: the registry tests that need docs/ left out
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 

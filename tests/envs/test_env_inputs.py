@@ -222,3 +222,29 @@ def test_first_illegal_is_the_first_game_its_mask_refuses() -> None:
     assert first_illegal(masks, np.array([0, 3, 2])) == -1
     assert first_illegal(masks, np.array([0, 4, -1])) == 1
     assert first_illegal(masks, np.array([0, 3, -1])) == 2
+
+
+ACCEPTS = "action must be one integer 0..9 (an int, a numpy integer or an integer array of shape () or (1,)), got "
+
+
+@pytest.mark.parametrize(("action", "agent", "message"), [
+    (1.5, "player_0", "player_0: " + ACCEPTS + "1.5 (float)"),
+    (True, None, ACCEPTS + "True (bool)"),
+    (np.zeros(2, np.int64), "", ACCEPTS + "an array of shape (2,) and dtype int64"),
+])
+def test_as_action_names_the_agent_and_what_it_got(action: Any, agent: str | None, message: str) -> None:
+    """The whole message: the agent (when named) first, the range, what is accepted, and the value or array got."""
+    from krypenv.envs.spaces import as_action
+
+    with pytest.raises(ValueError) as err:
+        as_action(action, 10, agent)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("action", [3, np.int64(3), np.uint8(3), np.array(3), np.array([3], np.uint16)])
+def test_as_action_returns_a_python_int(action: Any) -> None:
+    """Every accepted form becomes the same Python ``int``."""
+    from krypenv.envs.spaces import as_action
+
+    out = as_action(action, 10, "p")
+    assert out == 3 and type(out) is int
