@@ -50,11 +50,13 @@ import numpy as np
 FIELDS = ["learner", "config", "phase", "seed", "decisions", "cpu_seconds", "seconds", "nash_conv"]
 CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
     "ppo": {"default": {"num_envs": 512, "num_steps": 32, "learning_rate": 3e-4},
-            "large-batch": {"num_envs": 2048, "num_steps": 32, "learning_rate": 3e-4, "lr_schedule": "linear"}},
+            "large-batch": {"num_envs": 2048, "num_steps": 32, "learning_rate": 3e-4}},
     "mmd": {"default": {"num_envs": 512, "num_steps": 16, "update_epochs": 4, "num_minibatches": 2,
                         "learning_rate": 1e-3},
-            "eta-half": {"num_envs": 512, "num_steps": 16, "update_epochs": 4, "num_minibatches": 2,
-                         "learning_rate": 1e-3, "eta": 0.5}},
+            # the page's best sampled try (p1): a 4x batch, η and α annealed as 1/√t, here from 0.5M decisions
+            "annealed": {"num_envs": 2048, "num_steps": 16, "update_epochs": 4, "num_minibatches": 4,
+                         "learning_rate": 1e-3, "eta_schedule": "sqrt", "magnet_schedule": "sqrt",
+                         "schedule_start": 500_000}},
     "nfsp": {"default": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 0.01,
                          "sl_learning_rate": 0.01, "epsilon_decay_duration": 1_000_000},
              "adam": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 1e-3,
@@ -329,6 +331,24 @@ def export_table(tree: Any, probs: np.ndarray, path: Path, meta: dict[str, Any])
              for i, k in enumerate(tree.keys)}
     path.parent.mkdir(parents=True, exist_ok=True)
     TabularPolicyFile(tree.game_string, table, meta).save(path, hashed=True)
+
+
+def last_iterates(path: str | Path) -> list[dict[str, str]]:
+    """Each run's last row in a CSV of this driver (a run: learner, config, phase, seed), in the CSV's order."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    last = {(r["learner"], r["config"], r["phase"], r["seed"]): r for r in rows}
+    return list(last.values())
+
+
+def best_config(path: str | Path, learner: str) -> str:
+    """The configuration of ``learner`` whose tune runs have the lowest mean last-iterate NashConv
+    (``default`` when it has no tune runs, as ``cfr+``)."""
+    runs: dict[str, list[float]] = {}
+    for r in last_iterates(path) if Path(path).exists() else []:
+        if r["learner"] == learner and r["phase"] == "tune":
+            runs.setdefault(r["config"], []).append(float(r["nash_conv"]))
+    return min(runs, key=lambda c: float(np.mean(runs[c]))) if runs else "default"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
