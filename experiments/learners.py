@@ -271,20 +271,30 @@ def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) ->
                 rec.record(n, fitted)
 
 
+def escher_agent(game: Any, cfg: dict[str, Any], seed: int) -> Any:
+    """ESCHER's agent with ``cfg`` on top of its Config, its networks and numpy's stream from ``seed`` (escher.Agent
+    builds every network under OpenSpiel's fixed seed 42, which also seeds numpy: every run would be alike)."""
+    import torch
+    from open_spiel.python.pytorch import escher
+
+    config = escher.Config()
+    for key, value in cfg.items():
+        setattr(config, key, value)
+    agent = escher.Agent(game, config)
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    for net in [agent.avg_policy_net, *agent.regret_nets, *agent.value_nets]:
+        net.reset()  # initialised from this run's seed
+    return agent
+
+
 def run_escher(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
     """OpenSpiel's ESCHER (PyTorch): its train() iterations; at a measurement its average policy is trained."""
     import torch
     from open_spiel.python.pytorch import escher
 
     game = game_of(args)
-    config = escher.Config()
-    for key, value in cfg.items():
-        setattr(config, key, value)
-    agent = escher.Agent(game, config)  # its networks are built with OpenSpiel's fixed seed 42, which also seeds numpy
-    torch.manual_seed(args.seed)
-    np.random.seed(args.seed)
-    for net in [agent.avg_policy_net, *agent.regret_nets, *agent.value_nets]:
-        net.reset()  # initialised from this run's seed
+    agent = escher_agent(game, cfg, args.seed)
     train = escher.TrainConfig(game)
     softmax_net = torch_net(lambda x: torch.softmax(agent.avg_policy_net(x), dim=-1))
     with Counted() as count:

@@ -174,3 +174,27 @@ def test_an_out_file_of_other_columns_is_refused(tmp_path: Path, capsys: pytest.
     with pytest.raises(SystemExit):
         learners.parse_args(["ppo", "--out", str(other)])
     assert "header is not learner,config" in capsys.readouterr().err
+
+
+def test_escher_runs_differ_by_seed() -> None:
+    """learners.escher_agent: two seeds start ESCHER's networks and numpy's stream differently, one seed alike (its
+    Agent seeds everything with 42 by itself)."""
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("tree", reason="open_spiel.python.pytorch needs dm-tree (the openspiel extra)")
+    import numpy as np
+
+    from krypenv.openspiel.exploit import load_game
+
+    game = load_game("krypkasino", "tiny", 2, ranks="A-2-3", hand=2, table=2)
+    small = {f"{k}_memory_capacity": 16 for k in ("value", "regret", "avg_policy")}
+
+    def start(seed: int) -> tuple[list[np.ndarray], float]:
+        agent = learners.escher_agent(game, small, seed)
+        weights = [p.detach().numpy().copy() for net in [agent.avg_policy_net, *agent.regret_nets, *agent.value_nets]
+                   for p in net.parameters()]
+        return weights, float(np.random.random())
+
+    (w1, r1), (w1b, r1b), (w2, r2) = start(1), start(1), start(2)
+    assert all(np.array_equal(a, b) for a, b in zip(w1, w1b)) and r1 == r1b
+    assert not any(np.array_equal(a, b) for a, b in zip(w1, w2) if a.ndim == 2)  # every weight matrix differs
+    assert r1 != r2
