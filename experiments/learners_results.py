@@ -5,7 +5,7 @@
 prints the markdown table of docs/research/learners.md (one row per learner, configuration and phase: the seeds,
 the mean CPU seconds and decisions of the runs' last iterates, their NashConv's mean, standard deviation and range),
 which ``tests/test_learners_bench.py`` holds the page to, and draws NashConv against CPU seconds (log scales), one
-line per run, a colour per learner, the final phase only.
+line per run, a colour per learner, the final phase only; beside it NashConv against decisions.
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ def runs(path: str | Path) -> dict[tuple[str, str, str, int], list[dict[str, str
     return out
 
 
+def number(x: float) -> str:
+    """A NashConv for the table: 4 decimals, or 2 significant digits under 0.001 (CFR+'s)."""
+    return f"{x:.4f}" if x == 0 or abs(x) >= 0.001 else f"{x:.1e}"
+
+
 def table_rows(path: str | Path) -> list[str]:
     """The page's table rows (markdown), tune before final, learners in ORDER, configurations alphabetically."""
     groups: dict[tuple[str, str, str], list[dict[str, str]]] = {}
@@ -44,7 +49,7 @@ def table_rows(path: str | Path) -> list[str]:
         decisions = statistics.mean(int(r["decisions"]) for r in last)
         seeds = ", ".join(r["seed"] for r in last)
         lines.append(f"| {learner} | {config} | {phase} | {seeds} | {cpu:.0f} | {decisions:,.0f} | "
-                     f"{statistics.mean(nash):.4f} | {sd:.4f} | {min(nash):.4f} | {max(nash):.4f} |")
+                     f"{number(statistics.mean(nash))} | {number(sd)} | {number(min(nash))} | {number(max(nash))} |")
     return lines
 
 
@@ -54,27 +59,32 @@ def table(path: str | Path) -> str:
 
 
 def plot(path: str | Path, png: str | Path, title: str) -> None:
-    """NashConv against training CPU seconds, log-log, one line per final-phase run, a colour per learner."""
+    """NashConv against training CPU seconds and against decisions, log-log, one line per final-phase run, a colour
+    per learner."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     colours = dict(zip(ORDER, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     labelled: set[str] = set()
     for (learner, config, phase, _seed), rows in runs(path).items():
         if phase != "final":
             continue
-        x = [float(r["cpu_seconds"]) for r in rows]
         y = [max(float(r["nash_conv"]), 1e-6) for r in rows]
         label = None if learner in labelled else f"{learner} ({config})"
         labelled.add(learner)
-        ax.plot(x, y, marker="o", markersize=3, color=colours[learner], label=label, alpha=0.8)
-    ax.set(xscale="log", yscale="log", xlabel="training CPU seconds (one core)", ylabel="exact NashConv (points)",
-           title=title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+        for ax, column in zip(axes, ["cpu_seconds", "decisions"]):
+            x = [max(float(r[column]), 1.0) for r in rows]
+            ax.plot(x, y, marker="o", markersize=3, color=colours[learner], label=label, alpha=0.8)
+    axes[0].set(xscale="log", yscale="log", xlabel="training CPU seconds (one core)",
+                ylabel="exact NashConv (points)")
+    axes[1].set(xscale="log", xlabel="decisions (player actions applied; CFR+: player nodes walked)")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)
