@@ -1,33 +1,40 @@
 """One learner's run on Krypkasino's ``tiny`` (2 players): its exact NashConv against decisions and CPU seconds.
 
     nice python experiments/learners.py nfsp --config default --seed 1 --phase tune --budget 120 \\
-        --out docs/research/learners-tiny.csv [--export DIR]
+        --out docs/research/learners-tiny.csv [--export DIR] [--rules ranks=A-2-3,hand=2,table=2]
 
 The learners of the page "Learners on the small variants" (docs/research/learners.md), each run for
 ``--budget`` CPU seconds of training (this process's CPU time, the measurements left out: a fair budget
 on a shared machine, where wall seconds depend on the neighbours), measured at ``--evals`` points spaced
-geometrically up to the budget.  Every measurement is exact (:class:`krypenv.openspiel.tree.GameTree`:
-the learner's policy at all 40,540 information states, OpenSpiel's best responses) and appends a row
+geometrically up to the budget.  A run stops at the first measurement point after its budget, so a learner
+whose iteration is long (Deep CFR, ESCHER) may overshoot it by one iteration; the rows say by how much.
+Every measurement is exact (:class:`krypenv.openspiel.tree.GameTree`: the learner's policy at all 40,540
+information states, OpenSpiel's best responses) and appends a row
 ``learner, config, phase, seed, decisions, cpu_seconds, seconds, nash_conv`` to ``--out``; the last row
-of a run is its last iterate.
+of a run is its last iterate.  ``--rules`` cuts tiny further (the tests' small deals).
 
 * ``ppo``, ``mmd``: :mod:`krypenv.training.selfplay` on the device env (PPO: the same loop without a
   magnet, ``magnet_coef`` 0; MMD: ``update="critic"``).  Decisions: every seat's decisions played.
-* ``nfsp``, ``deepcfr``, ``escher``: OpenSpiel's PyTorch implementations (``open_spiel.python.pytorch``),
-  unchanged, on ``python_krypkasino`` (NFSP through ``rl_environment``; Deep CFR and ESCHER traverse the
-  game).  Their loops are the libraries' own, cut into pieces between measurements: Deep CFR's
-  ``solve`` iteration (traversals and advantage networks per seat; its policy network trained from the
-  strategy memory at a measurement, then reinitialised, as its ``print_nash_convs`` mode does), ESCHER's
-  ``train`` iteration (``_train_regret``; its average policy trained at a measurement).  Their policies
-  read OpenSpiel's information state tensor; Deep CFR's and ESCHER's are a softmax over every action,
-  renormalised over the legal ones (``escher.Agent.action_probabilities`` does that; Deep CFR's
-  ``action_probabilities`` returns the legal entries unnormalised).  Decisions: player nodes at which an
-  action was applied (counted on the game's states; tree search counts every branch it expands).
+* ``nfsp``, ``deepcfr``, ``escher``: OpenSpiel's PyTorch implementations (``open_spiel.python.pytorch``,
+  which needs ``dm-tree``), unchanged, on ``python_krypkasino`` (NFSP through ``rl_environment``, one
+  agent per seat; Deep CFR and ESCHER traverse the game).  Their loops are the libraries' own, cut into
+  pieces between measurements: Deep CFR's ``solve`` iteration (traversals and advantage networks per seat;
+  at a measurement its policy network is reinitialised and trained from the strategy memory, as its
+  ``print_nash_convs`` mode does), ESCHER's ``train`` iteration (``_train_regret``; its average policy
+  network trained at a measurement, as ``train`` does at an evaluation).  Those fits of the average policy
+  are part of the measurement, off the budget's clock, as the other learners' measurements are.  ESCHER's
+  networks are built under OpenSpiel's fixed seed 42 and re-initialised here from the run's seed.  Their
+  policies read OpenSpiel's information state tensor; NFSP's average network's logits are a softmax over
+  the legal actions (as NFSP plays them), Deep CFR's and ESCHER's a softmax over every action, renormalised
+  over the legal ones (``escher.Agent.action_probabilities`` does that; Deep CFR's ``action_probabilities``
+  returns the legal entries unnormalised).  Decisions: player nodes at which an action was applied
+  (counted on the game's states; tree search counts every branch it expands).
 * ``cfr+``: OpenSpiel's C++ CFR+ on the cached tree, the floor.  Decisions: each iteration walks every
   player node once per seat.
 
 ``--export DIR`` writes the final policy where ``krypenv exploit`` reads it: ``mlp`` checkpoints for
-``ppo``/``mmd``, a tabular policy file (``tabular:DIR/LEARNER-sSEED.json.gz``, keys hashed) for the others.
+``ppo``/``mmd`` (``mlp:DIR/LEARNER-CONFIG-sSEED.npz``), a tabular policy file
+(``tabular:DIR/LEARNER-CONFIG-sSEED.json.gz``, keys hashed) for the others.
 """
 
 from __future__ import annotations
@@ -43,11 +50,13 @@ import numpy as np
 FIELDS = ["learner", "config", "phase", "seed", "decisions", "cpu_seconds", "seconds", "nash_conv"]
 CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
     "ppo": {"default": {"num_envs": 512, "num_steps": 32, "learning_rate": 3e-4},
-            "large-batch": {"num_envs": 2048, "num_steps": 32, "learning_rate": 3e-4, "lr_schedule": "linear"}},
+            "large-batch": {"num_envs": 2048, "num_steps": 32, "learning_rate": 3e-4}},
     "mmd": {"default": {"num_envs": 512, "num_steps": 16, "update_epochs": 4, "num_minibatches": 2,
                         "learning_rate": 1e-3},
-            "eta-half": {"num_envs": 512, "num_steps": 16, "update_epochs": 4, "num_minibatches": 2,
-                         "learning_rate": 1e-3, "eta": 0.5}},
+            # the page's best sampled try (p1): a 4x batch, η and α annealed as 1/√t, here from 0.5M decisions
+            "annealed": {"num_envs": 2048, "num_steps": 16, "update_epochs": 4, "num_minibatches": 4,
+                         "learning_rate": 1e-3, "eta_schedule": "sqrt", "magnet_schedule": "sqrt",
+                         "schedule_start": 500_000}},
     "nfsp": {"default": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 0.01,
                          "sl_learning_rate": 0.01, "epsilon_decay_duration": 1_000_000},
              "adam": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 1e-3,
@@ -68,7 +77,8 @@ class Recorder:
         from krypenv.openspiel.tree import GameTree
         from krypenv.training.monitor import Monitor, Stopwatch
 
-        self.args, self.tree, self.clock = args, GameTree.load("krypkasino", "tiny", 2), Stopwatch()
+        self.args, self.clock = args, Stopwatch()
+        self.tree = GameTree.load(args.game, "tiny", 2, **args.rule_keys)
         self.points = list(np.geomspace(args.budget / 2 ** (args.evals - 1), args.budget, args.evals))
         self.monitor = Monitor(Path(args.log_dir) / f"{args.learner}-{args.config}-s{args.seed}",
                                total=int(args.budget), unit="cpu-seconds", progress=args.progress,
@@ -155,6 +165,13 @@ class Counted:
         self.cls._apply_action = self.original
 
 
+def game_of(args: argparse.Namespace) -> Any:
+    """The OpenSpiel game of the run: ``python_GAME(players=2,preset=tiny)`` and ``--rules``."""
+    from krypenv.openspiel.exploit import load_game
+
+    return load_game(args.game, "tiny", 2, **args.rule_keys)
+
+
 def torch_net(module: Any) -> Callable[[np.ndarray], np.ndarray]:
     """A torch module as a numpy function (no gradients)."""
     import torch
@@ -171,7 +188,8 @@ def run_selfplay(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -
     from krypenv.training import selfplay
 
     update = {"ppo": {"magnet_coef": 0.0, "magnet_every": 0}, "mmd": {"update": "critic", "magnet_every": 0}}
-    base = selfplay.Args(device="cpu", preset="tiny", hidden=128, seed=args.seed, out=str(rec.monitor.out / "run"),
+    base = selfplay.Args(game=args.game, preset="tiny", rules=args.rules, device="cpu", hidden=128, seed=args.seed,
+                         out=str(rec.monitor.out / "run"),
                          progress=False, tensorboard=False, total_timesteps=10**12, **update[args.learner], **cfg)
 
     def stop_and_measure(state: selfplay.Snapshot) -> bool:
@@ -186,6 +204,20 @@ def run_selfplay(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -
         selfplay_final.replace(Path(args.export) / f"{args.learner}-{args.config}-s{args.seed}.npz")
 
 
+def nfsp_episode(env: Any, agents: list[Any]) -> int:
+    """One episode of OpenSpiel's RL loop (its examples' ``while not time_step.last()``), every seat's agent handed
+    the steps at its turns and the last one; returns the decisions played."""
+    decisions = 0
+    step = env.reset()
+    while not step.last():
+        p = step.observations["current_player"]
+        step = env.step([agents[p].step(step).action])
+        decisions += 1
+    for agent in agents:
+        agent.step(step)
+    return decisions
+
+
 def run_nfsp(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
     """OpenSpiel's NFSP (PyTorch) through rl_environment, one agent per seat; its average policy is measured."""
     import torch
@@ -194,7 +226,7 @@ def run_nfsp(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> No
 
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
-    env = rl_environment.Environment("python_krypkasino(players=2,preset=tiny)", seed=args.seed)
+    env = rl_environment.Environment(game_of(args), seed=args.seed)
     size, actions = env.observation_spec()["info_state"][0], env.action_spec()["num_actions"]
     cfg = dict(cfg)
     hidden = cfg.pop("hidden")
@@ -203,14 +235,7 @@ def run_nfsp(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> No
                         update_target_network_every=19200, seed=args.seed * 10 + p, **cfg) for p in range(2)]
     decisions = 0
     while not rec.done():
-        step = env.reset()
-        while not step.last():
-            p = step.observations["current_player"]
-            out = agents[p].step(step)
-            step = env.step([out.action])
-            decisions += 1
-        for agent in agents:
-            agent.step(step)
+        decisions += nfsp_episode(env, agents)
         if rec.due():
             nets = [torch_net(a._avg_network) for a in agents]
             rec.record(decisions, lambda nets=nets: seat_policy(rec.tree, nets, masked_softmax))
@@ -220,12 +245,9 @@ def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) ->
     """OpenSpiel's Deep CFR (PyTorch): its solve() iterations; at a measurement its policy network is trained."""
     from open_spiel.python.pytorch import deep_cfr
 
-    import krypenv.openspiel  # noqa: F401  (registers the game)
-    from krypenv.openspiel.exploit import load_game
-
     cfg = dict(cfg)
     layers = cfg.pop("layers")
-    solver = deep_cfr.DeepCFRSolver(load_game("krypkasino", "tiny", 2), policy_network_layers=layers,
+    solver = deep_cfr.DeepCFRSolver(game_of(args), policy_network_layers=layers,
                                     advantage_network_layers=layers, num_iterations=1, learning_rate=1e-3,
                                     batch_size_advantage=256, batch_size_strategy=256, memory_capacity=int(1e6),
                                     reinitialize_advantage_networks=True, seed=args.seed, **cfg)
@@ -239,10 +261,31 @@ def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) ->
                 solver._learn_advantage_network(p)
             solver._iteration += 1
             if rec.due():
-                solver._learn_strategy_network()
-                rec.record(count.n, lambda: seat_policy(rec.tree, [softmax_net] * 2, renormalised))
-                if not rec.done():
+                n = count.n
+
+                def fitted() -> np.ndarray:  # its policy network fitted afresh to the strategy memory
                     solver._reinitialize_policy_network()
+                    solver._learn_strategy_network()
+                    return seat_policy(rec.tree, [softmax_net] * 2, renormalised)
+
+                rec.record(n, fitted)
+
+
+def escher_agent(game: Any, cfg: dict[str, Any], seed: int) -> Any:
+    """ESCHER's agent with ``cfg`` on top of its Config, its networks and numpy's stream from ``seed`` (escher.Agent
+    builds every network under OpenSpiel's fixed seed 42, which also seeds numpy: every run would be alike)."""
+    import torch
+    from open_spiel.python.pytorch import escher
+
+    config = escher.Config()
+    for key, value in cfg.items():
+        setattr(config, key, value)
+    agent = escher.Agent(game, config)
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    for net in [agent.avg_policy_net, *agent.regret_nets, *agent.value_nets]:
+        net.reset()  # initialised from this run's seed
+    return agent
 
 
 def run_escher(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
@@ -250,23 +293,21 @@ def run_escher(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> 
     import torch
     from open_spiel.python.pytorch import escher
 
-    from krypenv.openspiel.exploit import load_game
-
-    torch.manual_seed(args.seed)
-    np.random.seed(args.seed)
-    game = load_game("krypkasino", "tiny", 2)
-    config = escher.Config()
-    for key, value in cfg.items():
-        setattr(config, key, value)
-    agent = escher.Agent(game, config)
+    game = game_of(args)
+    agent = escher_agent(game, cfg, args.seed)
     train = escher.TrainConfig(game)
     softmax_net = torch_net(lambda x: torch.softmax(agent.avg_policy_net(x), dim=-1))
     with Counted() as count:
         while not rec.done():
             escher._train_regret(train, agent)
             if rec.due():
-                escher._train_avg_policy(agent)
-                rec.record(count.n, lambda: seat_policy(rec.tree, [softmax_net] * 2, renormalised))
+                n = count.n
+
+                def fitted() -> np.ndarray:  # its average policy network trained on (train() does that at evaluations)
+                    escher._train_avg_policy(agent)
+                    return seat_policy(rec.tree, [softmax_net] * 2, renormalised)
+
+                rec.record(n, fitted)
             agent.t += 1
 
 
@@ -274,10 +315,9 @@ def run_cfr_plus(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -
     """OpenSpiel's C++ CFR+ on the cached tree (the tree's caching inside the budget); its average policy."""
     import pyspiel
 
-    from krypenv.openspiel.exploit import load_game
     from krypenv.openspiel.solve import cpp_policy_table
 
-    game = load_game("krypkasino", "tiny", 2)
+    game = game_of(args)
     solver = pyspiel.CFRPlusSolver(pyspiel.load_game(f"cached_tree(game={game})"))
     per_iteration = 2 * int((rec.tree.kind == 1).sum())  # every player node, once per seat
     iterations = 0
@@ -303,10 +343,33 @@ def export_table(tree: Any, probs: np.ndarray, path: Path, meta: dict[str, Any])
     TabularPolicyFile(tree.game_string, table, meta).save(path, hashed=True)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """One run (module docstring)."""
+def last_iterates(path: str | Path) -> list[dict[str, str]]:
+    """Each run's last row in a CSV of this driver (a run: learner, config, phase, seed), in the CSV's order."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    last = {(r["learner"], r["config"], r["phase"], r["seed"]): r for r in rows}
+    return list(last.values())
+
+
+def best_config(path: str | Path, learner: str) -> str:
+    """The configuration of ``learner`` whose tune runs have the lowest mean last-iterate NashConv
+    (``default`` when it has no tune runs, as ``cfr+``)."""
+    runs: dict[str, list[float]] = {}
+    for r in last_iterates(path) if Path(path).exists() else []:
+        if r["learner"] == learner and r["phase"] == "tune":
+            runs.setdefault(r["config"], []).append(float(r["nash_conv"]))
+    return min(runs, key=lambda c: float(np.mean(runs[c]))) if runs else "default"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring), checked: argparse's error (exit 2) names a bad value."""
+    from krypenv.training.exploit import parse_rules
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("learner", choices=sorted(RUNNERS))
+    parser.add_argument("--game", choices=["krypkasino"], default="krypkasino",
+                        help="the game (Kungsholmskille has no tree small enough to measure exactly: the page)")
+    parser.add_argument("--rules", default="", help="more rule keys on tiny, e.g. ranks=A-2-3,hand=2,table=2 (tests)")
     parser.add_argument("--config", default="default")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--phase", choices=["tune", "final"], default="tune")
@@ -319,7 +382,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args(argv)
     if args.config not in CONFIGS[args.learner]:
-        parser.error(f"--config must be one of {', '.join(CONFIGS[args.learner])} for {args.learner}")
+        parser.error(f"--config must be one of {', '.join(CONFIGS[args.learner])} for {args.learner}, "
+                     f"got {args.config!r}")
+    if not (np.isfinite(args.budget) and args.budget > 0):
+        parser.error(f"--budget must be a positive number of CPU seconds, got {args.budget}")
+    if args.evals < 1:
+        parser.error(f"--evals must be at least 1, got {args.evals}")
+    if args.seed < 0:
+        parser.error(f"--seed must be 0 or more, got {args.seed}")
+    try:
+        args.rule_keys = parse_rules(args.rules)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.out.exists() and args.out.read_text().split("\n", 1)[0].split(",") != FIELDS:
+        parser.error(f"--out {args.out} exists and its header is not {','.join(FIELDS)}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """One run (module docstring)."""
+    args = parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
