@@ -42,7 +42,6 @@ PARTS = ("entry", "records", "bench", "demo", "agents", "eval", "training", "ui"
          "cuda_kernels")  # the module-valued fields
 
 
-
 def lazy_exports(module: str, exports: dict[str, str]) -> Callable[[str], Any]:
     """A module's ``__getattr__`` that imports each name of ``exports`` (``"module:attribute"``) on first access."""
 
@@ -54,6 +53,7 @@ def lazy_exports(module: str, exports: dict[str, str]) -> Callable[[str], Any]:
         return getattr(importlib.import_module(source), attribute)
 
     return __getattr__
+
 
 @dataclass(frozen=True)
 class Game:
