@@ -17,6 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_compare import interleaved
+
 CODE = ("import sys; from krypenv.bench import aec_row; game, seconds, players = sys.argv[1], float(sys.argv[2]), "
         "int(sys.argv[3]); print(aec_row(game, seconds, players=players)['steps_per_s'])")
 TABLES = {"krypkasino": 3, "kungsholmskille": 4}  # the players of the bench rows aec and kille_aec
@@ -40,10 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     for game in TABLES:
-        runs: dict[str, list[float]] = {label: [] for label in trees}
-        for r in range(args.rounds):
-            for label in list(trees) if r % 2 == 0 else list(trees)[::-1]:
-                runs[label].append(rate(trees[label], game, args.seconds))
+        runs = interleaved(list(trees), args.rounds, lambda label, game=game: rate(trees[label], game, args.seconds))
         b, a = (statistics.median(runs[k]) for k in ("before", "after"))
         spread = {k: max(v) / min(v) - 1 for k, v in runs.items()}
         print(f"{game:16} before {b:10,.0f}  after {a:10,.0f} steps/s  after/before {a / b:.3f}  "

@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,16 @@ def figures(result: dict[str, Any], prefix: str = "") -> dict[str, float]:
     return flat
 
 
+def interleaved(labels: list[str], rounds: int, measure: Callable[[str], Any]) -> dict[str, list[Any]]:
+    """``measure(label)`` of every label in each round, the order reversed every other round (a drift of the
+    machine's speed during the run hits every label alike); each label's results in round order."""
+    runs: dict[str, list[Any]] = {label: [] for label in labels}
+    for r in range(rounds):
+        for label in labels if r % 2 == 0 else labels[::-1]:
+            runs[label].append(measure(label))
+    return runs
+
+
 def main() -> None:
     """Run the rounds and print the table (``--json``: the medians and spreads as one object)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -84,10 +95,8 @@ def main() -> None:
         (site / "sitecustomize.py").write_text(FINDER)
         for tree in trees.values():  # warm-up: compile and cache every kernel of both trees, untimed
             bench(tree, 0.2, args.batches, site)
-        runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
-        for r in range(args.rounds):
-            for label in (("before", "after") if r % 2 == 0 else ("after", "before")):
-                runs[label].append(figures(bench(trees[label], args.seconds, args.batches, site)))
+        runs = interleaved(list(trees), args.rounds,
+                           lambda label: figures(bench(trees[label], args.seconds, args.batches, site)))
     rows = {}
     for name in runs["before"][0]:
         if all(name in run for label in runs for run in runs[label]):

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_compare import FINDER, bench, figures
+from bench_compare import FINDER, bench, figures, interleaved
 
 GOALS = {  # figure of `krypenv bench --json` -> (reference, goal ratio)
     "engine[4096].decisions_per_s": ("openspiel_cpp", 2.0),
@@ -94,15 +94,20 @@ def main() -> None:
         (site / "sitecustomize.py").write_text(FINDER)
         for tree in trees.values():  # warm-up: compile and cache every kernel, untimed
             bench(tree, 0.2, "4096", site)
-        for r in range(args.rounds):
-            order = list(trees) + ["openspiel_cpp", "openspiel_python"]
-            for label in order if r % 2 == 0 else order[::-1]:
-                if label in trees:
-                    flat = figures(bench(trees[label], args.seconds, "4096", site))
-                    for name in GOALS:
-                        runs.setdefault(f"{label}:{name}", []).append(flat[name])
-                else:
-                    runs.setdefault(label, []).append(reference(label, args.seconds))
+
+        def measure(label: str) -> dict[str, float] | float:
+            """A tree's figures, or a reference's decisions/s."""
+            if label in trees:
+                return figures(bench(trees[label], args.seconds, "4096", site))
+            return reference(label, args.seconds)
+
+        measured = interleaved(list(trees) + ["openspiel_cpp", "openspiel_python"], args.rounds, measure)
+    for label, values in measured.items():
+        if label in trees:
+            for name in GOALS:
+                runs[f"{label}:{name}"] = [flat[name] for flat in values]
+        else:
+            runs[label] = values
     med = {k: statistics.median(v) for k, v in runs.items()}
     noise = {k: max(v) / min(v) - 1 for k, v in runs.items()}
     load = os.getloadavg()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from krypenv import bench
@@ -43,3 +45,16 @@ def test_rate_per_s_counts_only_the_timed_calls(monkeypatch: pytest.MonkeyPatch)
     # start at 0; after call 2 (the first timed) the clock reads 1 < 3, after call 3 it reads 2, after 4 it reads 3
     assert B.rate_per_s(play, 3.0) == (2 + 3 + 4) / 4
     assert len(made) == 4
+
+
+def test_interleaved_rounds_alternate_the_order() -> None:
+    """experiments/bench_compare.py's rounds: every label once a round, the order reversed every other round."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    from bench_compare import interleaved
+
+    calls: list[str] = []
+    runs = interleaved(["a", "b", "c"], 3, lambda label: calls.append(label) or f"{label}{len(calls)}")
+    assert calls == ["a", "b", "c", "c", "b", "a", "a", "b", "c"]
+    assert runs == {"a": ["a1", "a6", "a7"], "b": ["b2", "b5", "b8"], "c": ["c3", "c4", "c9"]}
