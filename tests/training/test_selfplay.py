@@ -33,6 +33,7 @@ from krypenv.training.selfplay import (
     seat_advantages,
     update_magnet,
 )
+from tests.training.options import assert_refused
 
 
 def oracle(rew: np.ndarray, done: np.ndarray, seat: np.ndarray, value: np.ndarray,
@@ -145,11 +146,7 @@ def test_schedules_are_their_formulas(kind: str, start: float, decisions: int, t
     ("magnet_ema", 1.5), ("magnet_ema", -0.1), ("learning_rate", 0.0)])
 def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
     """Every checked option: a ValueError that names it; the command line turns it into one usage line."""
-    with pytest.raises(ValueError, match=field):
-        Args(**{field: value})
-    with pytest.raises(SystemExit) as exc:
-        parse([f"--{field.replace('_', '-')}", str(value)])
-    assert exc.value.code == 2
+    assert_refused(Args, parse, field, value)
 
 
 def test_edges_of_the_checks_are_accepted() -> None:

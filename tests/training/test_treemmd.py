@@ -22,6 +22,7 @@ from open_spiel.python.algorithms import action_value
 from krypenv import agents
 from krypenv.openspiel.tree import GameTree
 from krypenv.training.treemmd import Args, TreeValues, main, mmd_step, parse
+from tests.training.options import assert_refused
 
 MICRO = "ranks=A-2-3,hand=2,table=2"
 
@@ -101,11 +102,7 @@ class _Batch:
     ("magnet_ema", 1.5), ("magnet_ema", -0.1)])
 def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
     """Every checked option: a ValueError that names it; the command line turns it into one usage line."""
-    with pytest.raises(ValueError, match=field):
-        Args(**{field: value})
-    with pytest.raises(SystemExit) as exc:
-        parse([f"--{field.replace('_', '-')}", str(value)])
-    assert exc.value.code == 2
+    assert_refused(Args, parse, field, value)
 
 
 def test_edges_of_the_checks_are_accepted() -> None:
