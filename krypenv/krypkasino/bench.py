@@ -54,7 +54,7 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""
 
     from krypenv.krypkasino.engine import kernels
-    from krypenv.krypkasino.engine.captures import O_SEEN, O_USED, SCRATCH_WORDS, new_scratch
+    from krypenv.krypkasino.engine.captures import new_scratch
     from krypenv.rng import seed_range
 
     rules = Rules(players=players)
@@ -62,7 +62,7 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     ik, isz, lk, lsz = *(np.asarray(a, np.int64) for a in d._initial), *(np.asarray(a, np.int64) for a in d._later)
     st, rng = arrays.empty((batch, d.width), np.int8), arrays.empty(batch, np.uint64)
     dec = arrays.empty(batch, np.int64)
-    _, scr = arrays.scratch(SCRATCH_WORDS, threads, (O_SEEN, O_USED))
+    _, scr = arrays.scratch(1, threads)  # a row per thread: the kernel keeps each thread's scratch in local memory
     const = [arrays.to_device(a) for a in (ik, isz, lk, lsz)]
 
     def launch_args(deals: int) -> tuple[Any, ...]:

@@ -42,7 +42,7 @@ from krypenv.krypkasino import env_kernels as E
 from krypenv.krypkasino.actions import ILLEGAL
 from krypenv.krypkasino.config import C_P
 from krypenv.krypkasino.engine import kernels as K
-from krypenv.krypkasino.engine.captures import O_STATUS
+from krypenv.krypkasino.engine.captures import O_STATUS, SCRATCH_WORDS, clear_scratch
 from krypenv.rng import rand_float
 
 __all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", "no_policy"]
@@ -57,7 +57,7 @@ def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, ca
     return -1
 
 
-SOURCES = ("krypenv.krypkasino", "krypenv.rng")  # what the kernels call (their disk cache's key, source_digest)
+SOURCES = ("krypenv.krypkasino", "krypenv.loops", "krypenv.rng")  # what the kernels call (their cache key)
 unwrap = device_identity()
 POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by build
 ADVANCE: Any = None
@@ -139,7 +139,8 @@ def engine_play() -> Any:
     """The engine benchmark's kernel ``play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes,
     spades, scr_all, deals, decisions)``: every thread deals ``deals`` deals of its envs in turn from the env's
     stream (K6) and plays them out by uniformly random legal moves (``random_move``, ``apply_move``), counting
-    the decisions (cards played) per env."""
+    the decisions (cards played) per env.  ``scr_all`` has a row per thread that plays (its rows count them): a
+    thread's capture-search scratch is its own local array."""
     key = source_digest(*SOURCES)
 
     def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, scr_all, deals, decisions):
@@ -147,10 +148,13 @@ def engine_play() -> Any:
         st, rng, kinds, sizes = unwrap(st), unwrap(rng), unwrap(kinds), unwrap(sizes)
         later_kinds, later_sizes, scr_all, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(scr_all), \
             unwrap(decisions)
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads own a scratch row each; the rest idle
+        t, g = cuda.grid(1), scr_all.shape[0]  # g threads (the rows of scr_all) play; the rest idle
         if t >= g:
             return
-        scr = scr_all[t]
+        # The thread's scratch in local memory: its offsets are constants there, where a row of the column-major
+        # scr_all costs a 64-bit address per offset (234 registers for the kernel, 128 with this; issue 42).
+        scr = cuda.local.array(SCRATCH_WORDS, np.int64)
+        clear_scratch(scr)  # the hash set starts empty (local memory starts undefined)
         cap = cuda.local.array(52, np.int8)
         for i in range(t, st.shape[0], g):
             decisions[i] = K.play_deals_one(st, rng, i, players, deck_size, kinds, sizes, later_kinds, later_sizes,
