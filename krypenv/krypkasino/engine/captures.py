@@ -45,8 +45,8 @@ import numpy as np
 from numba import njit
 from numba.core.extending import overload
 
+from krypenv.gpu_lean import divmod_small, rolled
 from krypenv.krypkasino.cards import HAND_VALUE
-from krypenv.loops import rolled
 
 MAX_COMBOS = 128  # combinations of one played value that fit in any table (127 for a played ace)
 HASH_SLOTS = 512  # hash set slots for remainders (kept at most half full)
@@ -381,7 +381,7 @@ def _partition_search(key: int, combos: np.ndarray, m: int, seen: np.ndarray, us
 @njit(cache=True)
 def _splits(key: int, total: int, sums: int, v: int, scr: np.ndarray) -> bool:
     """:func:`partitions_into_s` given the key's total and subset sums."""
-    if total == 0 or total % v != 0:
+    if total == 0 or divmod_small(total, v)[1] != 0:
         return total == 0
     if total == v:  # the whole multiset is one combination
         return True

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from krypenv.gpu_lean import divmod_small, rolled
 from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.engine.captures import (
     hand_sweep_values,
@@ -25,7 +26,6 @@ from krypenv.krypkasino.engine.captures import (
     subset_sums,
     table_value_key,
 )
-from krypenv.loops import rolled
 
 
 @njit(cache=True)
@@ -78,9 +78,8 @@ def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> N
     for k in range(1, 1 + rolled(13)):
         need = nib(ckey, k)
         if need:
-            n = _n_value_options(table, k, need)
-            _write_value_option(table, k, need, index % n, out)
-            index //= n
+            index, row = divmod_small(index, _n_value_options(table, k, need))
+            _write_value_option(table, k, need, row, out)
 
 
 @njit(cache=True)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from krypenv.gpu_lean import fresh, rolled
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
     card_mask_into,
@@ -53,7 +54,6 @@ from krypenv.krypkasino.engine.expansion import (
     candidate_into,
     n_candidates,
 )
-from krypenv.loops import fresh, rolled
 from krypenv.rng import draw_deck_into, rand_float
 
 # Move check results; krypenv.krypkasino.engine.state.MOVE_ERRORS words them.
