@@ -1,13 +1,22 @@
-"""A loop bound that CUDA's compiler keeps rolled: ``for c in range(rolled(52))`` (issue 42).
+"""What CUDA's compiler needs from the per-deal functions shared with the CPU to spare registers (issue 42).
 
-NVVM unrolls every loop over a constant count of 52 or 13 completely.  On a GPU thread the
-records are column-major (:mod:`krypenv.envs.cuda`), so the address of column ``c`` is
-``c * N`` bytes from the env's first: an unrolled loop over 52 cards makes 52 such 64-bit
-offsets, which the compiler hoists out of the kernel's loops and keeps in registers, and a
-Krypkasino kernel ran out of its 255 (``python -m krypenv.eval.ptxas``).  :func:`rolled` is the
-identity; compiled for CUDA it passes its value through an opaque ``mov`` (inline PTX), so the
-count is unknown to NVVM and the loop stays a loop (one offset, stepped).  On the CPU it is the
-plain constant: LLVM unrolls and vectorises as before, and the simulator runs the identity.
+A GPU thread's registers bound how many threads an SM holds (:mod:`krypenv.eval.ptxas` measures them without a
+GPU).  Three things in the shared rules code cost a Krypkasino kernel most of its 255 registers
+(docs/results/gpu.md, "Registers and spills without a GPU"); each helper here is free on the CPU:
+
+* :func:`rolled` -- a loop count NVVM cannot see: ``for c in range(rolled(52))``.  NVVM unrolls every loop of
+  constant count completely; a record is column-major on the GPU (:mod:`krypenv.envs.cuda`), so card ``c``'s
+  address is ``c * N`` bytes on and an unrolled loop over 52 cards makes and keeps 52 64-bit offsets.  Compiled
+  for CUDA the count passes through an opaque inline-PTX ``mov`` and the loop stays a loop; on the CPU it is the
+  constant itself (LLVM unrolls and vectorises as before).
+* :func:`fresh` -- a value (a row index, an array) the GPU's compiler must take for new at each call, so that the
+  addresses made from it are not hoisted out of a loop and held across it (a volatile inline-PTX ``mov``); ``x``
+  itself on the CPU.
+* :func:`divmod_small` -- division by 32-bit steps: a 64-bit ``div``/``rem`` is a subroutine call on a GPU thread,
+  at which up to 253 registers were live in the env kernel's loop over built-in seats (144–192 around it).
+
+In numba's CUDA simulator the kernels call these compiled for the CPU (the identity), except in a kernel's own
+Python body, where an intrinsic cannot run (:mod:`krypenv.krypkasino.cuda_kernels` binds the identity there).
 """
 
 from __future__ import annotations
@@ -99,9 +108,8 @@ def fresh(typingctx: Any, x: Any) -> Any:
 
 @njit(cache=True)
 def divmod_small(x: int, n: int) -> tuple[int, int]:
-    """``(x // n, x % n)`` for 0 ≤ x < 2**63 and 0 < n < 2**16 by 32-bit divisions only (a 64-bit division is a
-    subroutine call on a GPU thread, whose calling convention alone cost a kernel 90 registers, issue 42): one
-    division for x < 2**31, else long division by 16-bit digits."""
+    """``(x // n, x % n)`` for 0 ≤ x < 2**63 and 0 < n < 2**16 by 32-bit divisions only (a 64-bit one is a subroutine
+    call on a GPU thread, module docstring): one division for x < 2**31, else long division by 16-bit digits."""
     if x < 0x80000000:
         q = np.int64(np.uint32(x) // np.uint32(n))
         return q, x - q * n

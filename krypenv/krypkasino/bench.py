@@ -44,8 +44,9 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
 
 
 # Each CUDA kernel's register and spill budget on Hopper (krypenv.eval.ptxas, tests/cuda/test_registers.py):
-# kernel -> (the built-in policy compiled in, most registers per thread, most spilled bytes); today's use
-REGISTER_BUDGETS = {"env": (None, 255, 3444), "env.expert": ("expert", 255, 9844), "engine": (None, 255, 308)}
+# kernel -> (the built-in policy compiled in, most registers per thread, most spilled bytes); today's use (issue 42,
+# 2026-11-27: the engine kernel within the goal of 128 registers without spills, the env kernels still at 255)
+REGISTER_BUDGETS = {"env": (None, 255, 224), "env.expert": ("expert", 255, 3580), "engine": (None, 125, 0)}
 GPU_PLAYERS = 2  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
 
 
