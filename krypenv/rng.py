@@ -184,8 +184,10 @@ def shuffle_copies(u: np.ndarray, out: np.ndarray, kinds: int) -> None:
     For j = n − 1 … 1, swap positions j and ⌊u[j−1]·(j+1)⌋.
     """
     n = out.shape[0]
-    for k in range(n):
-        out[k] = k % kinds
+    kind = 0
+    for k in range(n):  # out[k] = k % kinds, counted (a 64-bit modulo is a subroutine call on a GPU thread)
+        out[k] = kind
+        kind = kind + 1 if kind + 1 < kinds else 0
     for j in range(n - 1, 0, -1):
         k = min(int(u[j - 1] * (j + 1)), j)
         out[j], out[k] = out[k], out[j]

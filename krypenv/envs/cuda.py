@@ -18,8 +18,9 @@ lives here:
 * **Launching** (:func:`launch`): a *grid-stride* loop, thread ``t`` of ``G`` handling envs
   ``t, t + G, …``, with ``G`` at most the threads the GPU holds at once; each thread owns one
   row of a persistent scratch array (the CPU drivers own one per chunk), so its capture
-  search's hash set is cleared once when the env is built, not at every launch.  Kernels run on
-  PyTorch's current stream, so they are ordered with the caller's tensor work.
+  search's hash set is cleared once when the env is built, not at every launch (Krypkasino's kernels keep
+  each thread's scratch in its local memory instead, where offsets cost no registers: the rows count the
+  threads).  Kernels run on PyTorch's current stream, so they are ordered with the caller's tensor work.
 * **Float arithmetic like the CPU's** (:func:`no_fma`): NVVM contracts ``a * b + c`` into fused
   multiply-adds by default, which rounds differently from the CPU; the kernels are compiled
   with ``-fma=0``, so a compiled baseline's expected costs, ties included, are the CPU's bit for bit.

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from krypenv.gpu_lean import rolled
 from krypenv.krypkasino.cards import HAND_VALUE, card_name
 from krypenv.krypkasino.engine.captures import (
     O_CARD_A,
@@ -87,7 +88,7 @@ def action_name(action: int, pending: int = -1) -> str:
 @njit(cache=True)
 def holds(cand: np.ndarray, fixed: np.ndarray) -> bool:
     """Whether a candidate capture (52,) counts contains every fixed card."""
-    for c in range(52):
+    for c in range(rolled(52)):
         if cand[c] < fixed[c]:
             return False
     return True
@@ -96,7 +97,7 @@ def holds(cand: np.ndarray, fixed: np.ndarray) -> bool:
 @njit(cache=True)
 def _same(cand: np.ndarray, fixed: np.ndarray) -> bool:
     """Whether a candidate capture is exactly the fixed cards."""
-    for c in range(52):
+    for c in range(rolled(52)):
         if cand[c] != fixed[c]:
             return False
     return True
@@ -107,7 +108,8 @@ def fix_common(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, scr: np.n
     """Raise ``fixed`` to the minimum over the candidates (of value keys ``keys`` on ``table``) holding it; return
     (remaining count, index of the last remaining candidate)."""
     cand, lo = scr[O_CARD_A:O_CARD_A + 52], scr[O_CARD_B:O_CARD_B + 52]
-    lo[:] = 127
+    for c in range(rolled(52)):
+        lo[c] = 127
     n_rem = 0
     last = -1
     for m in range(n_candidates(table, keys)):
@@ -115,10 +117,10 @@ def fix_common(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, scr: np.n
         if holds(cand, fixed):
             n_rem += 1
             last = m
-            for c in range(52):
+            for c in range(rolled(52)):
                 lo[c] = min(lo[c], cand[c])
     if n_rem:
-        for c in range(52):
+        for c in range(rolled(52)):
             fixed[c] = lo[c]
     return n_rem, last
 
@@ -128,16 +130,17 @@ def choice_mask_into(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, out
                      scr: np.ndarray) -> None:
     """Write the capture-choice actions 52–104 into ``out`` for the candidates of ``keys`` and fixed cards ``fixed``."""
     cand, hi = scr[O_CARD_A:O_CARD_A + 52], scr[O_CARD_B:O_CARD_B + 52]
-    hi[:] = 0
+    for c in range(rolled(52)):
+        hi[c] = 0
     confirm = 0
     for m in range(n_candidates(table, keys)):
         candidate_into(table, keys, m, cand)
         if holds(cand, fixed):
             if _same(cand, fixed):
                 confirm = 1
-            for c in range(52):
+            for c in range(rolled(52)):
                 hi[c] = max(hi[c], cand[c])
-    for c in range(52):
+    for c in range(rolled(52)):
         out[TAKE + c] = 1 if hi[c] > fixed[c] else 0
     out[CONFIRM] = confirm
 
@@ -173,7 +176,7 @@ def _play_card(st: np.ndarray, i: int, players: int, card: int, choice: np.ndarr
     if forced:  # K13: only sweepers, and they take the whole table
         if not (forced >> HAND_VALUE[card]) & 1:
             return ILLEGAL
-        for c in range(52):
+        for c in range(rolled(52)):
             buf[c] = table[c]
         apply_move(st, i, players, card, buf, later_kinds, later_sizes, spades)
         return MOVED
@@ -220,7 +223,7 @@ def apply_action(st: np.ndarray, i: int, players: int, action: int, choice: np.n
                 break
         if not found:
             return ILLEGAL
-        for c in range(52):
+        for c in range(rolled(52)):
             buf[c] = fixed[c]
     elif TAKE <= action < CONFIRM:
         c = action - TAKE

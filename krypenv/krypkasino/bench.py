@@ -44,8 +44,9 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
 
 
 # Each CUDA kernel's register and spill budget on Hopper (krypenv.eval.ptxas, tests/cuda/test_registers.py):
-# kernel -> (the built-in policy compiled in, most registers per thread, most spilled bytes); today's use
-REGISTER_BUDGETS = {"env": (None, 255, 3444), "env.expert": ("expert", 255, 9844), "engine": (None, 255, 308)}
+# kernel -> (the built-in policy compiled in, most registers per thread, most spilled bytes); today's use (issue 42,
+# 2026-11-27: the engine kernel within the goal of 128 registers without spills, the env kernels still at 255)
+REGISTER_BUDGETS = {"env": (None, 255, 224), "env.expert": ("expert", 255, 3580), "engine": (None, 125, 0)}
 GPU_PLAYERS = 2  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
 
 
@@ -54,7 +55,7 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     the threads' scratch rows; the CPU twin's rate at 4096 deals; the bytes of state per deal."""
 
     from krypenv.krypkasino.engine import kernels
-    from krypenv.krypkasino.engine.captures import O_SEEN, O_USED, SCRATCH_WORDS, new_scratch
+    from krypenv.krypkasino.engine.captures import new_scratch
     from krypenv.rng import seed_range
 
     rules = Rules(players=players)
@@ -62,7 +63,7 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     ik, isz, lk, lsz = *(np.asarray(a, np.int64) for a in d._initial), *(np.asarray(a, np.int64) for a in d._later)
     st, rng = arrays.empty((batch, d.width), np.int8), arrays.empty(batch, np.uint64)
     dec = arrays.empty(batch, np.int64)
-    _, scr = arrays.scratch(SCRATCH_WORDS, threads, (O_SEEN, O_USED))
+    _, scr = arrays.scratch(1, threads)  # a row per thread: the kernel keeps each thread's scratch in local memory
     const = [arrays.to_device(a) for a in (ik, isz, lk, lsz)]
 
     def launch_args(deals: int) -> tuple[Any, ...]:

@@ -2,7 +2,7 @@
 
 One kernel, ``run(mode, …)``, for the three operations of the device env (one compile): RESET the
 active envs, STEP every env, OBSERVE.  It is a grid-stride loop (thread ``t`` of ``G`` handles envs
-``t, t + G, …``, ``G`` being the rows of the threads' scratch) whose body calls the per-env functions
+``t, t + G, …``, ``G`` being the rows of ``scr_all``) whose body calls the per-env functions
 of :mod:`krypenv.krypkasino.env_kernels` and :mod:`krypenv.krypkasino.device_drivers`, the ones the
 CPU drivers call, compiled for the GPU by numba-cuda: dealing (K5–K8, K21), the capture protocol and
 its search (K10–K13), scoring (K14–K18), observations, masks, rewards and auto-reset are the CPU's
@@ -23,6 +23,10 @@ the CPU env does with the agent's ``act``: the same function, the same uniforms,
 order, so the trajectories are the CPU VecEnv's bit for bit (``krypenv.agents.krypkasino``'s
 ``greedy``, ``creeper`` and ``expert`` offer one).
 
+A thread's scratch (the capture search's, or a built-in policy's if larger) is its own local array, emptied at each
+launch: in local memory every offset is a constant, where a row of a column-major array in global memory costs a
+64-bit address per offset (issue 42, docs/results/gpu.md: the engine kernel needed 228 registers with it, 125 without).
+
 A thread's statuses (per env, read by the host after each kernel): ``STATUS_OVERFLOW`` (a
 capture search outgrew the scratch: never seen in play, :mod:`krypenv.krypkasino.engine.captures`)
 and :data:`STATUS_POLICY` (a built-in policy chose an illegal action).  Either makes the env raise.
@@ -36,13 +40,14 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import cached, device_identity, source_digest
+from krypenv.envs.cuda import SIMULATOR, cached, device_identity, source_digest
+from krypenv.gpu_lean import fresh
 from krypenv.krypkasino import device_drivers as D
 from krypenv.krypkasino import env_kernels as E
 from krypenv.krypkasino.actions import ILLEGAL
 from krypenv.krypkasino.config import C_P
 from krypenv.krypkasino.engine import kernels as K
-from krypenv.krypkasino.engine.captures import O_STATUS
+from krypenv.krypkasino.engine.captures import O_STATUS, SCRATCH_WORDS, clear_scratch
 from krypenv.rng import rand_float
 
 __all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", "no_policy"]
@@ -57,8 +62,9 @@ def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, ca
     return -1
 
 
-SOURCES = ("krypenv.krypkasino", "krypenv.rng")  # what the kernels call (their disk cache's key, source_digest)
+SOURCES = ("krypenv.krypkasino", "krypenv.gpu_lean", "krypenv.rng")  # what the kernels call (their cache key)
 unwrap = device_identity()
+FRESH: Any = (lambda a: a) if SIMULATOR else fresh  # the simulator runs kernel bodies as Python: no intrinsic there
 POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by build
 ADVANCE: Any = None
 
@@ -68,13 +74,15 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
     """The kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch, moves, keys) or
     none; compiled by numba-cuda on first launch and cached on disk (:func:`krypenv.envs.cuda.cached`), once per
     process and key."""
-    fn, uniforms, _, moves, keys_n = policy_key if policy_key is not None else (no_policy, 0, 0, 1, 1)
+    fn, uniforms, words, moves, keys_n = policy_key if policy_key is not None else (no_policy, 0, 0, 1, 1)
+    words = max(words, SCRATCH_WORDS)  # the thread's local scratch: the capture search's, or the policy's if larger
     has_policy = policy_key is not None
     key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
 
     def advance(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs, keyb):
         """Deal on and play built-in seats until a caller's seat must act; False if a policy acted illegally."""
-        while True:
+        while True:  # the env's arrays fresh per seat: no address held over the loop (gpu_lean.fresh)
+            st, rng, ints, cfg = FRESH(st), FRESH(rng), FRESH(ints), FRESH(cfg)
             E.advance_one(st, rng, ints, cfg, i, scr)
             if not has_policy:
                 return True
@@ -99,15 +107,18 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             unwrap(term_masks)
         pk, pi, pf, gx = unwrap(pk), unwrap(pi), unwrap(pf), unwrap(gx)
         hand_size, spades = gx[0], gx[1] != 0
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads own a scratch row each; the rest idle
+        t, g = cuda.grid(1), scr_all.shape[0]  # g threads (the rows of scr_all) work; the rest idle
         if t >= g:
             return
-        scr = scr_all[t]
+        scr = cuda.local.array(words, np.int64)  # the thread's scratch in local memory (module docstring)
+        clear_scratch(scr)
         cards = cuda.local.array(moves, np.int64)
         caps = cuda.local.array((moves, 52), np.int8)
         costs = cuda.local.array(moves, np.float64)
         keyb = cuda.local.array(keys_n, np.int64)
-        for i in range(t, st.shape[0], g):
+        i = t - g
+        while i + g < st.shape[0]:  # envs t, t + g, … (a while: range's trip count is a 64-bit division)
+            i += g
             if mode == RESET and not active[i]:
                 continue
             scr[O_STATUS] = 0
@@ -139,7 +150,8 @@ def engine_play() -> Any:
     """The engine benchmark's kernel ``play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes,
     spades, scr_all, deals, decisions)``: every thread deals ``deals`` deals of its envs in turn from the env's
     stream (K6) and plays them out by uniformly random legal moves (``random_move``, ``apply_move``), counting
-    the decisions (cards played) per env."""
+    the decisions (cards played) per env.  ``scr_all`` has a row per thread that plays (its rows count them): a
+    thread's capture-search scratch is its own local array."""
     key = source_digest(*SOURCES)
 
     def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, scr_all, deals, decisions):
@@ -147,13 +159,17 @@ def engine_play() -> Any:
         st, rng, kinds, sizes = unwrap(st), unwrap(rng), unwrap(kinds), unwrap(sizes)
         later_kinds, later_sizes, scr_all, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(scr_all), \
             unwrap(decisions)
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads own a scratch row each; the rest idle
+        t, g = cuda.grid(1), scr_all.shape[0]  # g threads (the rows of scr_all) play; the rest idle
         if t >= g:
             return
-        scr = scr_all[t]
+        # The thread's scratch in local memory (module docstring).
+        scr = cuda.local.array(SCRATCH_WORDS, np.int64)
+        clear_scratch(scr)  # the hash set starts empty (local memory starts undefined)
         cap = cuda.local.array(52, np.int8)
-        for i in range(t, st.shape[0], g):
+        i = t
+        while i < st.shape[0]:  # envs t, t + g, … (a while: range's trip count is a 64-bit division)
             decisions[i] = K.play_deals_one(st, rng, i, players, deck_size, kinds, sizes, later_kinds, later_sizes,
                                             spades, deals, cap, scr)
+            i += g
 
     return cached(play)

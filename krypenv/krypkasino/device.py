@@ -30,7 +30,6 @@ from krypenv.envs.device import DeviceVecEnv
 from krypenv.krypkasino import device_drivers
 from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EnvConfig
-from krypenv.krypkasino.engine.captures import O_SEEN, O_USED, SCRATCH_WORDS
 
 __all__ = ["DeviceVecEnv", "KrypkasinoDeviceEnv"]
 
@@ -62,12 +61,14 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
         return np.array([rules.hand_size, rules.set_aside == "spades"], np.int64)
 
     def _scratch_words(self) -> int:
-        """The capture search's scratch, or the built-in policy's if larger (the tactics')."""
-        return max([SCRATCH_WORDS] + [p.scratch for p in self._policies.values()])
+        """One word: the kernel keeps each thread's scratch (the capture search's, or the built-in policy's if
+        larger) in local memory and empties its hash set at every launch (krypenv.krypkasino.cuda_kernels); the rows
+        only count the threads."""
+        return 1
 
     def _minus_one(self) -> tuple[int, int]:
-        """Every thread's hash set of remainders starts empty (−1), as ``new_scratch`` makes it."""
-        return O_SEEN, O_USED
+        """Nothing starts at −1 (the kernel empties each thread's hash set itself)."""
+        return 0, 0
 
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated at the end of the match; never truncated."""

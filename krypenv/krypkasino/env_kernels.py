@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from krypenv.gpu_lean import divmod_small, fresh, rolled
 from krypenv.krypkasino.actions import CHOICE_SIZE, ILLEGAL, MOVED, N_ACTIONS, apply_action, mask_into
 from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.config import (
@@ -95,9 +96,9 @@ def seat_score(st: np.ndarray, cfg: np.ndarray, i: int, s: int) -> int:
     tabbes = kernels.tabbes_at(P)
     pile = st[i, kernels.piles_at(P) + 52 * s:kernels.piles_at(P) + 52 * s + 52]
     pts = 0
-    for c in range(52):
+    for c in range(rolled(52)):
         pts += pile[c] * POINTS8[c]
-    score = pts + 5 * st[i, tabbes + s] - 5 * st[i, tabbes + (s + 1) % P]
+    score = pts + 5 * st[i, tabbes + s] - 5 * st[i, tabbes + kernels.seat_after(s, 1, P)]
     if cfg[C_LCP] and st[i, kernels.DONE] and st[i, kernels.TAKER] == s:
         score += 1
     return score
@@ -154,7 +155,7 @@ def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray
     if cfg[C_N_KINDS] != 52:  # a variant deck (K20); the standard deck's kind indices are its codes
         for k in range(deck.shape[0]):
             deck[k] = cfg[C_KINDS + deck[k]]
-    dealer = (cfg[C_FIRST_DEALER] + ints[i, I_DEAL_NO]) % P
+    dealer = divmod_small(cfg[C_FIRST_DEALER] + ints[i, I_DEAL_NO], P)[1]
     n_init = cfg[C_N_INIT]
     kernels.reset_deal(st, i, P, deck, dealer, cfg[C_INIT_KINDS:C_INIT_KINDS + n_init],
                  cfg[C_INIT_SIZES:C_INIT_SIZES + n_init], cfg[C_SPADES] != 0)
@@ -268,11 +269,11 @@ def random_action(st: np.ndarray, cfg: np.ndarray, i: int, u: float, scr: np.nda
         return pick_legal(mask, u), -1
     forced = hand_sweep_values_s(hand, table_value_key(table), scr)
     n = 0
-    for c in range(52):
+    for c in range(rolled(52)):
         if hand[c] and (forced == 0 or (forced >> HAND_VALUE[c]) & 1):
             n += 1
     k = min(int(u * n), n - 1)
-    for c in range(52):
+    for c in range(rolled(52)):
         if hand[c] and (forced == 0 or (forced >> HAND_VALUE[c]) & 1):
             if k == 0:
                 return c, forced
@@ -285,7 +286,8 @@ def to_act(st: np.ndarray, cfg: np.ndarray, i: int) -> int:
     """Relative seat (to the learner) whose turn it is in env ``i``, or −1 once the episode is over."""
     if episode_over(st, cfg, i) or st[i, kernels.DONE]:
         return -1
-    return (st[i, kernels.TURN] - learner_seat(st, cfg, i)) % cfg[C_P]
+    P = cfg[C_P]
+    return kernels.seat_after(st[i, kernels.TURN], P - learner_seat(st, cfg, i), P)  # (turn − learner) mod P
 
 
 @njit(cache=True)
@@ -293,12 +295,15 @@ def advance_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarr
                 scr: np.ndarray) -> None:
     """Deal on through a match and play built-in opponents until the learner or an external seat must act."""
     kinds = cfg[C_SEAT_KINDS:C_SEAT_KINDS + cfg[C_P]]
-    while not rollover_one(st, rng, ints, cfg, i, scr):
-        r = to_act(st, cfg, i)
+    while True:  # on a GPU thread the env's arrays are made fresh per seat: no address held over the loop
+        s, r_, n, c = fresh(st), fresh(rng), fresh(ints), fresh(cfg)
+        if rollover_one(s, r_, n, c, i, scr):
+            return
+        r = to_act(s, c, i)
         if kinds[r] != RANDOM:
             return
-        action, forced = random_action(st, cfg, i, rand_float(rng, i), scr)
-        act_one(st, ints, cfg, i, action, False, scr, forced)
+        action, forced = random_action(s, c, i, rand_float(r_, i), scr)
+        act_one(s, n, c, i, action, False, scr, forced)
 
 
 # --------------------------------------------------------------------------- per-range bodies

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
+from krypenv.gpu_lean import rolled
 from krypenv.krypkasino.cards import POINTS
 from krypenv.krypkasino.engine import kernels
 
@@ -126,14 +127,14 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
     table, aside = row[kernels.TABLE:kernels.TABLE + 52], row[kernels.ASIDE:kernels.ASIDE + 52]
     out[:] = 0
     o_hand, o_table, o_aside, o_seen = out[0:52], out[52:104], out[104:156], out[156:208]
-    for c in range(52):
+    for c in range(rolled(52)):
         o_hand[c] = hand[c]
         o_table[c] = table[c]
         o_aside[c] = aside[c]
         o_seen[c] = hand[c] + table[c] + aside[c]
     for s in range(P):
         pile = row[piles + 52 * s:piles + 52 * s + 52]
-        for c in range(52):
+        for c in range(rolled(52)):
             o_seen[c] += pile[c]
     if choosing:
         if observer == actor:
@@ -141,19 +142,19 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
         else:
             out[156 + pending] += 1  # ... and is face up for everyone else
         out[208 + pending] = 1
-        for c in range(52):
+        for c in range(rolled(52)):
             out[260 + c] = choice[1 + c]
-    for v in range(2, 15):
+    for v in range(2, 2 + rolled(13)):
         if (sweep_bits >> v) & 1:
             out[O_SWEEP + v - 2] = 1
     o = O_SEATS
     for r in range(P):
-        s = (observer + r) % P
+        s = kernels.seat_after(observer, r, P)
         seat_hand = row[kernels.HANDS + 52 * s:kernels.HANDS + 52 * s + 52]
         pile = row[piles + 52 * s:piles + 52 * s + 52]
         n = 0
         pts = 0
-        for c in range(52):
+        for c in range(rolled(52)):
             n += seat_hand[c]
             pts += pile[c] * POINTS8[c]
         if choosing and s == actor:

@@ -64,6 +64,14 @@ def test_budget_edges() -> None:
     assert "spilled" in B.over_budget(name, B.Resources(spec.registers, 0, spec.spilled, 1, 0.0))
 
 
+def test_the_engine_kernel_meets_the_goal_of_issue_42() -> None:
+    """Krypkasino's engine kernel is held to at most 128 registers with nothing spilled (512 threads per SM): its
+    budget may not be loosened past the goal."""
+    spec = B.KERNELS["krypkasino.engine"]
+    assert spec.registers <= 128 and spec.spilled == 0
+    assert B.Resources(spec.registers, 0, 0, 0, 0.0).threads_per_sm >= 512
+
+
 def test_every_game_kernel_has_a_budget() -> None:
     """Each registered game's env kernel (with no policy and with the compiled expert) and engine kernel is listed."""
     from krypenv.games import GAMES

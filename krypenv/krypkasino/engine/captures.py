@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 from numba.core.extending import overload
 
+from krypenv.gpu_lean import divmod_small, rolled
 from krypenv.krypkasino.cards import HAND_VALUE
 
 MAX_COMBOS = 128  # combinations of one played value that fit in any table (127 for a played ace)
@@ -113,7 +114,7 @@ def table_value_key(cards: np.ndarray) -> int:
     """Value key of a (52,) count vector, valued as table cards (A = 1, K3)."""
     clubs, diamonds, hearts, spades = cards[0:13], cards[13:26], cards[26:39], cards[39:52]
     key = np.int64(0)
-    for rank in range(13):
+    for rank in range(rolled(13)):
         n = np.int64(clubs[rank]) + diamonds[rank] + hearts[rank] + spades[rank]
         key += n << (4 * (rank + 1))
     return key
@@ -151,7 +152,7 @@ def hand_value_bits(hand: np.ndarray) -> int:
     """Bitmask of the played values (K3) present in a (52,) hand."""
     clubs, diamonds, hearts, spades = hand[0:13], hand[13:26], hand[26:39], hand[39:52]
     bits = 0
-    for rank in range(13):
+    for rank in range(rolled(13)):
         if clubs[rank] | diamonds[rank] | hearts[rank] | spades[rank]:
             bits |= 1 << (14 if rank == 0 else rank + 1)  # an ace is played as 14
     return bits
@@ -380,7 +381,7 @@ def _partition_search(key: int, combos: np.ndarray, m: int, seen: np.ndarray, us
 @njit(cache=True)
 def _splits(key: int, total: int, sums: int, v: int, scr: np.ndarray) -> bool:
     """:func:`partitions_into_s` given the key's total and subset sums."""
-    if total == 0 or total % v != 0:
+    if total == 0 or divmod_small(total, v)[1] != 0:
         return total == 0
     if total == v:  # the whole multiset is one combination
         return True
@@ -470,7 +471,7 @@ def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
         return 0
     sums = subset_sums(tkey)
     good = 0
-    for v in range(2, 15):
+    for v in range(2, 2 + rolled(13)):
         if (values >> v) & 1 and _splits(tkey, total, sums, v, scr):
             good |= 1 << v
     return good
@@ -495,7 +496,7 @@ def hand_sweep_values(hand: np.ndarray, table: np.ndarray) -> int:
 @njit(cache=True)
 def card_mask_into(hand: np.ndarray, forced: int, out: np.ndarray) -> None:
     """Write which hand cards may be played into ``out[:52]``: those of the ``forced`` sweep values, else all."""
-    for c in range(52):
+    for c in range(rolled(52)):
         out[c] = hand[c] > 0 and (forced == 0 or (forced >> HAND_VALUE[c]) & 1 == 1)
 
 

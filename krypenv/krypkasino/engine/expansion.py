@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from krypenv.gpu_lean import divmod_small, rolled
 from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.engine.captures import (
     hand_sweep_values,
@@ -62,7 +63,7 @@ def _write_value_option(table: np.ndarray, k: int, need: int, row: int, out: np.
 def n_card_captures(table: np.ndarray, ckey: int) -> int:
     """How many distinct card sets realise the value-level capture ``ckey``."""
     total = 1
-    for k in range(1, 14):
+    for k in range(1, 1 + rolled(13)):
         need = nib(ckey, k)
         if need:
             total *= _n_value_options(table, k, need)
@@ -72,13 +73,13 @@ def n_card_captures(table: np.ndarray, ckey: int) -> int:
 @njit(cache=True)
 def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> None:
     """Write into ``out`` (52,) the ``index``-th card set realising ``ckey`` (mixed radix over values)."""
-    out[:52] = 0
-    for k in range(1, 14):
+    for c in range(rolled(52)):
+        out[c] = 0
+    for k in range(1, 1 + rolled(13)):
         need = nib(ckey, k)
         if need:
-            n = _n_value_options(table, k, need)
-            _write_value_option(table, k, need, index % n, out)
-            index //= n
+            index, row = divmod_small(index, _n_value_options(table, k, need))
+            _write_value_option(table, k, need, row, out)
 
 
 @njit(cache=True)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from krypenv.gpu_lean import fresh, rolled
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
     card_mask_into,
@@ -116,10 +117,18 @@ def record_width(players: int) -> int:
 
 # --------------------------------------------------------------------------- one deal
 @njit(cache=True)
+def seat_after(seat: int, k: int, players: int) -> int:
+    """The seat ``k`` places to the left of ``seat`` (0 ≤ seat < players, 0 ≤ k ≤ players): ``(seat + k) % players``
+    without a division (a 64-bit one is a subroutine call on a GPU thread)."""
+    s = seat + k
+    return s - players if s >= players else s
+
+
+@njit(cache=True)
 def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
     """K8: move court cards (or spades) from the table to the set-aside pile."""
     table, aside = table_of(st, i), st[i, ASIDE:ASIDE + 52]
-    for c in range(52):
+    for c in range(rolled(52)):
         n = table[c]
         if n and ((c // 13 == 3) if spades else (c % 13 >= 10)):
             aside[c] += n
@@ -137,7 +146,7 @@ def _deal_packets(st: np.ndarray, i: int, players: int, kinds: np.ndarray, sizes
                 p += 1
         else:
             for off in range(1, players + 1):
-                hand = HANDS + 52 * ((st[i, DEALER] + off) % players)
+                hand = HANDS + 52 * seat_after(st[i, DEALER], off, players)
                 for _ in range(sizes[k]):
                     st[i, hand + st[i, DECK + p]] += 1
                     p += 1
@@ -161,7 +170,7 @@ def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, deale
     st[i, DECK_LEN] = n
     st[i, HIST_CARD:HIST_CARD + 104] = -1
     st[i, DEALER] = dealer_seat
-    st[i, TURN] = (dealer_seat + 1) % players  # K9: the dealer's left neighbour leads
+    st[i, TURN] = seat_after(dealer_seat, 1, players)  # K9: the dealer's left neighbour leads
     st[i, LAST_CAPTURER] = -1
     st[i, TAKER] = -1
     _deal_packets(st, i, players, kinds, sizes)
@@ -189,7 +198,7 @@ def check_move(st: np.ndarray, i: int, card: int, cap: np.ndarray, scr: np.ndarr
     if card < 0 or card >= 52 or hand[card] == 0:
         return NOT_IN_HAND
     table = table_of(st, i)
-    for c in range(52):
+    for c in range(rolled(52)):
         if cap[c] < 0:
             return BAD_COUNTS
         if cap[c] > table[c]:
@@ -200,7 +209,7 @@ def check_move(st: np.ndarray, i: int, card: int, cap: np.ndarray, scr: np.ndarr
     if forced:
         if not (forced >> v) & 1:
             return SWEEP_FORCED
-        for c in range(52):
+        for c in range(rolled(52)):
             if cap[c] != table[c]:
                 return MUST_TAKE_ALL
         return OK
@@ -223,7 +232,7 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
     row[N_MOVES] = m + 1
     taken = 0
     on_table = 0
-    for c in range(52):
+    for c in range(rolled(52)):
         on_table += table[c]
         taken += cap[c]
     row[HIST_TAKEN + m] = taken
@@ -232,7 +241,7 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
     else:
         log = row[CAP_LOG:CAP_LOG + 104]
         k = np.int64(row[N_LOGGED])
-        for c in range(52):  # move the captured cards to the pile and log them
+        for c in range(rolled(52)):  # move the captured cards to the pile and log them
             x = cap[c]
             if x:
                 table[c] -= x
@@ -251,13 +260,13 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
             _set_aside(st, i, spades)  # K8 at the end of every round
             _deal_packets(st, i, players, later_kinds, later_sizes)  # K7
             row[ROUND] += 1
-            row[TURN] = (row[DEALER] + 1) % players
+            row[TURN] = seat_after(row[DEALER], 1, players)
         else:
             last = row[LAST_CAPTURER]
             taker = last if last >= 0 else row[DEALER]  # K15
             rest = row[piles_at(players) + 52 * taker:piles_at(players) + 52 * taker + 52]
             aside = row[ASIDE:ASIDE + 52]
-            for c in range(52):
+            for c in range(rolled(52)):
                 rest[c] += table[c] + aside[c]
                 table[c] = 0
                 aside[c] = 0
@@ -284,27 +293,28 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
     forced = hand_sweep_values_s(hand, tkey, scr)  # non-zero: K13 forces a sweep with these values
     n = 0
     if forced == 0:
-        for c in range(52):
+        for c in range(rolled(52)):
             n += hand[c] > 0
     else:
-        for c in range(52):
+        for c in range(rolled(52)):
             if hand[c] and (forced >> HAND_VALUE[c]) & 1:
                 n += 1
     pick = min(int(u_card * n), n - 1)
     card = -1
-    for c in range(52):
+    for c in range(rolled(52)):
         if hand[c] and (forced == 0 or (forced >> HAND_VALUE[c]) & 1):
             if pick == 0:
                 card = c
                 break
             pick -= 1
     if forced:
-        for c in range(52):
+        for c in range(rolled(52)):
             cap_out[c] = table[c]  # K13: the forced sweep takes the whole table
         return card
     keys = maximal_captures_k(tkey, subset_sums(tkey), HAND_VALUE[card], scr)
     if keys.shape[0] == 0:
-        cap_out[:52] = 0
+        for c in range(rolled(52)):
+            cap_out[c] = 0
         return card
     total = n_candidates(table, keys)
     candidate_into(table, keys, min(int(u_cap * total), total - 1), cap_out)
@@ -324,10 +334,11 @@ def play_deals_one(st: np.ndarray, rng: np.ndarray, i: int, players: int, deck_s
         draw_deck_into(rng, i, deck, 52, uniforms_of(scr))
         reset_deal(st, i, players, deck, players - 1, kinds, sizes, spades)
         while not st[i, DONE]:
-            u_card = rand_float(rng, i)
-            u_cap = rand_float(rng, i)
-            card = random_move(st, i, u_card, u_cap, cap, scr)
-            apply_move(st, i, players, card, cap, later_kinds, later_sizes, spades)
+            j = fresh(i)
+            u_card = rand_float(rng, j)
+            u_cap = rand_float(rng, j)
+            card = random_move(st, j, u_card, u_cap, cap, scr)
+            apply_move(st, j, players, card, cap, later_kinds, later_sizes, spades)
             made += 1
     return made
 

@@ -1,0 +1,96 @@
+"""krypenv.gpu_lean: the identity on the CPU, exact division by 32-bit steps, and loops NVVM keeps rolled."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import re
+
+import numpy as np
+import pytest
+from numba import njit
+
+from krypenv.gpu_lean import divmod_small, fresh, rolled
+
+needs_numba_cuda = pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None,
+                                      reason="numba-cuda is not installed (pip install 'krypenv[cuda]')")
+
+
+@pytest.mark.parametrize("x", [0, 1, 65535, 65536, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**48 + 12345, 2**63 - 1])
+@pytest.mark.parametrize("n", [1, 2, 3, 13, 19, 81, 65535])
+def test_divmod_small_edges(x: int, n: int) -> None:
+    """Both branches (one 32-bit division below 2**31, 16-bit long division above) at their edges."""
+    assert divmod_small(x, n) == divmod(x, n)
+
+
+def test_divmod_small_random() -> None:
+    """Random operands over the whole domain: 0 ≤ x < 2**63, 0 < n < 2**16."""
+    rng = random.Random(42)
+    for _ in range(20_000):
+        x = rng.choice([rng.randrange(2**31), rng.randrange(2**31, 2**34), rng.randrange(2**63)])
+        n = rng.randrange(1, 2**16)
+        assert divmod_small(x, n) == divmod(x, n), (x, n)
+
+
+@njit(cache=True)
+def _through(a: np.ndarray, k: int) -> int:
+    """Count to rolled(k) and write through a fresh view of ``a``."""
+    b = fresh(a)
+    total = 0
+    for c in range(rolled(k)):
+        b[c] = c
+        total += fresh(c)
+    return total
+
+
+def test_rolled_and_fresh_are_the_identity_on_the_cpu() -> None:
+    """Compiled for the CPU, rolled(n) is n and fresh(x) is x (a view of the same array: writes land in it)."""
+    a = np.zeros(8, np.int64)
+    assert _through(a, 8) == 28
+    assert a.tolist() == list(range(8))
+
+
+def _ptx(body: object) -> str:
+    """The PTX of a one-thread kernel for Hopper (no GPU needed)."""
+    from krypenv.eval.ptxas import CC, _hopper
+    from numba import cuda, typeof
+    from numba.core import types as nt
+
+    with _hopper():
+        ptx, _ = cuda.compile_ptx(body, nt.void(typeof(np.zeros((4, 128), np.int8, order="F"))), cc=CC)
+    return ptx
+
+
+@njit(cache=True)
+def _moved_constant(table: np.ndarray, pile: np.ndarray) -> None:
+    """apply_move's kind of loop over 52 cards (a slice of a column-major record), with the constant bound."""
+    for c in range(52):
+        pile[c] += table[c]
+        table[c] = 0
+
+
+@njit(cache=True)
+def _moved_rolled(table: np.ndarray, pile: np.ndarray) -> None:
+    """The same loop with rolled(52)."""
+    for c in range(rolled(52)):
+        pile[c] += table[c]
+        table[c] = 0
+
+
+def _kernel_constant(st: np.ndarray) -> None:
+    """Calls the constant loop on the record's first two card vectors."""
+    _moved_constant(st[0, 0:52], st[0, 52:104])
+
+
+def _kernel_rolled(st: np.ndarray) -> None:
+    """Calls the rolled loop."""
+    _moved_rolled(st[0, 0:52], st[0, 52:104])
+
+
+@needs_numba_cuda
+def test_rolled_hides_the_count_from_nvvm() -> None:
+    """On the GPU the count passes through an inline-PTX mov (NVVM cannot fold it, so it cannot unroll the loop);
+    the constant loop has none."""
+    constant, hidden = (_ptx(f) for f in (_kernel_constant, _kernel_rolled))
+    assert "begin inline asm" not in constant
+    assert re.search(r"begin inline asm\s+mov\.b64 %rd\d+, %rd\d+;", hidden)
