@@ -258,7 +258,7 @@ def minibatch_loss(net: Policy, magnet: Policy | None, data: Trained, idx: torch
                    args: Args) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss, its terms [entropy, KL to the magnet, policy loss, value loss], detached) of the rows ``idx`` of
     ``data`` (a minibatch; the magnet None: uniform)."""
-    obs, mask, act = data.obs[idx], data.mask[idx], data.act[idx][:, None]
+    obs, mask, act = data.obs.index_select(0, idx), data.mask.index_select(0, idx), data.act[idx][:, None]
     logp, value, q = net.evaluate(obs, mask, data.cols, data.acts)
     p = mmdnet.probabilities(logp, mask)
     neg_entropy = (p * logp).sum(-1)
@@ -269,7 +269,7 @@ def minibatch_loss(net: Policy, magnet: Policy | None, data: Trained, idx: torch
             m_logp = magnet.evaluate(obs, mask, data.cols, data.acts)[0]
         kl = (p * (logp - m_logp)).sum(-1).mean()
     if data.targets is not None:  # the policy to MMD's step (log-probabilities up to a constant), Q to the returns
-        pg = centered_mse(logp, data.targets[idx], mask)
+        pg = centered_mse(logp, data.targets.index_select(0, idx), mask)
         v_loss = 0.5 * (q.gather(1, act)[:, 0] - data.ret[idx]).pow(2).mean()
         loss = pg + args.vf_coef * v_loss
     else:
@@ -364,7 +364,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         episodes += int(b_done.sum())
         adv, ret, ok = seat_advantages(b_rew, b_done, b_seat, b_val, args.gae_lambda)
         idx_all = ok.reshape(-1).nonzero()[:, 0]
-        f_obs, f_mask = b_obs.reshape(T * N, D)[idx_all], b_mask.reshape(T * N, A)[idx_all]
+        f_obs, f_mask = (x.reshape(T * N, -1).index_select(0, idx_all) for x in (b_obs, b_mask))  # 10x x[idx]'s speed
         f_act, f_logp, f_adv, f_ret = (x.reshape(-1)[idx_all] for x in (b_act, b_logp, adv, ret))
         f_log_legal = f_mask.sum(1).float().log()  # the uniform magnet's −log π: log of the number of legal actions
         cols = acts = None
