@@ -59,6 +59,30 @@ def test_compact_values_and_gradients_are_the_whole_network_s(seed: int, rows: i
     assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(*grads))
 
 
+@pytest.mark.parametrize("critic", [False, True])
+def test_evaluate_is_the_network_by_hand(critic: bool) -> None:
+    """The whole network by hand: ReLU layers, a softmax over the legal actions, Q 0 off them, value Σ π·Q (critic)
+    or the value head's one output; on the compact columns the same."""
+    obs, mask = batch(7, 9, 12, 20, torch.float32)
+    net = Policy(12, 20, 6, 2, critic)
+    h = obs
+    for layer in net.hidden:
+        h = (h @ layer.weight.T + layer.bias).clamp_min(0)
+    logits = h @ net.pi.weight.T + net.pi.bias
+    p = torch.where(mask, logits.exp(), 0.0)
+    p = p / p.sum(1, keepdim=True)
+    out = h @ net.v.weight.T + net.v.bias
+    q = torch.where(mask, out, 0.0) if critic else None
+    value = (p * q).sum(1) if critic else out[:, 0]
+    o, m, cols, acts = compact(obs, mask)
+    for got_logp, got_value, got_q, legal in (net.evaluate(obs, mask) + (mask,), net.evaluate(o, m, cols, acts) + (m,)):
+        want_p = p if legal is mask else p[:, acts]
+        assert got_value.shape == (9,) and torch.allclose(got_value, value, atol=1e-5)
+        assert torch.allclose(torch.where(legal, got_logp.exp(), 0.0), want_p, atol=1e-6)
+        if critic:
+            assert torch.allclose(got_q, q if legal is mask else q[:, acts], atol=1e-5)
+
+
 @pytest.mark.parametrize("dtype", [torch.int8, torch.int64, torch.float32, torch.float64, torch.bool])
 def test_used_columns_are_the_nonzero_ones_on_either_path(dtype: torch.dtype) -> None:
     """The CPU path (an OR of the bits) and the general one (ne(0).any(0)) both find every nonzero column, negative
@@ -80,9 +104,21 @@ def test_padded_adds_the_first_illegal_actions_up_to_the_lanes() -> None:
     got = padded(legal).tolist()
     assert len(got) == LANES and got == sorted(got) and {3, 17, 39} <= set(got)
     assert got == [*range(14), 17, 39]  # 3 legal, the first 13 others
+    almost = torch.zeros(40, dtype=torch.bool)
+    almost[5:20] = True  # 15 legal: one more
+    assert padded(almost).tolist() == [0, *range(5, 20)]
     many = torch.ones(40, dtype=torch.bool)
     assert padded(many).tolist() == list(range(40))
     assert padded(torch.tensor([False, True, False])).tolist() == [0, 1, 2]
+
+
+def test_compact_keeps_the_columns_and_actions_it_is_given() -> None:
+    """Given columns and actions (an iteration's, a superset of the batch's) are the ones used."""
+    obs, mask = batch(2, 6, 10, 20, torch.int8)
+    cols, acts = torch.arange(10), torch.arange(20)
+    o, m, got_cols, got_acts = compact(obs, mask, cols, acts)
+    assert torch.equal(got_cols, cols) and torch.equal(got_acts, acts)
+    assert torch.equal(o, obs.float()) and torch.equal(m, mask)
 
 
 def test_probabilities_are_exp_with_illegal_entries_zero() -> None:
@@ -109,6 +145,22 @@ def test_sample_on_compact_actions_picks_the_whole_network_s(monkeypatch: pytest
         o, m, cols, acts = compact(obs, mask)
         small = acts[sample(net.evaluate(o, m, cols, acts)[0], m)]
     assert torch.equal(whole, small) and mask[torch.arange(64), whole].all()
+
+
+def test_sample_with_and_without_the_mask_and_one_uniform_a_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mask changes how, not what: the same uniforms, the same actions; a uniform on a cumulative probability
+    picks that action; each row draws its own uniform (1,000 rows of two equal actions pick both)."""
+    obs, mask = batch(4, 50, 10, 30, torch.int8)
+    logp = Policy(10, 30, 8, 2).evaluate(obs, mask)[0].detach()
+    draws = torch.rand(50, 1)
+    with monkeypatch.context() as m:
+        m.setattr(torch, "rand", lambda n, *_, **__: draws)
+        assert torch.equal(sample(logp), sample(logp, mask))
+        m.setattr(torch, "rand", lambda n, *_, **__: torch.full((n, 1), 0.5))  # on a cumulative probability: its action
+        half = torch.log(torch.tensor([[0.5, 0.5, 0.0]]))
+        assert sample(half, torch.tensor([[True, True, False]])).tolist() == [0]
+    two = torch.log(torch.full((1000, 2), 0.5))
+    assert set(sample(two, torch.ones(1000, 2, dtype=torch.bool)).tolist()) == {0, 1}
 
 
 @pytest.mark.parametrize("update", ["ppo", "critic"])
