@@ -33,13 +33,13 @@ __all__ = ["LANES", "Policy", "centered_mse", "clipped_surrogate", "compact", "m
            "sample", "used_columns"]
 
 
-LANES = 16  # PyTorch's CPU softmax kernels vectorize rows of at least this many entries (10× faster than 14)
+LANES = 16  # PyTorch's CPU softmax kernels vectorize rows of at least this many (experiments/selfplay_kernels.py)
 
 
 def used_columns(x: torch.Tensor) -> torch.Tensor:
     """(D,) bool: the columns of ``x`` (N, D) that are nonzero in some row (on the CPU: any nonzero bit)."""
     if x.device.type == "cpu" and x.is_contiguous():
-        bits = x.numpy().view(f"u{x.element_size()}")  # one OR over the rows: 30x faster than ne(0).any(0)
+        bits = x.numpy().view(f"u{x.element_size()}")  # one OR over the rows, not ne(0).any(0)'s slow reduction
         return torch.from_numpy(np.bitwise_or.reduce(bits, axis=0) != 0)
     return x.ne(0).any(0)
 

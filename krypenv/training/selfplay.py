@@ -364,7 +364,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         episodes += int(b_done.sum())
         adv, ret, ok = seat_advantages(b_rew, b_done, b_seat, b_val, args.gae_lambda)
         idx_all = ok.reshape(-1).nonzero()[:, 0]
-        f_obs, f_mask = (x.reshape(T * N, -1).index_select(0, idx_all) for x in (b_obs, b_mask))  # 10x x[idx]'s speed
+        f_obs, f_mask = (x.reshape(T * N, -1).index_select(0, idx_all) for x in (b_obs, b_mask))  # not x[idx]: slower
         f_act, f_logp, f_adv, f_ret = (x.reshape(-1)[idx_all] for x in (b_act, b_logp, adv, ret))
         f_log_legal = f_mask.sum(1).float().log()  # the uniform magnet's −log π: log of the number of legal actions
         cols = acts = None
