@@ -1,10 +1,11 @@
 """The self-play trainer's speed on ``tiny`` (2 players, CPU): before and after, against its arithmetic bound.
 
     taskset -c 1 nice python experiments/selfplay_speed.py [--iterations 8] [--rounds 2] [--threads 1] \\
-        [--before 846a5ee] [--configs critic ppo]
+        [--before 846a5ee] [--configs critic ppo] [--numba-threads 0]
 
-In one run, alternating, for ``--rounds`` rounds, for each ``--threads`` (torch's threads; numba's env
-threads are the machine's) and each configuration of :data:`CONFIGS` (``--configs``):
+In one run, alternating, for ``--rounds`` rounds, for each ``--threads`` (torch's threads; the env's are
+``--numba-threads``, numba's default the machine's cores) and each configuration of :data:`CONFIGS`
+(``--configs``):
 
 * **before**: the trainer of commit ``--before`` (:mod:`krypenv.training.selfplay` read with ``git show``;
   846a5ee is the one the page "Learners on the small variants" measured its runs with);
@@ -144,13 +145,21 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1])
     parser.add_argument("--before", default="846a5ee")
     parser.add_argument("--configs", nargs="+", default=["critic", "ppo"], choices=list(CONFIGS))
+    parser.add_argument("--numba-threads", type=int, default=0, help="the env's threads (0: numba's default)")
     args = parser.parse_args()
+    if args.numba_threads:
+        import numba
+
+        numba.set_num_threads(args.numba_threads)
     from krypenv.training import selfplay
 
     old = old_module(args.before)
     out = Path(tempfile.mkdtemp())
+    import numba
+
     for name in args.configs:
         print(f"{name}: {CONFIGS[name][0]}")
+    print(f"numba's threads: {numba.get_num_threads()}; torch {torch.__version__}")
     print(f"{'configuration':12} {'trainer':16} {'threads':>7} {'dec/s wall':>10} {'dec/CPU-s':>10} "
           f"{'MFLOP/dec':>9} {'GFLOP/CPU-s':>11} {'bound CPU':>10} {'% bound':>7} {'bound wall':>10} {'% wall':>6}",
           flush=True)
