@@ -99,7 +99,8 @@ def replay(calls: list[tuple[Any, tuple[Any, ...]]], seconds: float = 2.0) -> tu
     def tensor(shape: tuple[int, ...], stride: tuple[int, ...]) -> torch.Tensor:
         key = shape + stride
         if key not in made:
-            made[key] = torch.empty_strided(shape, stride).normal_()
+            size = 1 + sum((n - 1) * s for n, s in zip(shape, stride))  # broadcast (stride 0) ones too
+            made[key] = torch.randn(size).as_strided(shape, stride)
         return made[key]
 
     runs = [(f, [tensor(*a) if isinstance(a, tuple) else a for a in args]) for f, args in calls]
