@@ -40,6 +40,10 @@ again when the rollout stops are left out of the loss (their return is not known
 decisions, seconds, entropy, KL to the magnet, losses).  Exploitability against samples and wall
 time is measured afterwards on these files (``experiments/mmd_curve.py``).  Runs on CPU too (the
 same script, smaller ``--num-envs``).
+
+**Speed.**  The network and its losses are :mod:`krypenv.training.mmdnet`; with ``compact`` (the default) every
+pass runs on the observation columns and actions its batch uses, the same values at a third of the arithmetic on
+``tiny`` (the page "Learners on the small variants", "The loop's speed", has the figures).
 """
 
 from __future__ import annotations
