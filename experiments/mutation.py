@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Five sets (:data:`SETS`): ``distill`` (issue 40: label shards, expert iteration's pure parts,
+Six sets (:data:`SETS`): ``loop`` (issue 41: the self-play network's compact arithmetic),
+``distill`` (issue 40: label shards, expert iteration's pure parts,
 the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
 kernels' disk-cache plumbing), ``aec`` (issue 42: the entry modules' lazy loader, the steps' action check)
@@ -95,6 +96,12 @@ SETS["distill"] = (
 SETS["aec"] = (["krypenv/games.py", "krypenv/envs/spaces.py"],
                ["krypenv.games.x_lazy_exports*", "krypenv.envs.spaces.x_as_action*"],
                ["tests/test_games.py", "tests/envs/test_env_inputs.py"])
+# loop (issue 41, the fast CPU loop): the self-play network's compact arithmetic and the helpers it rests on
+SETS["loop"] = (["krypenv/training/mmdnet.py"],
+                ["krypenv.training.mmdnet.x_used_columns*", "krypenv.training.mmdnet.x_padded*",
+                 "krypenv.training.mmdnet.x_compact*", "krypenv.training.mmdnet.x_probabilities*",
+                 "krypenv.training.mmdnet.xǁPolicyǁevaluate*", "krypenv.training.mmdnet.x_sample*"],
+                ["tests/training/test_mmdnet.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

@@ -11,6 +11,7 @@ the game's declaration in :mod:`krypenv.games`:
 | ``warm.py``           | warm starts: ``--init-from`` a checkpoint's weights, ``--bc-teacher`` imitation  |
 | ``exploit.py``        | ``krypenv exploit``: exact NashConv (OpenSpiel) or an approximate best response  |
 | ``selfplay.py``       | self-play with magnetic mirror descent on the device env (``mlp`` checkpoints)   |
+| ``mmdnet.py``         | its network and losses, computed on the inputs and actions a batch uses          |
 | ``distill.py``        | expert iteration: DAgger games, the search's labels, a student network, repeat   |
 | ``labels.py``         | the labels' shards on disk (npz with a JSON card; resumable, checked on reading) |
 | ``student.py``        | the student network in torch, saved as an ``mlp`` file (format 2)                |

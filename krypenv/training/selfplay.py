@@ -40,6 +40,10 @@ again when the rollout stops are left out of the loss (their return is not known
 decisions, seconds, entropy, KL to the magnet, losses).  Exploitability against samples and wall
 time is measured afterwards on these files (``experiments/mmd_curve.py``).  Runs on CPU too (the
 same script, smaller ``--num-envs``).
+
+**Speed.**  The network and its losses are :mod:`krypenv.training.mmdnet`; with ``compact`` (the default) every
+pass runs on the observation columns and actions its batch uses, the same values at a third of the arithmetic on
+``tiny`` (the page "Learners on the small variants", "The loop's speed", has the figures).
 """
 
 from __future__ import annotations
@@ -47,7 +51,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
-import itertools
 import json
 import sys
 import time
@@ -60,8 +63,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from krypenv.agents.mlp import save
 from krypenv.games import DEFAULT_GAME, GAMES
+from krypenv.training import mmdnet
+from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd_targets, sample
 from krypenv.training.monitor import Monitor, Stopwatch
 
 T = TypeVar("T")
@@ -111,6 +115,7 @@ class Args:
     layers: int = 2
     seed: int = 0
     torch_threads: int = 1  # on the CPU (numba's env threads and torch's pool slow each other down when both run)
+    compact: bool = True  # the network computes on the inputs and actions a batch uses: the same values, less work
     checkpoint_every: int = 0  # iterations between checkpoints (0: only the final one)
     eval_every: int = 0  # iterations between exact NashConv measurements (a preset OpenSpiel traverses: tiny)
     resume: bool = False  # continue from OUT/state.pt (networks, optimizer, counters; the games restart)
@@ -124,8 +129,8 @@ class Args:
         check_fields(self, schedules=("lr_schedule", "magnet_schedule", "eta_schedule"),
                      at_least_1=("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches",
                                  "hidden", "layers", "schedule_start", "torch_threads"),
-                     at_least_0=("magnet_every", "checkpoint_every", "eval_every", "magnet_coef", "max_seconds", "eta",
-                                 "max_cpu_seconds", "logit_range"),
+                     at_least_0=("magnet_every", "checkpoint_every", "eval_every", "magnet_coef",
+                                 "max_seconds", "eta", "max_cpu_seconds", "logit_range"),
                      positive=("learning_rate",))
 
 
@@ -153,40 +158,6 @@ def schedule(kind: str, start: float, decisions: int, total: int, origin: int) -
     if kind == "sqrt":
         return start * min(1.0, (origin / max(decisions, 1)) ** 0.5)
     return start
-
-
-class Policy(nn.Module):
-    """An MLP with a policy head (logits over every action) and a value head: the seat's return, or with ``critic``
-    the return after each action (Q of every action; the value is then Σ π·Q)."""
-
-    def __init__(self, obs_size: int, n_actions: int, hidden: int, layers: int, critic: bool = False) -> None:
-        super().__init__()
-        sizes = [obs_size] + [hidden] * layers
-        self.critic = critic
-        self.hidden = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(sizes))
-        self.pi, self.v = nn.Linear(sizes[-1], n_actions), nn.Linear(sizes[-1], n_actions if critic else 1)
-
-    def evaluate(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, Any]:
-        """(log-probabilities with the illegal actions at −∞ in effect, value, Q of every action or None)."""
-        h = obs.float()
-        for layer in self.hidden:
-            h = torch.relu(layer(h))
-        logp = torch.log_softmax(self.pi(h).masked_fill(~mask, -1e9), dim=-1)
-        if self.critic:
-            q = self.v(h).masked_fill(~mask, 0.0)
-            return logp, (logp.exp() * q).sum(-1), q
-        return logp, self.v(h).squeeze(-1), None
-
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(log-probabilities with the illegal actions at −∞ in effect, value) of each observation."""
-        logp, value, _ = self.evaluate(obs, mask)
-        return logp, value
-
-    def export(self, path: Path, card: dict[str, Any]) -> Path:
-        """Write the policy as an ``mlp`` checkpoint (numpy arrays and a JSON card)."""
-        hidden = [(layer.weight.detach().cpu().numpy(), layer.bias.detach().cpu().numpy()) for layer in self.hidden]
-        policy = (self.pi.weight.detach().cpu().numpy(), self.pi.bias.detach().cpu().numpy())
-        return save(path, {**card, "layers": len(self.hidden), "activation": "relu"}, hidden, policy)
 
 
 def seat_advantages(rew: torch.Tensor, done: torch.Tensor, seat: torch.Tensor, value: torch.Tensor,
@@ -271,36 +242,46 @@ class ExactNashConv:
         return self.tree.nash_conv(self.tree.policy_of(policy_function(net, device)))["nash_conv"]
 
 
-def mmd_targets(net: Policy, magnet: Policy | None, obs: torch.Tensor, mask: torch.Tensor, eta: float, alpha: float,
-                logit_range: float, chunk: int = 65536) -> torch.Tensor:
-    """MMD's step at each state from the network's policy π and critic Q (a magnet ρ, or uniform):
-    log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η) up to a constant, floored ``logit_range`` below its best action."""
-    out = []
-    with torch.no_grad():
-        for o, m in zip(obs.split(chunk), mask.split(chunk)):
-            logp, _, q = net.evaluate(o, m)
-            rho = magnet(o, m)[0] if magnet is not None else torch.zeros_like(logp)  # uniform: a constant
-            y = (logp + eta * q + alpha * eta * rho) / (1.0 + alpha * eta)
-            y = y.masked_fill(~m, -torch.inf)
-            top = y.max(1, keepdim=True).values
-            out.append(torch.maximum(y, top - logit_range).masked_fill(~m, 0.0))
-    return torch.cat(out)
+@dataclass
+class Trained:
+    """An iteration's decisions whose returns are known, flattened (on ``cols`` and ``acts`` when they are set)."""
+
+    obs: torch.Tensor
+    mask: torch.Tensor
+    act: torch.Tensor  # the action's index in the mask's columns
+    logp: torch.Tensor  # its log-probability when played
+    adv: torch.Tensor
+    ret: torch.Tensor
+    log_legal: torch.Tensor  # log of the number of legal actions (the uniform magnet's −log π)
+    targets: torch.Tensor | None  # the critic update's MMD step
+    cols: torch.Tensor | None
+    acts: torch.Tensor | None
 
 
-def centered_mse(logp: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Mean squared difference of two log-policies over the legal actions, each centered (a constant apart)."""
-    n = mask.sum(1, keepdim=True)
-    a, b = torch.where(mask, logp, 0.0), torch.where(mask, target, 0.0)
-    a, b = a - a.sum(1, keepdim=True) / n, b - b.sum(1, keepdim=True) / n
-    return (torch.where(mask, a - b, 0.0).pow(2).sum(1) / n[:, 0]).mean()
-
-
-def clipped_surrogate(log_ratio: torch.Tensor, adv: torch.Tensor, clip: float, normalize: bool) -> torch.Tensor:
-    """PPO's clipped surrogate loss (the proximal step) of the sampled actions, advantages standardized or not."""
-    if normalize:
-        adv = (adv - adv.mean()) / (adv.std(correction=0) + 1e-8)
-    ratio = log_ratio.exp()
-    return torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+def minibatch_loss(net: Policy, magnet: Policy | None, data: Trained, idx: torch.Tensor, alpha: float,
+                   args: Args) -> tuple[torch.Tensor, torch.Tensor]:
+    """(loss, its terms [entropy, KL to the magnet, policy loss, value loss], detached) of the rows ``idx`` of
+    ``data`` (a minibatch; the magnet None: uniform)."""
+    obs, mask, act = data.obs.index_select(0, idx), data.mask.index_select(0, idx), data.act[idx][:, None]
+    logp, value, q = net.evaluate(obs, mask, data.cols, data.acts)
+    p = mmdnet.probabilities(logp, mask)
+    neg_entropy = (p * logp).sum(-1)
+    if magnet is None:
+        kl = (neg_entropy + data.log_legal[idx]).mean()
+    else:
+        with torch.no_grad():
+            m_logp = magnet.evaluate(obs, mask, data.cols, data.acts)[0]
+        kl = (p * (logp - m_logp)).sum(-1).mean()
+    if data.targets is not None:  # the policy to MMD's step (log-probabilities up to a constant), Q to the returns
+        pg = centered_mse(logp, data.targets.index_select(0, idx), mask)
+        v_loss = 0.5 * (q.gather(1, act)[:, 0] - data.ret[idx]).pow(2).mean()
+        loss = pg + args.vf_coef * v_loss
+    else:
+        pg = clipped_surrogate(logp.gather(1, act)[:, 0] - data.logp[idx], data.adv[idx], args.clip_coef,
+                               args.norm_adv)
+        v_loss = 0.5 * (value - data.ret[idx]).pow(2).mean()
+        loss = pg + args.vf_coef * v_loss + alpha * kl
+    return loss, torch.stack([-neg_entropy.mean(), kl, pg, v_loss]).detach()
 
 
 def update_magnet(magnet: Policy, net: Policy, args: Args, iteration: int) -> None:
@@ -312,16 +293,6 @@ def update_magnet(magnet: Policy, net: Policy, args: Args, iteration: int) -> No
         with torch.no_grad():
             for m, q in zip(magnet.parameters(), net.parameters()):
                 m.lerp_(q, args.magnet_ema)
-
-
-def sample(logp: torch.Tensor) -> torch.Tensor:
-    """One action per row of log-probabilities: the first whose cumulative probability passes a uniform.
-
-    The uniform is kept above 0 (``torch.rand`` can return 0, which would pick a leading action of
-    probability 0, an illegal one; 1 in 2^24 draws, so within an hour of ``tiny``)."""
-    cdf = logp.exp().cumsum(1)
-    u = (torch.rand(len(logp), 1, device=logp.device) * cdf[:, -1:]).clamp_min(torch.finfo(cdf.dtype).tiny)
-    return (cdf < u).sum(1).clamp_max(logp.shape[1] - 1)
 
 
 def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stopwatch | None = None) -> dict[str, Any]:
@@ -350,7 +321,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         start = int(state["iteration"])
     obs, info = env.reset(seed=args.seed + 1_000_003 * start)  # resumed games are new deals
     mask, seat = info["action_mask"], info["seat"]
-    b_obs = torch.zeros((T, N, D), device=device)  # float once here, not at every pass over it
+    b_obs = torch.zeros((T, N, D), dtype=obs.dtype, device=device)  # the env's dtype (int8: a quarter of the bytes)
     b_mask = torch.zeros((T, N, A), dtype=torch.bool, device=device)
     b_act, b_seat = (torch.zeros((T, N), dtype=torch.long, device=device) for _ in range(2))
     b_logp, b_val = (torch.zeros((T, N), device=device) for _ in range(2))
@@ -376,12 +347,20 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         eta = schedule(args.eta_schedule, args.eta, decisions, iterations * N * T, args.schedule_start)
         for group in optimizer.param_groups:
             group["lr"] = lr
+        seen_cols, seen_acts = (torch.zeros(n, dtype=torch.bool, device=device) for n in (D, A))
         for t in range(T):
             with torch.no_grad():
-                logp, value = net(obs, mask)
-                action = sample(logp)
+                o, m, cols, acts = obs, mask, None, None
+                if args.compact:  # this step's columns and actions (mmdnet), and the iteration's so far
+                    used, legal = mmdnet.used_columns(obs), mmdnet.used_columns(mask)
+                    seen_cols |= used
+                    seen_acts |= legal
+                    o, m, cols, acts = mmdnet.compact(obs, mask, used.nonzero()[:, 0], mmdnet.padded(legal))
+                logp, value, _ = net.evaluate(o, m, cols, acts)
+                choice = sample(logp, m)
+            action = acts[choice] if args.compact else choice
             b_obs[t], b_mask[t], b_act[t], b_seat[t], b_val[t] = obs, mask, action, seat, value
-            b_logp[t] = logp.gather(1, action[:, None])[:, 0]
+            b_logp[t] = logp.gather(1, choice[:, None])[:, 0]
             obs, rewards, terminated, truncated, info = env.step(action)
             mask, seat = info["action_mask"], info["seat"]
             b_rew[t], b_done[t] = rewards * args.reward_scale, terminated | truncated
@@ -389,38 +368,28 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         episodes += int(b_done.sum())
         adv, ret, ok = seat_advantages(b_rew, b_done, b_seat, b_val, args.gae_lambda)
         idx_all = ok.reshape(-1).nonzero()[:, 0]
-        f_obs, f_mask = b_obs.reshape(T * N, D)[idx_all], b_mask.reshape(T * N, A)[idx_all]
+        f_obs, f_mask = (x.reshape(T * N, -1).index_select(0, idx_all) for x in (b_obs, b_mask))  # not x[idx]: slower
         f_act, f_logp, f_adv, f_ret = (x.reshape(-1)[idx_all] for x in (b_act, b_logp, adv, ret))
         f_log_legal = f_mask.sum(1).float().log()  # the uniform magnet's −log π: log of the number of legal actions
+        cols = acts = None
+        if args.compact:  # the iteration's columns and actions (mmdnet); an action's index among them
+            f_obs, f_mask, cols, acts = mmdnet.compact(f_obs, f_mask, seen_cols.nonzero()[:, 0],
+                                                       mmdnet.padded(seen_acts))
+            f_act = torch.zeros(A, dtype=torch.long, device=device).index_copy_(
+                0, acts, torch.arange(len(acts), device=device))[f_act]
         stats = []
         if critic:
             targets = mmd_targets(net, magnet if not uniform else None, f_obs, f_mask, eta, alpha,
-                                  args.logit_range)
+                                  args.logit_range, cols=cols, acts=acts)
+        data = Trained(f_obs, f_mask, f_act, f_logp, f_adv, f_ret, f_log_legal, targets if critic else None, cols, acts)
         for _ in range(args.update_epochs):
             for idx in torch.randperm(idx_all.numel(), device=device).chunk(args.num_minibatches):
-                logp, value, q = net.evaluate(f_obs[idx], f_mask[idx])
-                p = logp.exp()
-                neg_entropy = (p * logp).sum(-1)
-                if uniform:
-                    kl = (neg_entropy + f_log_legal[idx]).mean()
-                else:
-                    with torch.no_grad():
-                        m_logp = magnet(f_obs[idx], f_mask[idx])[0]
-                    kl = (p * (logp - m_logp)).sum(-1).mean()
-                if critic:  # the policy to MMD's step (log-probabilities up to a constant), Q to the returns
-                    pg = centered_mse(logp, targets[idx], f_mask[idx])
-                    v_loss = 0.5 * (q.gather(1, f_act[idx][:, None])[:, 0] - f_ret[idx]).pow(2).mean()
-                    loss = pg + args.vf_coef * v_loss
-                else:
-                    pg = clipped_surrogate(logp.gather(1, f_act[idx][:, None])[:, 0] - f_logp[idx], f_adv[idx],
-                                           args.clip_coef, args.norm_adv)
-                    v_loss = 0.5 * (value - f_ret[idx]).pow(2).mean()
-                    loss = pg + args.vf_coef * v_loss + alpha * kl
+                loss, stat = minibatch_loss(net, None if uniform else magnet, data, idx, alpha, args)
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
                 optimizer.step()
-                stats.append(torch.stack([-neg_entropy.mean(), kl, pg, v_loss]).detach())
+                stats.append(stat)
         update_magnet(magnet, net, args, it)
         seconds = clock.wall()  # training time: the measurements left out
         ent, kl, pg, vl = torch.stack(stats).mean(0).tolist()

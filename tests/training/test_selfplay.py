@@ -191,7 +191,9 @@ class FixedNet:
     def __init__(self, logp: torch.Tensor, q: torch.Tensor) -> None:
         self.logp, self.q = logp, q
 
-    def evaluate(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def evaluate(self, obs: torch.Tensor, mask: torch.Tensor, cols: object = None,
+                 acts: object = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        assert cols is None and acts is None  # the whole network's outputs
         return self.logp[obs[:, 0].long()], torch.zeros(len(obs)), self.q[obs[:, 0].long()]
 
     def __call__(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
