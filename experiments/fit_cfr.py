@@ -13,7 +13,7 @@ the seat's env observation, the network's input, and the legal actions):
   observation); backward induction on the tree gives its subgame-perfect equilibrium, each state's
   optimal actions alike (NashConv 0 exactly).
 
-  The network is :class:`krypenv.training.selfplay.Policy`
+  The network is :class:`krypenv.training.mmdnet.Policy`
 (the self-play learner's, the value head unused) trained by Adam on the cross-entropy between the
 target distribution and its masked softmax, every information state weighted alike, full passes in
 minibatches; every ``--eval-every`` epochs its exact NashConv (all information states at once, the
@@ -36,7 +36,7 @@ import torch
 
 from krypenv.openspiel.policy import TabularPolicyFile
 from krypenv.openspiel.tree import GameTree
-from krypenv.training.selfplay import Policy
+from krypenv.training.mmdnet import Policy
 
 CFR = Path(__file__).resolve().parents[1] / "checkpoints" / "cfr-tiny.json.gz"
 

@@ -69,8 +69,8 @@ from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd
 from krypenv.training.monitor import Monitor, Stopwatch
 
 T = TypeVar("T")
-__all__ = ["Args", "ExactNashConv", "Policy", "Snapshot", "centered_mse", "clipped_surrogate", "main", "mmd_targets",
-           "policy_function", "sample", "schedule", "seat_advantages", "update_magnet"]
+__all__ = ["Args", "ExactNashConv", "Snapshot", "main", "policy_function", "schedule", "seat_advantages",
+           "update_magnet"]
 
 
 SCHEDULES = ("constant", "linear", "sqrt")

@@ -3,7 +3,7 @@
     python -m krypenv.training.treemmd --preset tiny --max-seconds 1800 --out runs/treemmd-tiny
 
 **What it is.**  The full-width counterpart of :mod:`krypenv.training.selfplay`: the same network
-(:class:`krypenv.training.selfplay.Policy`, the seat's env observation in, masked softmax out) and the same
+(:class:`krypenv.training.mmdnet.Policy`, the seat's env observation in, masked softmax out) and the same
 update (MMD; Sokota et al., ICLR 2023), but each action's value is computed on the game's tree
 (:class:`krypenv.openspiel.tree.GameTree`) instead of estimated from sampled games.  It needs a game
 OpenSpiel can walk whole (``tiny``); the sampled learner is the one that scales.  Each iteration:
@@ -40,8 +40,9 @@ import numpy as np
 import torch
 
 from krypenv.games import DEFAULT_GAME
+from krypenv.training.mmdnet import Policy
 from krypenv.training.monitor import Monitor, Stopwatch
-from krypenv.training.selfplay import Policy, check_fields, parse_fields, schedule, update_magnet
+from krypenv.training.selfplay import check_fields, parse_fields, schedule, update_magnet
 
 if TYPE_CHECKING:
     from krypenv.openspiel.tree import GameTree

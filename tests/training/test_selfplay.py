@@ -19,20 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from krypenv import agents, krypkasino_v0
-from krypenv.training.selfplay import (
-    Args,
-    Policy,
-    Snapshot,
-    centered_mse,
-    clipped_surrogate,
-    main,
-    mmd_targets,
-    parse,
-    sample,
-    schedule,
-    seat_advantages,
-    update_magnet,
-)
+from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd_targets, sample
+from krypenv.training.selfplay import Args, Snapshot, main, parse, schedule, seat_advantages, update_magnet
 from tests.training.options import assert_refused
 
 
