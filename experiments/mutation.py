@@ -100,7 +100,8 @@ SETS["aec"] = (["krypenv/games.py", "krypenv/envs/spaces.py"],
 SETS["loop"] = (["krypenv/training/mmdnet.py"],
                 ["krypenv.training.mmdnet.x_used_columns*", "krypenv.training.mmdnet.x_padded*",
                  "krypenv.training.mmdnet.x_compact*", "krypenv.training.mmdnet.x_probabilities*",
-                 "krypenv.training.mmdnet.xǁPolicyǁevaluate*", "krypenv.training.mmdnet.x_sample*"],
+                 "krypenv.training.mmdnet.xǁPolicyǁevaluate*", "krypenv.training.mmdnet.x__head*",
+                 "krypenv.training.mmdnet.x_sample*"],
                 ["tests/training/test_mmdnet.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)

@@ -68,6 +68,13 @@ def probabilities(logp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask, logp, 0.0).exp().masked_fill(~mask, 0.0)
 
 
+def _head(layer: nn.Linear, h: torch.Tensor, acts: torch.Tensor | None) -> torch.Tensor:
+    """An output layer per action on ``h``: every action's, or those of ``acts`` only (their weight rows picked)."""
+    if acts is None:
+        return layer(h)
+    return F.linear(h, layer.weight.index_select(0, acts), layer.bias.index_select(0, acts))
+
+
 class Policy(nn.Module):
     """An MLP with a policy head (logits over every action) and a value head: the seat's return, or with ``critic``
     the return after each action (Q of every action; the value is then Σ π·Q)."""
@@ -88,17 +95,9 @@ class Policy(nn.Module):
         for k, layer in enumerate(self.hidden):
             w = layer.weight if k or cols is None else layer.weight.index_select(1, cols)
             h = torch.relu(F.linear(h, w, layer.bias))
-        if acts is None:
-            logits = self.pi(h)
-        else:
-            logits = F.linear(h, self.pi.weight.index_select(0, acts), self.pi.bias.index_select(0, acts))
-        logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=-1)
+        logp = torch.log_softmax(_head(self.pi, h, acts).masked_fill(~mask, -1e9), dim=-1)
         if self.critic:
-            if acts is None:
-                q = self.v(h)
-            else:
-                q = F.linear(h, self.v.weight.index_select(0, acts), self.v.bias.index_select(0, acts))
-            q = q.masked_fill(~mask, 0.0)
+            q = _head(self.v, h, acts).masked_fill(~mask, 0.0)
             return logp, (probabilities(logp, mask) * q).sum(-1), q
         return logp, self.v(h).squeeze(-1), None
 
