@@ -233,6 +233,44 @@ def test_the_quickstart_seed_table_is_the_csv() -> None:
         assert (minutes, *(x.replace("−", "-") for x in (diff, low, high, creeper, greedy, rand))) == want, seed
 
 
+def _exit_matches() -> dict[tuple[str, ...], dict[str, str]]:
+    """exit-matches.csv's rows by (game, players, a, b, decks, seed)."""
+    import csv
+
+    with open(DOCS / "research" / "exit-matches.csv", newline="") as f:
+        return {(r["game"], r["players"], r["a"], r["b"], r["decks"], r["seed"]): r for r in csv.DictReader(f)}
+
+
+def _checked_match_rows(section: str, matches: dict[tuple[str, ...], dict[str, str]]) -> list[tuple[str, ...]]:
+    """The keys of a markdown table of matches, each row's figures asserted equal to its CSV row (2 decimals)."""
+    rows = re.findall(r"^\| (\w+) \| (\d) \| `([^`]+)` \| `([^`]+)` \| ([\d,]+) \| (\d+) \| \**(−?[\d.]+)\** \| "
+                      r"\[(−?[\d.]+), (−?[\d.]+)\] \|", section, re.MULTILINE)
+    keys = []
+    for g, p, a, b, decks, seed, diff, low, high in rows:
+        key = (g, p, a, b, decks.replace(",", ""), seed)
+        assert key in matches, key
+        want = tuple(f"{float(matches[key][k]):.2f}" for k in ("a_minus_b", "ci_low", "ci_high"))
+        assert tuple(x.replace("−", "-") for x in (diff, low, high)) == want, (a, b)
+        keys.append(key)
+    return keys
+
+
+def test_the_readme_expert_iteration_table_is_the_measured_csv() -> None:
+    """The README's expert-iteration rows are rows of exit-matches.csv: each a student against `expert` or its
+    search against `pimc`, over 1,000 decks, on the right side of 0 (a claim the README makes of every row)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Expert iteration at the larger tables**")[1].split("\n## ")[0]
+    matches = _exit_matches()
+    keys = _checked_match_rows(section, matches)
+    assert len(keys) == 6
+    for key in keys:
+        game, _, a, b, decks, _ = key
+        r = matches[key]
+        assert decks == "1000" and b == ("expert" if a.startswith("mlp:") else "pimc"), key
+        better = -1 if game == "krypkasino" else 1  # Krypkasino: fewer points is better; Kungsholmskille: money
+        assert better * float(r["ci_low"]) > 0 and better * float(r["ci_high"]) > 0, key
+
+
 def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
     """docs/research/expert-iteration.md's tables hold the rows of exit-curve.csv, exit-matches.csv and
     exit-exploit.csv, no more."""
@@ -250,16 +288,9 @@ def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
         want = (r["seed"], f"{int(r['labels']):,}", f"{float(r['hours']):.2f}",
                 *(f"{float(r[k]):.2f}" for k in ("vs_opponent", "ci_low", "ci_high")))
         assert (seed, labels, hours, *(x.replace("−", "-") for x in (diff, low, high))) == want, (run, it)
-    with open(DOCS / "research" / "exit-matches.csv", newline="") as f:
-        matches = {(r["game"], r["players"], r["a"], r["b"], r["decks"], r["seed"]): r for r in csv.DictReader(f)}
+    matches = _exit_matches()
     section = page.split("## Head to head")[1].split("\n## ")[0]
-    rows = re.findall(r"^\| (\w+) \| (\d) \| `([^`]+)` \| `([^`]+)` \| ([\d,]+) \| (\d+) \| \**(−?[\d.]+)\** \| "
-                      r"\[(−?[\d.]+), (−?[\d.]+)\] \|", section, re.MULTILINE)
-    assert {(g, p, a, b, decks.replace(",", ""), seed) for g, p, a, b, decks, seed, *_ in rows} == set(matches)
-    for g, p, a, b, decks, seed, diff, low, high in rows:
-        r = matches[g, p, a, b, decks.replace(",", ""), seed]
-        want = tuple(f"{float(r[k]):.2f}" for k in ("a_minus_b", "ci_low", "ci_high"))
-        assert tuple(x.replace("−", "-") for x in (diff, low, high)) == want, (a, b)
+    assert set(_checked_match_rows(section, matches)) == set(matches)
     with open(DOCS / "research" / "exit-exploit.csv", newline="") as f:
         gains = {(r["agent"], r["seed"]): r for r in csv.DictReader(f)}
     section = page.split("## Against a best response")[1].split("\n## ")[0]
