@@ -118,10 +118,6 @@ class HostArrays:
         """A column-major copy."""
         return np.asfortranarray(a)
 
-    def scratch(self, words: int, threads: int, minus_one: tuple[int, int] = (0, 0)) -> tuple[None, np.ndarray]:
-        """The threads' scratch rows, (threads, words) int64 column-major."""
-        return None, np.zeros((threads, words), np.int64, order="F")
-
 
 def _types(args: list[Any]) -> Any:
     """numba's signature of a kernel launched with host stand-ins of ``args`` (2-D arrays column-major)."""
@@ -137,7 +133,7 @@ def env_arguments(env: Any, policy: Any) -> list[Any]:
     b, P = env._buf, env.players
     ki = len(policy.iparams) if policy else 1
     kf = len(policy.fparams) if policy else 1
-    return [0, *env.core._arrays(), b["base"], b["active"], b["actions"], False, np.zeros((4, 8), np.int64),
+    return [0, *env.core._arrays(), b["base"], b["active"], b["actions"], False, 4,
             b["status"], b["act_status"], b["rew"], b["over"], b["final"], b["obs"], b["masks"], b["seats"],
             b["term_obs"], b["term_masks"], np.zeros(P, np.int64), np.zeros((P, ki), np.int64), np.zeros((P, kf)),
             env._gx()]

@@ -2,7 +2,7 @@
 
 One kernel, ``run(mode, …)``, for the three operations of the device env (one compile): RESET the
 active envs, STEP every env, OBSERVE.  It is a grid-stride loop (thread ``t`` of ``G`` handles envs
-``t, t + G, …``, ``G`` being the rows of ``scr_all``) whose body calls the per-env functions
+``t, t + G, …``, ``G`` being the ``threads`` argument) whose body calls the per-env functions
 of :mod:`krypenv.krypkasino.env_kernels` and :mod:`krypenv.krypkasino.device_drivers`, the ones the
 CPU drivers call, compiled for the GPU by numba-cuda: dealing (K5–K8, K21), the capture protocol and
 its search (K10–K13), scoring (K14–K18), observations, masks, rewards and auto-reset are the CPU's
@@ -95,19 +95,19 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             if E.act_one(st, ints, cfg, i, a, False, scr, -1) == ILLEGAL:
                 return False
 
-    def run(mode, st, rng, ints, cfg, base, active, actions, lose, scr_all, status, act_status, rew, over, final,
+    def run(mode, st, rng, ints, cfg, base, active, actions, lose, threads, status, act_status, rew, over, final,
             obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
         """RESET the active envs, STEP every env or OBSERVE (module docstring); ``gx`` = (hand size, spades)."""
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, rng, ints, base, cfg, active, actions = unwrap(st), unwrap(rng), unwrap(ints), unwrap(base), \
             unwrap(cfg), unwrap(active), unwrap(actions)
-        scr_all, status, act_status, rew, over, final = unwrap(scr_all), unwrap(status), unwrap(act_status), \
-            unwrap(rew), unwrap(over), unwrap(final)
+        status, act_status, rew, over, final = unwrap(status), unwrap(act_status), unwrap(rew), unwrap(over), \
+            unwrap(final)
         obs, masks, seats, term_obs, term_masks = unwrap(obs), unwrap(masks), unwrap(seats), unwrap(term_obs), \
             unwrap(term_masks)
         pk, pi, pf, gx = unwrap(pk), unwrap(pi), unwrap(pf), unwrap(gx)
         hand_size, spades = gx[0], gx[1] != 0
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads (the rows of scr_all) work; the rest idle
+        t, g = cuda.grid(1), threads  # g threads work (the launch rounds up to whole blocks); the rest idle
         if t >= g:
             return
         scr = cuda.local.array(words, np.int64)  # the thread's scratch in local memory (module docstring)
@@ -148,18 +148,17 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
 @functools.cache
 def engine_play() -> Any:
     """The engine benchmark's kernel ``play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes,
-    spades, scr_all, deals, decisions)``: every thread deals ``deals`` deals of its envs in turn from the env's
-    stream (K6) and plays them out by uniformly random legal moves (``random_move``, ``apply_move``), counting
-    the decisions (cards played) per env.  ``scr_all`` has a row per thread that plays (its rows count them): a
-    thread's capture-search scratch is its own local array."""
+    spades, threads, deals, decisions)``: each of the first ``threads`` threads deals ``deals`` deals of its envs in
+    turn from the env's stream (K6) and plays them out by uniformly random legal moves (``random_move``,
+    ``apply_move``), counting the decisions (cards played) per env; a thread's capture-search scratch is its own
+    local array."""
     key = source_digest(*SOURCES)
 
-    def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, scr_all, deals, decisions):
+    def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, threads, deals, decisions):
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, rng, kinds, sizes = unwrap(st), unwrap(rng), unwrap(kinds), unwrap(sizes)
-        later_kinds, later_sizes, scr_all, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(scr_all), \
-            unwrap(decisions)
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads (the rows of scr_all) play; the rest idle
+        later_kinds, later_sizes, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(decisions)
+        t, g = cuda.grid(1), threads  # g threads play (the launch rounds up to whole blocks); the rest idle
         if t >= g:
             return
         # The thread's scratch in local memory (module docstring).

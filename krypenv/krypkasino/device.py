@@ -60,16 +60,6 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
         rules = self.core.rules
         return np.array([rules.hand_size, rules.set_aside == "spades"], np.int64)
 
-    def _scratch_words(self) -> int:
-        """One word: the kernel keeps each thread's scratch (the capture search's, or the built-in policy's if
-        larger) in local memory and empties its hash set at every launch (krypenv.krypkasino.cuda_kernels); the rows
-        only count the threads."""
-        return 1
-
-    def _minus_one(self) -> tuple[int, int]:
-        """Nothing starts at −1 (the kernel empties each thread's hash set itself)."""
-        return 0, 0
-
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated at the end of the match; never truncated."""
         return over, over & False
