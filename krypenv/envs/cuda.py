@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "cached", "cuda_problem", "device_identity", "grid_threads",
-           "host_view", "launch", "no_fma", "rebind", "require_cuda", "source_digest", "threads_per_sm",
+__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "EnvKernels", "cached", "cuda_problem", "device_identity",
+           "grid_threads", "host_view", "launch", "no_fma", "rebind", "require_cuda", "source_digest", "threads_per_sm",
            "torch_stream"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
@@ -199,6 +199,20 @@ def launch(kernel: Any, threads: int, *args: Any) -> None:
     blocks = max(1, math.ceil(threads / BLOCK))
     with no_fma():
         kernel[blocks, BLOCK, torch_stream()](*args)
+
+
+class EnvKernels:
+    """A device env's kernels by part, and the launches of each of its operations (RESET, STEP, OBSERVE), in order:
+    ``order[operation]`` = ((part, mode), ...).  Every kernel takes ``mode`` and then the same arguments; launched on
+    one stream, each sees what the one before it wrote (the per-env state stays in global memory between them)."""
+
+    def __init__(self, parts: dict[str, Any], order: dict[int, tuple[tuple[str, int], ...]]) -> None:
+        self.parts, self.order = parts, order
+
+    def launch(self, operation: int, threads: int, *args: Any) -> None:
+        """Launch ``operation``'s kernels in turn on ``threads`` threads, each with its mode and ``args``."""
+        for part, mode in self.order[operation]:
+            launch(self.parts[part], threads, mode, *args)
 
 
 class Arrays:

@@ -68,7 +68,7 @@ from krypenv.rng import check_seed, seed_range
 
 __all__ = ["SELF", "DeviceVecEnv", "device_kinds"]
 
-RESET, STEP, OBSERVE = 0, 1, 2  # the modes of every game's CUDA kernel (its cuda_kernels module)
+RESET, STEP, OBSERVE = 0, 1, 2  # the operations of every game's CUDA kernels (its cuda_kernels module)
 
 
 def device_kinds(opponents: Any, players: int, game: str, on_gpu: bool) -> tuple[list[int], dict[int, Any]]:
@@ -180,7 +180,7 @@ class DeviceVecEnv(VectorEnv):
 
     # ------------------------------------------------------------------ the GPU backend
     def _setup_gpu(self, host: dict[str, np.ndarray]) -> None:
-        """Device copies of the state and outputs, the thread count, the kernel and its policy arguments."""
+        """Device copies of the state and outputs, the thread count, the kernels and their policy arguments."""
         from krypenv.envs import cuda_util
         from krypenv.envs.cuda import Arrays, grid_threads
 
@@ -194,7 +194,7 @@ class DeviceVecEnv(VectorEnv):
             raise ValueError("opponents: the agents in the kernels must share one compiled policy function (e.g. "
                              "greedy, creeper and expert do); got several")
         key = keys.pop() if keys else None
-        self._kernel = self.cuda_kernels().build(key)
+        self._kernels = self.cuda_kernels().build(key)  # EnvKernels: the kernels of RESET, STEP and OBSERVE
         self._check = cuda_util.check
         P = self.players
         ki = max([len(p.iparams) for p in self._policies.values()] + [1])
@@ -208,11 +208,9 @@ class DeviceVecEnv(VectorEnv):
         self._bad = arrays.to_device(np.zeros(1, np.int64))
 
     def _run(self, mode: int) -> None:
-        """Launch the game's kernel in ``mode`` over every env and check the statuses it reports."""
-        from krypenv.envs.cuda import launch
-
+        """Launch the game's kernels for operation ``mode`` over every env and check the statuses they report."""
         d = self._dev
-        launch(self._kernel, self._threads, mode, *self._lead, d["base"], d["active"], d["actions"], self._lose,
+        self._kernels.launch(mode, self._threads, *self._lead, d["base"], d["active"], d["actions"], self._lose,
                self._threads, d["status"], d["act_status"], d["rew"], d["over"], d["final"], d["obs"], d["masks"],
                d["seats"], d["term_obs"], d["term_masks"], *self._pol)
         status = self._t["status"]

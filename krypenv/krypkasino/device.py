@@ -4,7 +4,7 @@
 (``krypkasino_v0.DeviceVecEnv``) runs ``num_envs`` games whose state, observations, masks,
 rewards and terminal observations live on ``device`` and are handed to PyTorch as tensors without
 a copy.  The API, the rewards, self-play (``opponents="self"``) and the seeding are the shell's
-(:mod:`krypenv.envs.device`); the game supplies its arrays, its CUDA kernel
+(:mod:`krypenv.envs.device`); the game supplies its arrays, its CUDA kernels
 (:mod:`krypenv.krypkasino.cuda_kernels`) and its CPU drivers (:mod:`krypenv.krypkasino.env_kernels`).
 
 | Observation | ``(N, 325 + 7P + 5)`` int8, the seat to act's (the Gymnasium env's vector, K1–K23)     |

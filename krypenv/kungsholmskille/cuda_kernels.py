@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import cached, device_identity, source_digest
+from krypenv.envs.cuda import EnvKernels, cached, device_identity, source_digest
 from krypenv.kungsholmskille import device_drivers as D
 from krypenv.kungsholmskille import env_kernels as E
 from krypenv.kungsholmskille.actions import N_ACTIONS
@@ -44,10 +44,13 @@ from krypenv.kungsholmskille.engine import kernels as K
 from krypenv.kungsholmskille.observation import OBS_DTYPE, obs_size
 from krypenv.rng import rand_float
 
-__all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", "no_policy"]
+__all__ = ["OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play",
+           "no_policy"]
 
 STATUS_POLICY = 2  # a built-in policy's action was illegal
 RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
+PARTS = POLICY_PARTS = ("run",)  # the one kernel (EnvKernels.parts), compiled per built-in policy
+ORDER = {mode: (("run", mode),) for mode in (RESET, STEP, OBSERVE)}  # each operation is one launch
 MAX_OBS = obs_size(K.MAXP)  # the longest observation (6 players)
 SOURCES = ("krypenv.kungsholmskille", "krypenv.rng")  # what the kernels call (their disk cache's key, source_digest)
 
@@ -64,7 +67,7 @@ ADVANCE: Any = None
 
 
 @functools.cache
-def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
+def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
     """The kernel for one built-in policy (``DevicePolicy.build_key``) or none; compiled by numba-cuda on first launch,
     once per process and key."""
     fn, uniforms = (policy_key[0], policy_key[1]) if policy_key is not None else (no_policy, 0)
@@ -129,7 +132,7 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             D.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
             status[i] = 0 if ok else STATUS_POLICY
 
-    return cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))
+    return EnvKernels({"run": cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))}, ORDER)
 
 
 @functools.cache
