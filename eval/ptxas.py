@@ -74,6 +74,7 @@ class Kernel:
     game: str | None
     what: str  # "env" (the device env's kernels), "engine" (the engine benchmark's) or "util" (cuda_util)
     policy: str | None  # the built-in policy compiled into an env kernel (an agent spec), or None
+    part: str | None  # which of the env's kernels (a name of its EnvKernels.parts), or None
     registers: int  # budget: most registers per thread
     spilled: int = 0  # budget: most spilled bytes (stores + loads)
 
@@ -82,10 +83,11 @@ def _kernels() -> dict[str, Kernel]:
     """Every kernel with its budget: each game's (its ``bench`` part's ``REGISTER_BUDGETS``), then cuda_util's."""
     from krypenv.games import GAMES
 
-    kernels = {f"{game}.{what}": Kernel(game, what.split(".")[0], policy, registers, spilled)
+    kernels = {f"{game}.{what}": Kernel(game, what.split(".")[0], policy, part, registers, spilled)
                for game in GAMES
-               for what, (policy, registers, spilled) in GAMES[game].part("bench").REGISTER_BUDGETS.items()}
-    return {**kernels, "util.check": Kernel(None, "util", "check", 32), "util.pick": Kernel(None, "util", "pick", 32)}
+               for what, (policy, part, registers, spilled) in GAMES[game].part("bench").REGISTER_BUDGETS.items()}
+    return {**kernels, "util.check": Kernel(None, "util", "check", None, 32),
+            "util.pick": Kernel(None, "util", "pick", None, 32)}
 
 
 KERNELS: dict[str, Kernel] = _kernels()  # the budgets: what the kernels use today (ptxas 13.5, 2026-11-27)
@@ -118,10 +120,6 @@ class HostArrays:
         """A column-major copy."""
         return np.asfortranarray(a)
 
-    def scratch(self, words: int, threads: int, minus_one: tuple[int, int] = (0, 0)) -> tuple[None, np.ndarray]:
-        """The threads' scratch rows, (threads, words) int64 column-major."""
-        return None, np.zeros((threads, words), np.int64, order="F")
-
 
 def _types(args: list[Any]) -> Any:
     """numba's signature of a kernel launched with host stand-ins of ``args`` (2-D arrays column-major)."""
@@ -137,7 +135,7 @@ def env_arguments(env: Any, policy: Any) -> list[Any]:
     b, P = env._buf, env.players
     ki = len(policy.iparams) if policy else 1
     kf = len(policy.fparams) if policy else 1
-    return [0, *env.core._arrays(), b["base"], b["active"], b["actions"], False, np.zeros((4, 8), np.int64),
+    return [0, *env.core._arrays(), b["base"], b["active"], b["actions"], False, 4,
             b["status"], b["act_status"], b["rew"], b["over"], b["final"], b["obs"], b["masks"], b["seats"],
             b["term_obs"], b["term_masks"], np.zeros(P, np.int64), np.zeros((P, ki), np.int64), np.zeros((P, kf)),
             env._gx()]
@@ -162,7 +160,8 @@ def kernel_and_signature(name: str) -> tuple[Any, Any]:
         return module.engine_play(), _types(list(launch(1)))
     env = device.DeviceVecEnv(2, device="cpu")
     policy = None if spec.policy is None else agents.load(spec.policy, game=spec.game).device_policy(env.core.rules)
-    return module.build(policy.build_key if policy else None), _types(env_arguments(env, policy))
+    kernels = module.build(policy.build_key if policy else None)
+    return kernels.parts[spec.part], _types(env_arguments(env, policy))
 
 
 @contextlib.contextmanager
@@ -234,12 +233,14 @@ def assemble(ptx: str, max_registers: int | None = None, ptxas: str | None = Non
     return Resources(r.registers, r.stack_bytes, r.spill_stores, r.spill_loads, seconds)
 
 
-def measure(name: str, ptx_of: Callable[[str], tuple[str, float]] = compile_ptx) -> dict[str, Any]:
-    """One kernel's row: its resources, budget and the seconds of each stage."""
+def measure(name: str, ptx_of: Callable[[str], tuple[str, float]] = compile_ptx,
+            max_registers: int | None = None) -> dict[str, Any]:
+    """One kernel's row: its resources, budget and the seconds of each stage (assembled with ``-maxrregcount`` =
+    ``max_registers`` if given, else the kernel's own ``max_registers``, if any)."""
     spec = KERNELS[name]
     ptx, ptx_seconds = ptx_of(name)
     kernel, _ = kernel_and_signature(name)
-    r = assemble(ptx, kernel.targetoptions.get("max_registers"))
+    r = assemble(ptx, max_registers or kernel.targetoptions.get("max_registers"))
     return {"kernel": name, "registers": r.registers, "stack_bytes": r.stack_bytes, "spill_stores": r.spill_stores,
             "spill_loads": r.spill_loads, "threads_per_sm": r.threads_per_sm, "budget_registers": spec.registers,
             "budget_spilled": spec.spilled, "ptx_kib": len(ptx) // 1024, "ptx_seconds": round(ptx_seconds, 2),
@@ -261,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m krypenv.eval.ptxas", description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"kernels (default: all of {', '.join(KERNELS)})")
     parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.add_argument("--max-registers", type=int, default=None, metavar="N",
+                        help="assemble with -maxrregcount=N (what a register cap would cost in spills)")
     args = parser.parse_args(argv)
     bad = [n for n in args.names if n not in KERNELS]
     if bad:
@@ -270,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'kernel':28} {'regs':>5} {'stack B':>8} {'spill st/ld B':>14} {'thr/SM':>7} {'budget':>10} "
               f"{'PTX s':>6} {'ptxas s':>7}")
     for name in args.names or list(KERNELS):
-        row = measure(name)
+        row = measure(name, max_registers=args.max_registers)
         rows.append(row)
         if not args.json:
             print(f"{name:28} {row['registers']:5d} {row['stack_bytes']:8d} "

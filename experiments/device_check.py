@@ -132,10 +132,6 @@ class _NoArrays:
     def to_device(self, a: Any) -> None:
         """No device array."""
 
-    def scratch(self, words: int, threads: int, minus_one: tuple[int, int] = (0, 0)) -> tuple[None, None]:
-        """No device array."""
-        return None, None
-
 
 def ppo(seconds: float, envs: int = 65536) -> dict[str, Any]:
     """Section 3 (module docstring): a fixed budget of the tutorial's loop at ``envs`` games."""

@@ -3,7 +3,8 @@
     python experiments/register_parts.py [PART ...]
 
 The pipeline of :mod:`krypenv.eval.ptxas` (numba-cuda's PTX for (9, 0, "a"), then ptxas -v for sm_90a) on small
-kernels that each call one per-deal function of the engine on one thread's record and scratch row: the K13 sweep
+kernels that each call one per-deal function of the engine on one thread's record and its scratch, a local array
+emptied first as in the kernels (:mod:`krypenv.krypkasino.cuda_kernels`): the K13 sweep
 test, the K11 maximal captures, the combinations, a random move (all of the capture search), ``apply_move``, the
 deck's shuffle and the card-level expansion.  A part's registers bound what a kernel calling it needs.
 """
@@ -29,32 +30,40 @@ def _f(*shape: int, dtype: type = np.int64) -> object:
     return typeof(np.zeros(shape, dtype, order="F"))
 
 
-ST, SCR, RNG, V = _f(4, 700, dtype=np.int8), _f(4, X.SCRATCH_WORDS), typeof(np.zeros(4, np.uint64)), _f(4)
+ST, RNG, V = _f(4, 700, dtype=np.int8), typeof(np.zeros(4, np.uint64)), _f(4)
+WORDS = X.SCRATCH_WORDS  # a thread's scratch (a module global: a constant for cuda.local.array)
 
 
-def sweep(st, scr_all, out):
+def sweep(st, out):
     t = cuda.grid(1)
-    out[t] = X.hand_sweep_values_s(K.hand_of(st, t, 0), X.table_value_key(K.table_of(st, t)), scr_all[t])
+    scr = cuda.local.array(WORDS, np.int64)  # the thread's scratch, emptied, as in the kernels
+    X.clear_scratch(scr)
+    out[t] = X.hand_sweep_values_s(K.hand_of(st, t, 0), X.table_value_key(K.table_of(st, t)), scr)
 
 
-def maximal(st, scr_all, out):
+def maximal(st, out):
     t = cuda.grid(1)
-    out[t] = X.maximal_captures_s(X.table_value_key(K.table_of(st, t)), out[t], scr_all[t]).shape[0]
+    scr = cuda.local.array(WORDS, np.int64)  # the thread's scratch, emptied, as in the kernels
+    X.clear_scratch(scr)
+    out[t] = X.maximal_captures_s(X.table_value_key(K.table_of(st, t)), out[t], scr).shape[0]
 
 
-def combos(st, scr_all, out):
+def combos(st, out):
     t = cuda.grid(1)
-    scr = scr_all[t]
+    scr = cuda.local.array(WORDS, np.int64)  # the thread's scratch, emptied, as in the kernels
+    X.clear_scratch(scr)
     out[t] = X.combos_into(out[t], 7, scr[X.O_COMBOS:X.O_SEEN], scr[X.O_WORK:X.O_COMBOS])
 
 
-def random_move(st, scr_all, out):
+def random_move(st, out):
     t = cuda.grid(1)
+    scr = cuda.local.array(WORDS, np.int64)  # the thread's scratch, emptied, as in the kernels
+    X.clear_scratch(scr)
     cap = cuda.local.array(52, np.int8)
-    out[t] = K.random_move(st, t, 0.5, 0.25, cap, scr_all[t])
+    out[t] = K.random_move(st, t, 0.5, 0.25, cap, scr)
 
 
-def apply_move(st, scr_all, out):
+def apply_move(st, out):
     t = cuda.grid(1)
     cap = cuda.local.array(52, np.int8)
     for c in range(52):
@@ -62,22 +71,26 @@ def apply_move(st, scr_all, out):
     K.apply_move(st, t, 2, out[t], cap, out[0:2], out[2:4], False)
 
 
-def shuffle(st, rng, scr_all, out):
+def shuffle(st, rng, out):
     t = cuda.grid(1)
-    draw_deck_into(rng, t, st[t, 0:104], 52, X.uniforms_of(scr_all[t]))
+    scr = cuda.local.array(WORDS, np.int64)  # the thread's scratch, emptied, as in the kernels
+    X.clear_scratch(scr)
+    draw_deck_into(rng, t, st[t, 0:104], 52, X.uniforms_of(scr))
 
 
-def expansion(st, scr_all, out):
+def expansion(st, out):
     t = cuda.grid(1)
+    scr = cuda.local.array(WORDS, np.int64)  # the thread's scratch, emptied, as in the kernels
+    X.clear_scratch(scr)
     cap = cuda.local.array(52, np.int8)
-    table, keys = K.table_of(st, t), scr_all[t][0:4]
+    table, keys = K.table_of(st, t), scr[0:4]
     K.candidate_into(table, keys, min(out[t], K.n_candidates(table, keys) - 1), cap)
     out[t] = cap[3]
 
 
-PARTS = {"sweep": (sweep, (ST, SCR, V)), "maximal": (maximal, (ST, SCR, V)), "combos": (combos, (ST, SCR, V)),
-         "random_move": (random_move, (ST, SCR, V)), "apply_move": (apply_move, (ST, SCR, V)),
-         "shuffle": (shuffle, (ST, RNG, SCR, V)), "expansion": (expansion, (ST, SCR, V))}
+PARTS = {"sweep": (sweep, (ST, V)), "maximal": (maximal, (ST, V)), "combos": (combos, (ST, V)),
+         "random_move": (random_move, (ST, V)), "apply_move": (apply_move, (ST, V)), "shuffle": (shuffle, (ST, RNG, V)),
+         "expansion": (expansion, (ST, V))}
 
 
 def main(names: list[str]) -> None:

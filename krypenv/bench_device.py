@@ -16,7 +16,8 @@ and 2^20 games), run after the CPU benchmarks of the same command:
 GPU timing follows the measuring rules of a lent GPU: untimed warm-up (compilation and loading
 included), ``torch.cuda.synchronize()`` around every timed region, the median of ``repeats``
 measurements.  Each row also names the kernel's registers per thread, local memory per thread and
-the threads an SM can hold at once with them (what bounds occupancy), and the bytes of state per game.
+the threads an SM can hold at once with them (what bounds occupancy; for an env whose step is several
+kernels, the most registers and local memory and the fewest threads of any), and the bytes of state per game.
 """
 
 from __future__ import annotations
@@ -152,7 +153,10 @@ def env_row(game: str, batch: int, seconds: float, repeats: int = 5, device: str
         t, steps = (time.perf_counter() - start), steps_done
     row = {"batch": batch, "players": players(game), "steps_per_s": batch * steps / t, "device": device}
     if on_gpu:
-        row.update(kernel_resources(env._kernel))
+        kernels = [kernel_resources(k) for k in env._kernels.parts.values()]
+        if all(kernels):  # the most registers and local memory of the env's kernels (Krypkasino launches four)
+            row.update({key: max(k[key] for k in kernels) for key in ("regs_per_thread", "local_bytes_per_thread")})
+            row["threads_per_sm"] = min(k["threads_per_sm"] for k in kernels)
     return row
 
 

@@ -19,8 +19,8 @@ part               what the module named there supplies
 ``training``       the game's pieces of ``train.py`` (:mod:`krypenv.training`)
 ``ui``             the game's adapter for terminal and web play (:mod:`krypenv.ui.session`)
 ``device``         ``DeviceVecEnv``: N games as tensors on the GPU or CPU (:mod:`krypenv.envs.device`)
-``cuda_kernels``   the device env's CUDA kernels, ``build(policy_key)`` and ``engine_play()`` (numba-cuda is
-                   imported with them)
+``cuda_kernels``   the device env's CUDA kernels, ``build(policy_key)`` (an ``EnvKernels``; ``PARTS``,
+                   ``POLICY_PARTS``, ``ORDER``) and ``engine_play()`` (numba-cuda is imported with them)
 =================  ==============================================================================
 
 Adding a game is one package per layer plus one :class:`Game` in :data:`GAMES` (see

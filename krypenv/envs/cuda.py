@@ -16,11 +16,11 @@ lives here:
   PyTorch reads them as they are (``x.float()`` keeps the layout, a linear layer takes it without
   a copy); ``.contiguous()`` makes a row-major copy where a caller needs one.
 * **Launching** (:func:`launch`): a *grid-stride* loop, thread ``t`` of ``G`` handling envs
-  ``t, t + G, …``, with ``G`` at most the threads the GPU holds at once; each thread owns one
-  row of a persistent scratch array (the CPU drivers own one per chunk), so its capture
-  search's hash set is cleared once when the env is built, not at every launch (Krypkasino's kernels keep
-  each thread's scratch in its local memory instead, where offsets cost no registers: the rows count the
-  threads).  Kernels run on PyTorch's current stream, so they are ordered with the caller's tensor work.
+  ``t, t + G, …``, with ``G`` at most the threads the GPU holds at once, passed to the kernel as an int
+  (the launch rounds up to whole blocks; threads from ``G`` on idle).  Each thread's scratch is its own
+  local array, set up at every launch (the CPU drivers own one per chunk): in local memory every offset is
+  a constant, where a row of a column-major array costs a 64-bit address per offset (issue 42).  Kernels run
+  on PyTorch's current stream, so they are ordered with the caller's tensor work.
 * **Float arithmetic like the CPU's** (:func:`no_fma`): NVVM contracts ``a * b + c`` into fused
   multiply-adds by default, which rounds differently from the CPU; the kernels are compiled
   with ``-fma=0``, so a compiled baseline's expected costs, ties included, are the CPU's bit for bit.
@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "cached", "cuda_problem", "device_identity", "grid_threads",
-           "host_view", "launch", "no_fma", "rebind", "require_cuda", "source_digest", "threads_per_sm",
+__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "EnvKernels", "cached", "cuda_problem", "device_identity",
+           "grid_threads", "host_view", "launch", "no_fma", "rebind", "require_cuda", "source_digest", "threads_per_sm",
            "torch_stream"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
@@ -201,6 +201,20 @@ def launch(kernel: Any, threads: int, *args: Any) -> None:
         kernel[blocks, BLOCK, torch_stream()](*args)
 
 
+class EnvKernels:
+    """A device env's kernels by part, and the launches of each of its operations (RESET, STEP, OBSERVE), in order:
+    ``order[operation]`` = ((part, mode), ...).  Every kernel takes ``mode`` and then the same arguments; launched on
+    one stream, each sees what the one before it wrote (the per-env state stays in global memory between them)."""
+
+    def __init__(self, parts: dict[str, Any], order: dict[int, tuple[tuple[str, int], ...]]) -> None:
+        self.parts, self.order = parts, order
+
+    def launch(self, operation: int, threads: int, *args: Any) -> None:
+        """Launch ``operation``'s kernels in turn on ``threads`` threads, each with its mode and ``args``."""
+        for part, mode in self.order[operation]:
+            launch(self.parts[part], threads, mode, *args)
+
+
 class Arrays:
     """Device arrays, column-major, and their zero-copy exchange with PyTorch (CUDA or the simulator)."""
 
@@ -221,15 +235,6 @@ class Arrays:
     def to_host(self, a: Any) -> np.ndarray:
         """A host copy of a device array (for messages and tests)."""
         return a.copy_to_host()
-
-    def scratch(self, words: int, threads: int, minus_one: tuple[int, int] = (0, 0)) -> tuple[Any, Any]:
-        """The threads' scratch rows, (threads, words) int64 column-major, zero but for words ``minus_one`` [a, b),
-        which are −1 (a capture search's empty hash set): made on the device, not copied there.  (tensor, array)."""
-        import torch
-
-        t = torch.zeros((words, threads), dtype=torch.int64, device=self.device)
-        t[minus_one[0]:minus_one[1]] = -1
-        return t, self.from_tensor(t.T, np.int64)
 
     def tensor(self, a: Any) -> Any:
         """The PyTorch tensor over a device array (no copy)."""

@@ -68,7 +68,7 @@ from krypenv.rng import check_seed, seed_range
 
 __all__ = ["SELF", "DeviceVecEnv", "device_kinds"]
 
-RESET, STEP, OBSERVE = 0, 1, 2  # the modes of every game's CUDA kernel (its cuda_kernels module)
+RESET, STEP, OBSERVE = 0, 1, 2  # the operations of every game's CUDA kernels (its cuda_kernels module)
 
 
 def device_kinds(opponents: Any, players: int, game: str, on_gpu: bool) -> tuple[list[int], dict[int, Any]]:
@@ -171,14 +171,6 @@ class DeviceVecEnv(VectorEnv):
         """The game's extra int64 kernel arguments (Krypkasino: hand size and spades)."""
 
     @abstractmethod
-    def _scratch_words(self) -> int:
-        """Words of int64 scratch each CUDA thread needs (the env's own, and its built-in policy's)."""
-
-    @abstractmethod
-    def _minus_one(self) -> tuple[int, int]:
-        """The words [a, b) of a CUDA thread's scratch that start at −1 (the rest start at 0)."""
-
-    @abstractmethod
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """(terminated, truncated) bool tensors from the tensor of end codes."""
 
@@ -188,7 +180,7 @@ class DeviceVecEnv(VectorEnv):
 
     # ------------------------------------------------------------------ the GPU backend
     def _setup_gpu(self, host: dict[str, np.ndarray]) -> None:
-        """Device copies of the state and outputs, the threads' scratch, the kernel and its policy arguments."""
+        """Device copies of the state and outputs, the thread count, the kernels and their policy arguments."""
         from krypenv.envs import cuda_util
         from krypenv.envs.cuda import Arrays, grid_threads
 
@@ -196,14 +188,13 @@ class DeviceVecEnv(VectorEnv):
         self._lead = [arrays.to_device(a) for a in self.core._arrays()]
         self._dev = {k: arrays.to_device(v) for k, v in host.items()}
         self._t = {k: arrays.tensor(v) for k, v in self._dev.items()}
-        self._threads = grid_threads(self.num_envs)
-        self._scratch_t, self._scratch = arrays.scratch(self._scratch_words(), self._threads, self._minus_one())
+        self._threads = grid_threads(self.num_envs)  # the kernels' scratch is each thread's local array
         keys = {p.build_key for p in self._policies.values()}
         if len(keys) > 1:
             raise ValueError("opponents: the agents in the kernels must share one compiled policy function (e.g. "
                              "greedy, creeper and expert do); got several")
         key = keys.pop() if keys else None
-        self._kernel = self.cuda_kernels().build(key)
+        self._kernels = self.cuda_kernels().build(key)  # EnvKernels: the kernels of RESET, STEP and OBSERVE
         self._check = cuda_util.check
         P = self.players
         ki = max([len(p.iparams) for p in self._policies.values()] + [1])
@@ -217,12 +208,10 @@ class DeviceVecEnv(VectorEnv):
         self._bad = arrays.to_device(np.zeros(1, np.int64))
 
     def _run(self, mode: int) -> None:
-        """Launch the game's kernel in ``mode`` over every env and check the statuses it reports."""
-        from krypenv.envs.cuda import launch
-
+        """Launch the game's kernels for operation ``mode`` over every env and check the statuses they report."""
         d = self._dev
-        launch(self._kernel, self._threads, mode, *self._lead, d["base"], d["active"], d["actions"], self._lose,
-               self._scratch, d["status"], d["act_status"], d["rew"], d["over"], d["final"], d["obs"], d["masks"],
+        self._kernels.launch(mode, self._threads, *self._lead, d["base"], d["active"], d["actions"], self._lose,
+               self._threads, d["status"], d["act_status"], d["rew"], d["over"], d["final"], d["obs"], d["masks"],
                d["seats"], d["term_obs"], d["term_masks"], *self._pol)
         status = self._t["status"]
         if bool(status.any()):

@@ -1,16 +1,27 @@
-"""Krypkasino's env functions on CUDA threads: the device env's kernel (:mod:`krypenv.krypkasino.device`).
+"""Krypkasino's env functions on CUDA threads: the device env's kernels (:mod:`krypenv.krypkasino.device`).
 
-One kernel, ``run(mode, …)``, for the three operations of the device env (one compile): RESET the
-active envs, STEP every env, OBSERVE.  It is a grid-stride loop (thread ``t`` of ``G`` handles envs
-``t, t + G, …``, ``G`` being the rows of ``scr_all``) whose body calls the per-env functions
-of :mod:`krypenv.krypkasino.env_kernels` and :mod:`krypenv.krypkasino.device_drivers`, the ones the
-CPU drivers call, compiled for the GPU by numba-cuda: dealing (K5–K8, K21), the capture protocol and
-its search (K10–K13), scoring (K14–K18), observations, masks, rewards and auto-reset are the CPU's
-code.  Per env a STEP is: the caller's action for the seat to act (``act_one``), built-in seats until
-a caller's seat must act (``advance_one``, then the seats of compiled policies), every seat's reward,
-done and final values and auto-reset (``finish_seats_one``), the new episode's built-in seats, the
-next seat to act and its observation (``observe_actor_one``).  :func:`engine_play` is the engine
-benchmark's kernel (whole deals of random play from the env's stream, ``play_deals_one``).
+The device env's step is four kernels, launched one after the other on the same stream, with every env's state in
+global memory between them, so that each is assembled with the registers its own part needs (issue 42: in one
+kernel the built-in seats' loop held 255 registers for the whole step):
+
+* ``act``: RESET the active envs (``reset_one``) or, in a STEP, the caller's action for the seat to act
+  (``act_one``);
+* ``seats``: built-in seats until a caller's seat must act (``advance_one``, then the seats of compiled policies);
+* ``finish``: every seat's reward, done and final values and auto-reset (``finish_seats_one``, which writes the
+  done flag ``over``);
+* ``observe``: the next seat to act and its observation and mask (``observe_actor_one``).
+
+The launches of each of the device env's operations (:data:`ORDER`): RESET is act, seats, observe over the active
+envs; STEP is act, seats, finish, seats again over the envs whose episode ended (``over``: the new episode's
+built-in seats), observe, over every env; OBSERVE is observe alone.  The order per env is the one kernel's of
+before, so the trajectories are the same.  Each kernel is a grid-stride loop (thread ``t`` of ``G`` handles envs
+``t, t + G, …``, ``G`` being the ``threads`` argument) whose body calls the per-env functions of
+:mod:`krypenv.krypkasino.env_kernels` and :mod:`krypenv.krypkasino.device_drivers`, the ones the CPU drivers call,
+compiled for the GPU by numba-cuda: dealing (K5–K8, K21), the capture protocol and its search (K10–K13), scoring
+(K14–K18), observations, masks, rewards and auto-reset are the CPU's code.  All four take the same arguments (one
+launch list, :class:`krypenv.envs.cuda.EnvKernels`); only ``seats`` depends on the built-in policy.
+:func:`engine_play` is the engine benchmark's kernel (whole deals of random play from the env's stream,
+``play_deals_one``).
 
 *Built-in seats* are the uniform random policy (inside ``advance_one``, as on the CPU) and, for
 seats an agent with a :class:`~krypenv.agent_api.DevicePolicy` plays, that agent's function:
@@ -23,13 +34,15 @@ the CPU env does with the agent's ``act``: the same function, the same uniforms,
 order, so the trajectories are the CPU VecEnv's bit for bit (``krypenv.agents.krypkasino``'s
 ``greedy``, ``creeper`` and ``expert`` offer one).
 
-A thread's scratch (the capture search's, or a built-in policy's if larger) is its own local array, emptied at each
-launch: in local memory every offset is a constant, where a row of a column-major array in global memory costs a
-64-bit address per offset (issue 42, docs/results/gpu.md: the engine kernel needed 228 registers with it, 125 without).
+A thread's scratch (the capture search's, or in ``seats`` a built-in policy's if larger) is its own local array,
+emptied at each launch: in local memory every offset is a constant, where a row of a column-major array in global
+memory costs a 64-bit address per offset (issue 42, docs/results/gpu.md: the engine kernel needed 228 registers
+with it, 125 without).
 
-A thread's statuses (per env, read by the host after each kernel): ``STATUS_OVERFLOW`` (a
-capture search outgrew the scratch: never seen in play, :mod:`krypenv.krypkasino.engine.captures`)
-and :data:`STATUS_POLICY` (a built-in policy chose an illegal action).  Either makes the env raise.
+A thread's statuses (per env, read by the host after the last launch): ``STATUS_OVERFLOW`` (a capture search
+outgrew the scratch: never seen in play, :mod:`krypenv.krypkasino.engine.captures`) and :data:`STATUS_POLICY` (a
+built-in policy chose an illegal action).  The first launch of an operation writes an env's status, the later ones
+add their bits to it; either bit makes the env raise.
 """
 
 from __future__ import annotations
@@ -40,7 +53,7 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import SIMULATOR, cached, device_identity, source_digest
+from krypenv.envs.cuda import SIMULATOR, EnvKernels, cached, device_identity, source_digest
 from krypenv.gpu_lean import fresh
 from krypenv.krypkasino import device_drivers as D
 from krypenv.krypkasino import env_kernels as E
@@ -50,10 +63,18 @@ from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.captures import O_STATUS, SCRATCH_WORDS, clear_scratch
 from krypenv.rng import rand_float
 
-__all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", "no_policy"]
+__all__ = ["AGAIN", "OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "STATUS_POLICY", "STEP", "build",
+           "engine_play", "no_policy"]
 
 STATUS_POLICY = 2  # a built-in policy's action was illegal
-RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
+RESET, STEP, OBSERVE = 0, 1, 2  # the device env's operations (krypenv.envs.device)
+AGAIN = 3  # a kernel's mode in STEP's second ``seats`` launch: only the envs whose episode just ended (``over``)
+ACT, SEATS, FINISH, OBS = 0, 1, 2, 3  # the parts (a kernel's closure holds its part: the others are dead code)
+PARTS = ("act", "seats", "finish", "observe")  # the kernels by part (the names of EnvKernels.parts)
+POLICY_PARTS = ("seats",)  # the parts compiled per built-in policy
+ORDER = {RESET: (("act", RESET), ("seats", RESET), ("observe", RESET)),  # operation -> launches (part, mode)
+         STEP: (("act", STEP), ("seats", STEP), ("finish", STEP), ("seats", AGAIN), ("observe", STEP)),
+         OBSERVE: (("observe", OBSERVE),)}
 
 
 @njit(cache=True)
@@ -65,19 +86,13 @@ def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, ca
 SOURCES = ("krypenv.krypkasino", "krypenv.gpu_lean", "krypenv.rng")  # what the kernels call (their cache key)
 unwrap = device_identity()
 FRESH: Any = (lambda a: a) if SIMULATOR else fresh  # the simulator runs kernel bodies as Python: no intrinsic there
-POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by build
+POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by _kernel
 ADVANCE: Any = None
+NO_POLICY = (no_policy, 0, 0, 1, 1)  # the build key of kernels without a built-in policy
 
 
-@functools.cache
-def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
-    """The kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch, moves, keys) or
-    none; compiled by numba-cuda on first launch and cached on disk (:func:`krypenv.envs.cuda.cached`), once per
-    process and key."""
-    fn, uniforms, words, moves, keys_n = policy_key if policy_key is not None else (no_policy, 0, 0, 1, 1)
-    words = max(words, SCRATCH_WORDS)  # the thread's local scratch: the capture search's, or the policy's if larger
-    has_policy = policy_key is not None
-    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
+def _advance(uniforms: int, has_policy: bool) -> Any:
+    """The built-in seats' loop, a device function (its policy bound as ``POLICY`` by :func:`_kernel`)."""
 
     def advance(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs, keyb):
         """Deal on and play built-in seats until a caller's seat must act; False if a policy acted illegally."""
@@ -95,71 +110,93 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             if E.act_one(st, ints, cfg, i, a, False, scr, -1) == ILLEGAL:
                 return False
 
-    def run(mode, st, rng, ints, cfg, base, active, actions, lose, scr_all, status, act_status, rew, over, final,
+    return advance
+
+
+def _no_seats(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs, keyb):
+    """The seats' loop bound into the parts other than ``seats`` (never called there)."""
+    return True
+
+
+@functools.cache
+def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
+    """Part ``part``'s kernel (for ``seats``, with the built-in policy of ``policy_key``); compiled by numba-cuda on
+    first launch and cached on disk (:func:`krypenv.envs.cuda.cached`), once per process."""
+    fn, uniforms, words, moves, keys_n = policy_key
+    words = max(words, SCRATCH_WORDS)  # the thread's local scratch: the capture search's, or the policy's if larger
+    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
+
+    def run(mode, st, rng, ints, cfg, base, active, actions, lose, threads, status, act_status, rew, over, final,
             obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
-        """RESET the active envs, STEP every env or OBSERVE (module docstring); ``gx`` = (hand size, spades)."""
+        """Part ``part`` of the device env's operation over its envs (module docstring); ``gx`` = (hand size,
+        spades)."""
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, rng, ints, base, cfg, active, actions = unwrap(st), unwrap(rng), unwrap(ints), unwrap(base), \
             unwrap(cfg), unwrap(active), unwrap(actions)
-        scr_all, status, act_status, rew, over, final = unwrap(scr_all), unwrap(status), unwrap(act_status), \
-            unwrap(rew), unwrap(over), unwrap(final)
+        status, act_status, rew, over, final = unwrap(status), unwrap(act_status), unwrap(rew), unwrap(over), \
+            unwrap(final)
         obs, masks, seats, term_obs, term_masks = unwrap(obs), unwrap(masks), unwrap(seats), unwrap(term_obs), \
             unwrap(term_masks)
         pk, pi, pf, gx = unwrap(pk), unwrap(pi), unwrap(pf), unwrap(gx)
-        hand_size, spades = gx[0], gx[1] != 0
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads (the rows of scr_all) work; the rest idle
+        t, g = cuda.grid(1), threads  # g threads work (the launch rounds up to whole blocks); the rest idle
         if t >= g:
             return
         scr = cuda.local.array(words, np.int64)  # the thread's scratch in local memory (module docstring)
         clear_scratch(scr)
-        cards = cuda.local.array(moves, np.int64)
+        cards = cuda.local.array(moves, np.int64)  # a built-in policy's rows (seats only: dead code elsewhere)
         caps = cuda.local.array((moves, 52), np.int8)
         costs = cuda.local.array(moves, np.float64)
         keyb = cuda.local.array(keys_n, np.int64)
         i = t - g
         while i + g < st.shape[0]:  # envs t, t + g, … (a while: range's trip count is a 64-bit division)
             i += g
-            if mode == RESET and not active[i]:
+            if (mode == RESET and not active[i]) or (mode == AGAIN and not over[i]):
                 continue
             scr[O_STATUS] = 0
             ok = True
-            if mode != OBSERVE:
-                actor = seats[i]
+            if part == ACT:
                 if mode == RESET:
                     E.reset_one(st, rng, ints, base, cfg, i, scr)
                 else:
                     act_status[i] = E.act_one(st, ints, cfg, i, actions[i], lose, scr, -1)
-                finish = mode == STEP
-                while True:  # built-in seats, and once more after an auto-reset (one call site each: less code)
-                    ok = ADVANCE(st, rng, ints, cfg, i, scr, pk, pi, pf, hand_size, spades, cards, caps, costs,
-                                 keyb) and ok
-                    if not finish:
-                        break
-                    finish = False
-                    if not D.finish_seats_one(st, rng, ints, base, cfg, i, actor, rew, over, final, term_obs,
-                                              term_masks, scr):
-                        break
-            D.observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
-            status[i] = scr[O_STATUS] | (0 if ok else STATUS_POLICY)
+            elif part == SEATS:
+                ok = ADVANCE(st, rng, ints, cfg, i, scr, pk, pi, pf, gx[0], gx[1] != 0, cards, caps, costs, keyb)
+            elif part == FINISH:  # seats[i]: the seat that acted (observe writes the next one)
+                D.finish_seats_one(st, rng, ints, base, cfg, i, seats[i], rew, over, final, term_obs, term_masks,
+                                   scr)
+            else:
+                D.observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
+            bits = scr[O_STATUS] | (0 if ok else STATUS_POLICY)
+            first = part == ACT or mode == OBSERVE  # the operation's first launch writes the status, later ones add
+            status[i] = bits if first else status[i] | bits
 
-    return cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))
+    seats = _advance(uniforms, fn is not no_policy) if part == SEATS else _no_seats  # no dead loop to compile
+    return cached(run, ADVANCE=cached(seats, device=True, POLICY=fn))
+
+
+@functools.cache
+def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
+    """The device env's kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch,
+    moves, keys) or none: ``seats`` compiled with that policy, the other parts shared by every policy."""
+    kernels = {name: _kernel(part, NO_POLICY) for part, name in enumerate(PARTS) if name not in POLICY_PARTS}
+    kernels["seats"] = _kernel(SEATS, policy_key if policy_key is not None else NO_POLICY)
+    return EnvKernels(kernels, ORDER)
 
 
 @functools.cache
 def engine_play() -> Any:
     """The engine benchmark's kernel ``play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes,
-    spades, scr_all, deals, decisions)``: every thread deals ``deals`` deals of its envs in turn from the env's
-    stream (K6) and plays them out by uniformly random legal moves (``random_move``, ``apply_move``), counting
-    the decisions (cards played) per env.  ``scr_all`` has a row per thread that plays (its rows count them): a
-    thread's capture-search scratch is its own local array."""
+    spades, threads, deals, decisions)``: each of the first ``threads`` threads deals ``deals`` deals of its envs in
+    turn from the env's stream (K6) and plays them out by uniformly random legal moves (``random_move``,
+    ``apply_move``), counting the decisions (cards played) per env; a thread's capture-search scratch is its own
+    local array."""
     key = source_digest(*SOURCES)
 
-    def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, scr_all, deals, decisions):
+    def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, threads, deals, decisions):
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, rng, kinds, sizes = unwrap(st), unwrap(rng), unwrap(kinds), unwrap(sizes)
-        later_kinds, later_sizes, scr_all, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(scr_all), \
-            unwrap(decisions)
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads (the rows of scr_all) play; the rest idle
+        later_kinds, later_sizes, decisions = unwrap(later_kinds), unwrap(later_sizes), unwrap(decisions)
+        t, g = cuda.grid(1), threads  # g threads play (the launch rounds up to whole blocks); the rest idle
         if t >= g:
             return
         # The thread's scratch in local memory (module docstring).

@@ -4,7 +4,7 @@
 (``krypkasino_v0.DeviceVecEnv``) runs ``num_envs`` games whose state, observations, masks,
 rewards and terminal observations live on ``device`` and are handed to PyTorch as tensors without
 a copy.  The API, the rewards, self-play (``opponents="self"``) and the seeding are the shell's
-(:mod:`krypenv.envs.device`); the game supplies its arrays, its CUDA kernel
+(:mod:`krypenv.envs.device`); the game supplies its arrays, its CUDA kernels
 (:mod:`krypenv.krypkasino.cuda_kernels`) and its CPU drivers (:mod:`krypenv.krypkasino.env_kernels`).
 
 | Observation | ``(N, 325 + 7P + 5)`` int8, the seat to act's (the Gymnasium env's vector, K1–K23)     |
@@ -59,16 +59,6 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
         """The hand size (K6, K21) and whether spades are set aside (K8), which the compiled baselines read."""
         rules = self.core.rules
         return np.array([rules.hand_size, rules.set_aside == "spades"], np.int64)
-
-    def _scratch_words(self) -> int:
-        """One word: the kernel keeps each thread's scratch (the capture search's, or the built-in policy's if
-        larger) in local memory and empties its hash set at every launch (krypenv.krypkasino.cuda_kernels); the rows
-        only count the threads."""
-        return 1
-
-    def _minus_one(self) -> tuple[int, int]:
-        """Nothing starts at −1 (the kernel empties each thread's hash set itself)."""
-        return 0, 0
 
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated at the end of the match; never truncated."""

@@ -2,21 +2,24 @@
 
 One kernel, ``run(mode, …)``, for the three operations of the device env (one compile): RESET the
 active envs, STEP every env, OBSERVE.  It is a grid-stride loop (thread ``t`` of ``G`` handles envs
-``t, t + G, …``) whose body calls the per-env functions of :mod:`krypenv.kungsholmskille.env_kernels`,
-the ones the CPU drivers call, compiled for the GPU by numba-cuda: dealing (L2, L4, L20), calls,
-folds, exchanges, tricks and the showdown (L5–L15), the pot's money (L12–L21), observations,
-masks, rewards and auto-reset are the CPU's code.  Per env a STEP is: the caller's action for the
-seat to act (``act_one``); forced moves (``skip_forced``) and built-in seats until a caller's seat
-must act (``advance_one``, then the seats of compiled policies); every seat's reward, the over
-code, final money and auto-reset (``finish_seats_one``); the new episode's built-in seats; the
-next seat to act and its observation and mask (``observe_actor_one``).
+``t, t + G, …``, ``G`` being the ``threads`` argument) whose body calls the per-env functions of
+:mod:`krypenv.kungsholmskille.env_kernels`, the ones the CPU drivers call, compiled for the GPU by
+numba-cuda: dealing (L2, L4, L20), calls, folds, exchanges, tricks and the showdown (L5–L15), the
+pot's money (L12–L21), observations, masks, rewards and auto-reset are the CPU's code.  Per env a
+STEP is: the caller's action for the seat to act (``act_one``); forced moves (``skip_forced``) and
+built-in seats until a caller's seat must act (``advance_one``, then the seats of compiled
+policies); every seat's reward, the over code, final money and auto-reset (``finish_seats_one``);
+the new episode's built-in seats; the next seat to act and its observation and mask
+(``observe_actor_one``).
 
 *Built-in seats* are the uniform random policy (inside ``advance_one``, as on the CPU) and, for
 seats an agent with a :class:`~krypenv.agent_api.DevicePolicy` plays, its function: the env writes
 the seat's observation and mask (as it would hand them to the agent's ``act``), draws ``uniforms``
 uniforms from its stream (Kungsholmskille's compiled baselines draw none) and calls
 ``function(obs, mask, players, iparams, fparams, work)`` for the action, ``work`` being the
-``B_POLICY`` region of the thread's scratch (``scratch`` words at most, 63).  Same function, same
+``B_POLICY`` region of the thread's scratch (``scratch`` words at most, 63).  A thread's scratch (``BUF`` words:
+legal list, uniforms, a policy's work vector) is its own local array, written before it is read, as the CPU
+drivers' ``np.empty`` one.  Same function, same
 inputs, same order as the CPU env: the same trajectories bit for bit (``krypenv.agents.kungsholmskille``'s
 ``timid`` and ``expert`` offer one).
 
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import cached, device_identity, source_digest
+from krypenv.envs.cuda import EnvKernels, cached, device_identity, source_digest
 from krypenv.kungsholmskille import device_drivers as D
 from krypenv.kungsholmskille import env_kernels as E
 from krypenv.kungsholmskille.actions import N_ACTIONS
@@ -41,10 +44,13 @@ from krypenv.kungsholmskille.engine import kernels as K
 from krypenv.kungsholmskille.observation import OBS_DTYPE, obs_size
 from krypenv.rng import rand_float
 
-__all__ = ["OBSERVE", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play", "no_policy"]
+__all__ = ["OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play",
+           "no_policy"]
 
 STATUS_POLICY = 2  # a built-in policy's action was illegal
 RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
+PARTS = POLICY_PARTS = ("run",)  # the one kernel (EnvKernels.parts), compiled per built-in policy
+ORDER = {mode: (("run", mode),) for mode in (RESET, STEP, OBSERVE)}  # each operation is one launch
 MAX_OBS = obs_size(K.MAXP)  # the longest observation (6 players)
 SOURCES = ("krypenv.kungsholmskille", "krypenv.rng")  # what the kernels call (their disk cache's key, source_digest)
 
@@ -61,7 +67,7 @@ ADVANCE: Any = None
 
 
 @functools.cache
-def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
+def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
     """The kernel for one built-in policy (``DevicePolicy.build_key``) or none; compiled by numba-cuda on first launch,
     once per process and key."""
     fn, uniforms = (policy_key[0], policy_key[1]) if policy_key is not None else (no_policy, 0)
@@ -85,22 +91,22 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             if E.act_one(st, cash, ep, cfg, i, a, False) == ILLEGAL:
                 return False
 
-    def run(mode, st, cash, ep, rng, cfg, prev_st, prev_cash, base, active, actions, lose, scr_all, status,
+    def run(mode, st, cash, ep, rng, cfg, prev_st, prev_cash, base, active, actions, lose, threads, status,
             act_status, rew, over, final, obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
         """RESET the active envs, STEP every env or OBSERVE (see the module docstring); ``gx`` is unused here."""
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, cash, ep, rng, cfg = unwrap(st), unwrap(cash), unwrap(ep), unwrap(rng), unwrap(cfg)
         prev_st, prev_cash, base, active, actions = unwrap(prev_st), unwrap(prev_cash), unwrap(base), \
             unwrap(active), unwrap(actions)
-        scr_all, status, act_status, rew, over, final = unwrap(scr_all), unwrap(status), unwrap(act_status), \
-            unwrap(rew), unwrap(over), unwrap(final)
+        status, act_status, rew, over, final = unwrap(status), unwrap(act_status), unwrap(rew), unwrap(over), \
+            unwrap(final)
         obs, masks, seats, term_obs, term_masks = unwrap(obs), unwrap(masks), unwrap(seats), unwrap(term_obs), \
             unwrap(term_masks)
         pk, pi, pf = unwrap(pk), unwrap(pi), unwrap(pf)
-        t, g = cuda.grid(1), scr_all.shape[0]  # g threads own a scratch row each; the rest idle
+        t, g = cuda.grid(1), threads  # g threads work (the launch rounds up to whole blocks); the rest idle
         if t >= g:
             return
-        buf = scr_all[t]
+        buf = cuda.local.array(BUF, np.int64)  # the thread's scratch (module docstring)
         pobs = cuda.local.array(MAX_OBS, OBS_DTYPE)[:obs.shape[1]]  # a policy seat's observation
         pmask = cuda.local.array(N_ACTIONS, np.int8)
         for i in range(t, st.shape[0], g):
@@ -126,26 +132,23 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> Any:
             D.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
             status[i] = 0 if ok else STATUS_POLICY
 
-    return cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))
-
-
-SCRATCH_WORDS = BUF  # the per-thread scratch of the kernel (``scr_all`` rows)
+    return EnvKernels({"run": cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))}, ORDER)
 
 
 @functools.cache
 def engine_play() -> Any:
-    """The engine benchmark's kernel ``play(st, cash, rng, players, deals, scr_all, decisions)``: every thread deals
-    ``deals`` deals of its rows in turn from the row's stream and plays them out by uniformly random legal moves
-    (``play_deals_one``, the CPU twin's per-row function), counting the moves per row."""
+    """The engine benchmark's kernel ``play(st, cash, rng, players, deals, threads, decisions)``: each of the first
+    ``threads`` threads deals ``deals`` deals of its rows in turn from the row's stream and plays them out by
+    uniformly random legal moves (``play_deals_one``, the CPU twin's per-row function), counting the moves per row."""
     key = source_digest(*SOURCES)
 
-    def play(st, cash, rng, players, deals, scr_all, decisions):
+    def play(st, cash, rng, players, deals, threads, decisions):
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
-        st, cash, rng, scr_all, decisions = unwrap(st), unwrap(cash), unwrap(rng), unwrap(scr_all), unwrap(decisions)
-        t, g = cuda.grid(1), scr_all.shape[0]
+        st, cash, rng, decisions = unwrap(st), unwrap(cash), unwrap(rng), unwrap(decisions)
+        t, g = cuda.grid(1), threads  # g threads play (the launch rounds up to whole blocks); the rest idle
         if t >= g:
             return
-        buf = scr_all[t]
+        buf = cuda.local.array(BUF, np.int64)  # the thread's scratch (module docstring)
         for i in range(t, st.shape[0], g):
             decisions[i] = K.play_deals_one(st, cash, rng, i, players, deals, buf[B_LEGAL:B_UNIF],
                                             buf[B_UNIF:B_UNIF + 42].view(np.float64))

@@ -30,7 +30,7 @@ import numpy as np
 from krypenv.envs.device import DeviceVecEnv
 from krypenv.kungsholmskille import device_drivers
 from krypenv.kungsholmskille.batch import KungsholmskilleBatch
-from krypenv.kungsholmskille.config import BUF, FORFEIT, POT_OUT, TRUNCATED, EnvConfig
+from krypenv.kungsholmskille.config import FORFEIT, POT_OUT, TRUNCATED, EnvConfig
 
 __all__ = ["DeviceVecEnv", "KungsholmskilleDeviceEnv"]
 
@@ -57,14 +57,6 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
     def _gx(self) -> np.ndarray:
         """No extra arguments."""
         return np.zeros(1, np.int64)
-
-    def _scratch_words(self) -> int:
-        """The env functions' scratch (legal list, uniforms, a policy's work vector)."""
-        return BUF
-
-    def _minus_one(self) -> tuple[int, int]:
-        """Nothing starts at −1."""
-        return 0, 0
 
     def _split_over(self, over: Any) -> tuple[Any, Any]:
         """Terminated when the pot goes out, is settled or forfeited; truncated after ``max_deals``."""

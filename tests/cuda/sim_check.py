@@ -4,7 +4,7 @@ chosen when numba.cuda is first imported).
 
 Every kernel runs its Python body in simulated CUDA threads and calls the per-env functions compiled for the
 CPU with the arrays under the simulator's wrappers; what is checked is everything the GPU path adds: the grid-stride
-loop, the threads' scratch rows, the mode switch, who acts for the seats (the built-in random policy, compiled
+loop, the threads' local scratch, the mode switch, who acts for the seats (the built-in random policy, compiled
 baselines through their device policies, the caller in self-play), the column-major arrays and their tensors, the
 statuses and the action check.  Each check is the lockstep oracle of tests/envs/device_helpers.py.
 """
@@ -78,7 +78,6 @@ def check_engine_kernels() -> None:
     from krypenv.krypkasino.engine.captures import new_scratch
     from krypenv.krypkasino.rules import Rules
     from krypenv.kungsholmskille import cuda_kernels as LC
-    from krypenv.kungsholmskille.config import BUF
     from krypenv.kungsholmskille.engine import DealBatch as KilleDeals
     from krypenv.kungsholmskille.engine import drivers as LD
     from krypenv.kungsholmskille.rules import Rules as KilleRules
@@ -92,15 +91,14 @@ def check_engine_kernels() -> None:
     scr = np.stack([new_scratch() for _ in range(2)])
     KK.play_deals_par(cpu_st, cpu_rng, 3, 104, ik, isz, lk, lsz, False, 2, cpu_dec, scr)
     st, r, dec = arrays.to_device(d.state), arrays.to_device(rng), arrays.to_device(np.zeros(n, np.int64))
-    scr_all = arrays.to_device(np.stack([new_scratch() for _ in range(n)]))
-    C.launch(KC.engine_play(), n, st, r, 3, 104, ik, isz, lk, lsz, False, scr_all, 2, dec)
+    C.launch(KC.engine_play(), 2, st, r, 3, 104, ik, isz, lk, lsz, False, 2, 2, dec)  # 2 threads, 5 envs
     same("krypkasino engine deals", 0, cpu_st, arrays.to_host(st))
     same("krypkasino engine decisions", 0, cpu_dec, arrays.to_host(dec))
     k = KilleDeals(KilleRules(4), n)
     cpu_st, cpu_cash, cpu_rng = k.state.copy(), k.cash.copy(), rng.copy()
     LD.play_deals_par(cpu_st, cpu_cash, cpu_rng, 4, 3, cpu_dec, 2)
     st, cash, r = arrays.to_device(k.state), arrays.to_device(k.cash), arrays.to_device(rng)
-    C.launch(LC.engine_play(), n, st, cash, r, 4, 3, arrays.to_device(np.zeros((n, BUF), np.int64)), dec)
+    C.launch(LC.engine_play(), n, st, cash, r, 4, 3, n, dec)
     same("kungsholmskille engine deals", 0, cpu_st, arrays.to_host(st))
     same("kungsholmskille engine decisions", 0, cpu_dec, arrays.to_host(dec))
     print("engine kernels equal their CPU twins", flush=True)
