@@ -27,7 +27,8 @@ policy is fitted to ``log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η)
 annealing shrinks η and α as ``min(1, √(schedule_start / decisions))`` (``eta_schedule``, ``magnet_schedule``,
 ``lr_schedule`` = ``sqrt``); ``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the
 network's exact NashConv during the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
-What these reached on ``tiny`` is the page "Learners on the small variants".
+What these reached on ``tiny`` is the page "Learners on the small variants".  ``average`` keeps an average policy
+beside the last iterate, measured and exported with it (:mod:`krypenv.training.average`).
 
 **Credit.**  A seat's reward for a decision is everything it is paid from that decision to its
 next one in the episode (or the episode's end); advantages are GAE along each seat's own
