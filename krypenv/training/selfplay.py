@@ -27,7 +27,8 @@ policy is fitted to ``log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η)
 annealing shrinks η and α as ``min(1, √(schedule_start / decisions))`` (``eta_schedule``, ``magnet_schedule``,
 ``lr_schedule`` = ``sqrt``); ``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the
 network's exact NashConv during the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
-What these reached on ``tiny`` is the page "Learners on the small variants".
+What these reached on ``tiny`` is the page "Learners on the small variants".  ``average`` keeps an average policy
+beside the last iterate, measured and exported with it (:mod:`krypenv.training.average`).
 
 **Credit.**  A seat's reward for a decision is everything it is paid from that decision to its
 next one in the episode (or the episode's end); advantages are GAE along each seat's own
@@ -65,6 +66,7 @@ from torch import nn
 
 from krypenv.games import DEFAULT_GAME, GAMES
 from krypenv.training import mmdnet
+from krypenv.training.average import AVERAGES, Averager
 from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd_targets, sample
 from krypenv.training.monitor import Monitor, Stopwatch
 
@@ -116,6 +118,12 @@ class Args:
     seed: int = 0
     torch_threads: int = 1  # on the CPU (numba's env threads and torch's pool slow each other down when both run)
     compact: bool = True  # the network computes on the inputs and actions a batch uses: the same values, less work
+    average: str = "none"  # an average policy beside the last iterate: reservoir, ring or polyak (training.average)
+    average_size: int = 200_000  # reservoir, ring: decisions the buffer holds
+    average_lr: float = 1e-3  # reservoir, ring: the average network's Adam step
+    average_steps: int = 8  # reservoir, ring: its Adam steps per iteration
+    average_batch: int = 2048  # reservoir, ring: rows per step
+    average_rate: float = 0.01  # polyak: avg ← avg + average_rate·(policy − avg) after every iteration
     checkpoint_every: int = 0  # iterations between checkpoints (0: only the final one)
     eval_every: int = 0  # iterations between exact NashConv measurements (a preset OpenSpiel traverses: tiny)
     resume: bool = False  # continue from OUT/state.pt (networks, optimizer, counters; the games restart)
@@ -126,12 +134,17 @@ class Args:
     def __post_init__(self) -> None:
         if self.update not in UPDATES:
             raise ValueError(f"update must be one of {', '.join(UPDATES)}, got {self.update!r}")
+        if self.average not in AVERAGES:
+            raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {self.average!r}")
+        if not 0.0 < self.average_rate <= 1.0:
+            raise ValueError(f"average_rate must be in (0, 1], got {self.average_rate!r}")
         check_fields(self, schedules=("lr_schedule", "magnet_schedule", "eta_schedule"),
                      at_least_1=("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches",
-                                 "hidden", "layers", "schedule_start", "torch_threads"),
+                                 "hidden", "layers", "schedule_start", "torch_threads", "average_size",
+                                 "average_steps", "average_batch"),
                      at_least_0=("magnet_every", "checkpoint_every", "eval_every", "magnet_coef",
                                  "max_seconds", "eta", "max_cpu_seconds", "logit_range"),
-                     positive=("learning_rate",))
+                     positive=("learning_rate", "average_lr"))
 
 
 def check_fields(args: Any, schedules: tuple[str, ...], at_least_1: tuple[str, ...], at_least_0: tuple[str, ...],
@@ -321,6 +334,11 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         start = int(state["iteration"])
     obs, info = env.reset(seed=args.seed + 1_000_003 * start)  # resumed games are new deals
     mask, seat = info["action_mask"], info["seat"]
+    avg = None if args.average == "none" else Averager(
+        net, args.average, args.average_size, args.average_lr, args.average_steps, args.average_batch,
+        args.average_rate, obs.dtype, args.seed + 1_000_003 * start)
+    if avg is not None and start:
+        avg.load_state_dict(state)
     b_obs = torch.zeros((T, N, D), dtype=obs.dtype, device=device)  # the env's dtype (int8: a quarter of the bytes)
     b_mask = torch.zeros((T, N, A), dtype=torch.bool, device=device)
     b_act, b_seat = (torch.zeros((T, N), dtype=torch.long, device=device) for _ in range(2))
@@ -332,7 +350,8 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     iterations = max(1, args.total_timesteps // (N * T))
     monitor = Monitor(out, iterations * N * T, progress=args.progress, tensorboard=args.tensorboard, append=start > 0,
                       columns=["iteration", "decisions", "seconds", "cpu_seconds", "episodes", "lr", "magnet_coef",
-                               "eta", "entropy", "kl_magnet", "pg_loss", "v_loss", "nash_conv", "eval_seconds"])
+                               "eta", "entropy", "kl_magnet", "pg_loss", "v_loss", "nash_conv", "eval_seconds"]
+                      + ([] if avg is None else ["avg_loss", "nash_conv_avg"]))
     clock = clock or Stopwatch()
     decisions, episodes, row = start * N * T, 0, {}
     if start:
@@ -366,6 +385,8 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
             b_rew[t], b_done[t] = rewards * args.reward_scale, terminated | truncated
         decisions += N * T
         episodes += int(b_done.sum())
+        if avg is not None:  # every decision of the rollout, with the probabilities it was played by
+            avg.visited(net, b_obs.reshape(T * N, D), b_mask.reshape(T * N, A))
         adv, ret, ok = seat_advantages(b_rew, b_done, b_seat, b_val, args.gae_lambda)
         idx_all = ok.reshape(-1).nonzero()[:, 0]
         f_obs, f_mask = (x.reshape(T * N, -1).index_select(0, idx_all) for x in (b_obs, b_mask))  # not x[idx]: slower
@@ -391,16 +412,21 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
                 optimizer.step()
                 stats.append(stat)
         update_magnet(magnet, net, args, it)
+        if avg is not None:
+            avg.updated(net)
         seconds = clock.wall()  # training time: the measurements left out
         ent, kl, pg, vl = torch.stack(stats).mean(0).tolist()
         row = {"iteration": it, "decisions": decisions, "seconds": round(seconds, 2), "eta": eta,
                "cpu_seconds": round(clock.cpu(), 2), "episodes": episodes,
-               "lr": lr, "magnet_coef": alpha, "entropy": ent, "kl_magnet": kl, "pg_loss": pg, "v_loss": vl}
+               "lr": lr, "magnet_coef": alpha, "entropy": ent, "kl_magnet": kl, "pg_loss": pg, "v_loss": vl,
+               **({} if avg is None else {"avg_loss": avg.loss})}
         last = it == iterations or bool(args.max_seconds and seconds >= args.max_seconds) \
             or bool(args.max_cpu_seconds and row["cpu_seconds"] >= args.max_cpu_seconds)
         if exact is not None and (it % args.eval_every == 0 or last):
             t0 = time.perf_counter()
             row["nash_conv"] = clock.skip(lambda: exact(net, device))
+            if avg is not None:
+                row["nash_conv_avg"] = clock.skip(lambda: exact(avg.net, device))
             row["eval_seconds"] = round(time.perf_counter() - t0, 3)
         if hook is not None:
             snapshot = Snapshot(row, decisions, policy_function(net, device))
@@ -408,14 +434,18 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         monitor.log(decisions, row)
         if (args.checkpoint_every and it % args.checkpoint_every == 0) or last:
             torch.save({"iteration": it, "episodes": episodes, "cpu_seconds": row["cpu_seconds"], "seconds": seconds,
-                        "net": net.state_dict(), "magnet": magnet.state_dict(), "optimizer": optimizer.state_dict()},
-                       state_file)
-            net.export(out / ("final.npz" if last else f"ckpt-{it:06d}.npz"),
-                       {**card, "trained": {**card["trained"], "iteration": it, "decisions": decisions,
-                                            "seconds": round(seconds, 1), **({"nash_conv": row["nash_conv"]}
-                                                                            if "nash_conv" in row else {})}})
+                        "net": net.state_dict(), "magnet": magnet.state_dict(), "optimizer": optimizer.state_dict(),
+                        **({} if avg is None else avg.state_dict())}, state_file)
+            name = "final" if last else f"ckpt-{it:06d}"
+            for policy, suffix, key in [(net, "", "nash_conv")] + ([] if avg is None else [(avg.net, "-avg",
+                                                                                            "nash_conv_avg")]):
+                policy.export(out / f"{name}{suffix}.npz", {**card, "trained": {
+                    **card["trained"], "iteration": it, "decisions": decisions, "seconds": round(seconds, 1),
+                    **({"policy": f"average ({args.average})"} if suffix else {}),
+                    **({"nash_conv": row[key]} if key in row else {})}})
         if it % 10 == 0 or last:
             nc = f", NashConv {row['nash_conv']:.4f}" if "nash_conv" in row else ""
+            nc += f" (average {row['nash_conv_avg']:.4f})" if "nash_conv_avg" in row else ""
             monitor.note(f"iteration {it}: {decisions:,} decisions, {decisions / seconds:,.0f}/s, entropy {ent:.3f}, "
                          f"KL to magnet {kl:.4f}, value loss {vl:.3f}{nc}")
         if last:

@@ -131,7 +131,8 @@ def test_schedules_are_their_formulas(kind: str, start: float, decisions: int, t
     ("total_timesteps", 0), ("update_epochs", 0), ("num_minibatches", 0), ("hidden", 0), ("layers", 0),
     ("schedule_start", 0), ("torch_threads", 0), ("magnet_every", -1), ("checkpoint_every", -1), ("eval_every", -1),
     ("magnet_coef", -0.1), ("max_seconds", -1.0), ("max_cpu_seconds", -1.0), ("eta", -1.0), ("logit_range", -1.0),
-    ("magnet_ema", 1.5), ("magnet_ema", -0.1), ("learning_rate", 0.0)])
+    ("magnet_ema", 1.5), ("magnet_ema", -0.1), ("learning_rate", 0.0), ("average", "mean"), ("average_size", 0),
+    ("average_steps", 0), ("average_batch", 0), ("average_lr", 0.0), ("average_rate", 0.0), ("average_rate", 1.5)])
 def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
     """Every checked option: a ValueError that names it; the command line turns it into one usage line."""
     assert_refused(Args, parse, field, value)
@@ -141,8 +142,9 @@ def test_edges_of_the_checks_are_accepted() -> None:
     """The smallest allowed values pass (the checks are not off by one)."""
     Args(magnet_every=0, checkpoint_every=0, eval_every=0, magnet_coef=0.0, max_seconds=0.0, max_cpu_seconds=0.0,
          eta=0.0, logit_range=0.0, magnet_ema=0.0, num_envs=1, num_steps=1, total_timesteps=1, update_epochs=1,
-         num_minibatches=1, hidden=1, layers=1, schedule_start=1, torch_threads=1)
-    Args(magnet_ema=1.0)
+         num_minibatches=1, hidden=1, layers=1, schedule_start=1, torch_threads=1, average_size=1, average_steps=1,
+         average_batch=1, average_lr=1e-12, average_rate=1e-12)
+    Args(magnet_ema=1.0, average_rate=1.0)
 
 
 def test_every_field_is_a_flag_that_lands() -> None:
@@ -150,7 +152,8 @@ def test_every_field_is_a_flag_that_lands() -> None:
     other = {bool: lambda v: "false" if v else "true", int: lambda v: str(v + 1), float: lambda v: str(v + 0.5),
              str: lambda v: v}
     choices = {"update": "critic", "lr_schedule": "sqrt", "magnet_schedule": "linear", "game": "kungsholmskille",
-               "device": "cpu", "reward": "points", "preset": "tiny", "rules": "hand=2", "out": "x"}
+               "device": "cpu", "reward": "points", "preset": "tiny", "rules": "hand=2", "out": "x",
+               "average": "ring"}
     for f in dataclasses.fields(Args):
         text = choices.get(f.name) or other[type(f.default)](f.default)
         args = parse([f"--{f.name.replace('_', '-')}", text])
