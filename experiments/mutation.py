@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Six sets (:data:`SETS`): ``loop`` (issue 41: the self-play network's compact arithmetic),
+Seven sets (:data:`SETS`): ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
+(issue 41: the average policy's buffers and fit),
 ``distill`` (issue 40: label shards, expert iteration's pure parts,
 the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
@@ -103,6 +104,8 @@ SETS["loop"] = (["krypenv/training/mmdnet.py"],
                  "krypenv.training.mmdnet.xǁPolicyǁevaluate*", "krypenv.training.mmdnet.x__head*",
                  "krypenv.training.mmdnet.x_sample*"],
                 ["tests/training/test_mmdnet.py"])
+# average (issue 41, the sampled learner's average policy): the buffers, the cross-entropy fit and Polyak averaging
+SETS["average"] = (["krypenv/training/average.py"], ["krypenv.training.average.*"], ["tests/training/test_average.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

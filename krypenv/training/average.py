@@ -82,6 +82,8 @@ class Buffer:
 
     def batch(self, n: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``n`` rows drawn uniformly (with replacement) from the filled part."""
+        if self.filled == 0:
+            raise ValueError("the average's buffer is empty: offer rows (visited) before fitting to it")
         idx = torch.as_tensor(self.rng.integers(0, self.filled, n), device=self.device)
         return self.obs[idx], self.mask[idx], self.probs[idx]
 
