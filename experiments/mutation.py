@@ -75,7 +75,7 @@ SETS = {
                ["tests/envs/test_device.py", "tests/agents/test_mlp.py", "tests/training/test_selfplay.py"]),
     # speed (issue 42): the register report and its budgets, the kernels' disk-cache plumbing (compiled code is not
     # mutated: the legality check first_illegal had its bugs planted by hand)
-    "speed": (["eval/ptxas.py", "krypenv/envs/cuda.py"],
+    "speed": (["krypenv/eval/ptxas.py", "krypenv/envs/cuda.py"],
               ["krypenv.eval.ptxas.*", "krypenv.envs.cuda.x_rebind*", "krypenv.envs.cuda.x_source_digest*",
                "krypenv.envs.cuda.x_cached*", "krypenv.envs.cuda.x_threads_per_sm*"],
               ["tests/cuda/test_registers.py", "tests/cuda/test_cache.py"]),
