@@ -15,6 +15,7 @@ from krypenv import agents
 from krypenv.training.average import Averager, Buffer, cross_entropy, policy_probabilities, polyak
 from krypenv.training.mmdnet import Policy
 from krypenv.training.selfplay import Args, main
+from tests.training.exact import nash_conv_of
 
 FAST = {"device": "cpu", "preset": "tiny", "num_envs": 16, "num_steps": 8, "hidden": 8, "progress": False,
         "tensorboard": False, "update": "critic", "magnet_every": 0, "seed": 5}
@@ -189,26 +190,15 @@ def test_nash_conv_avg_is_the_exported_average_s(tmp_path: Path) -> None:
     """nash_conv_avg in log.csv at the measured iterations equals the exact NashConv of that iteration's
     ckpt-ITERATION-avg.npz (and differs from the last iterate's)."""
     pytest.importorskip("pyspiel")
-    from krypenv.openspiel.tree import GameTree
-
     main(Args(**FAST, rules="ranks=A-2-3,hand=2,table=2", total_timesteps=3 * 128, eval_every=2, checkpoint_every=1,
               average="ring", average_size=300, out=str(tmp_path)))
     with (tmp_path / "log.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert [bool(r["nash_conv_avg"]) for r in rows] == [False, True, True]
-    tree = GameTree.load("krypkasino", "tiny", 2, ranks="A-2-3", hand=2, table=2)
-    agent = agents.load(f"mlp:{tmp_path / 'ckpt-000002-avg.npz'}")
-    probs = tree.policy_of(lambda o, m: agent.action_probabilities(_Batch(o, m)))
-    assert float(rows[1]["nash_conv_avg"]) == pytest.approx(tree.nash_conv(probs)["nash_conv"], rel=1e-5)
+    nash_conv, card = nash_conv_of(tmp_path / "ckpt-000002-avg.npz")
+    assert float(rows[1]["nash_conv_avg"]) == pytest.approx(nash_conv, rel=1e-5)
     assert rows[1]["nash_conv_avg"] != rows[1]["nash_conv"]
-    assert agent.card["trained"]["nash_conv"] == pytest.approx(float(rows[1]["nash_conv_avg"]))
-
-
-class _Batch:
-    """What the mlp agent reads of a decision batch."""
-
-    def __init__(self, obs: np.ndarray, mask: np.ndarray) -> None:
-        self.obs, self.mask, self.rules = obs, mask, type("R", (), {"players": 2})()
+    assert card["trained"]["nash_conv"] == pytest.approx(float(rows[1]["nash_conv_avg"]))
 
 
 def test_a_resumed_run_continues_the_average(tmp_path: Path) -> None:

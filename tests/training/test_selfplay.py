@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from krypenv import agents, krypkasino_v0
 from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd_targets, sample
 from krypenv.training.selfplay import Args, Snapshot, main, parse, schedule, seat_advantages, update_magnet
+from tests.training.exact import nash_conv_of
 from tests.training.options import assert_refused
 
 
@@ -276,24 +277,12 @@ def test_each_learning_option_changes_the_run(base: dict, change: dict, tmp_path
 def test_eval_every_measures_the_network_of_that_iteration(tmp_path: Path) -> None:
     """nash_conv in log.csv every eval_every iterations and at the last, equal to the checkpoint's exact NashConv."""
     pytest.importorskip("pyspiel")
-    from krypenv.openspiel.tree import GameTree
-
     rules = "ranks=A-2-3,hand=2,table=2"
     main(Args(**FAST, rules=rules, total_timesteps=3 * 128, eval_every=2, checkpoint_every=1, out=str(tmp_path)))
     with (tmp_path / "log.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert [bool(r["nash_conv"]) for r in rows] == [False, True, True]
-    tree = GameTree.load("krypkasino", "tiny", 2, ranks="A-2-3", hand=2, table=2)
-    agent = agents.load(f"mlp:{tmp_path / 'ckpt-000002.npz'}")
-    probs = tree.policy_of(lambda o, m: agent.action_probabilities(_Batch(o, m)))
-    assert float(rows[1]["nash_conv"]) == pytest.approx(tree.nash_conv(probs)["nash_conv"], rel=1e-5)
-
-
-class _Batch:
-    """What the mlp agent reads of a decision batch."""
-
-    def __init__(self, obs: np.ndarray, mask: np.ndarray) -> None:
-        self.obs, self.mask, self.rules = obs, mask, type("R", (), {"players": 2})()
+    assert float(rows[1]["nash_conv"]) == pytest.approx(nash_conv_of(tmp_path / "ckpt-000002.npz")[0], rel=1e-5)
 
 
 def test_a_hook_stops_the_run_and_budgets_stop_it(tmp_path: Path) -> None:
