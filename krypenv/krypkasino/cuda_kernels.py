@@ -178,9 +178,9 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
 def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
     """The device env's kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch,
     moves, keys) or none: ``seats`` compiled with that policy, the other parts shared by every policy."""
-    kernels = {name: _kernel(part, NO_POLICY) for part, name in enumerate(PARTS) if name not in POLICY_PARTS}
-    kernels["seats"] = _kernel(SEATS, policy_key if policy_key is not None else NO_POLICY)
-    return EnvKernels(kernels, ORDER)
+    key = policy_key if policy_key is not None else NO_POLICY
+    return EnvKernels({name: _kernel(part, key if name in POLICY_PARTS else NO_POLICY)
+                       for part, name in enumerate(PARTS)}, ORDER)
 
 
 @functools.cache
