@@ -332,11 +332,12 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         magnet.load_state_dict(state["magnet"])
         optimizer.load_state_dict(state["optimizer"])
         start = int(state["iteration"])
-    obs, info = env.reset(seed=args.seed + 1_000_003 * start)  # resumed games are new deals
+    deal_seed = args.seed + 1_000_003 * start  # resumed games are new deals (and a new average's buffer draws)
+    obs, info = env.reset(seed=deal_seed)
     mask, seat = info["action_mask"], info["seat"]
     avg = None if args.average == "none" else Averager(
         net, args.average, args.average_size, args.average_lr, args.average_steps, args.average_batch,
-        args.average_rate, obs.dtype, args.seed + 1_000_003 * start)
+        args.average_rate, obs.dtype, deal_seed)
     if avg is not None and start:
         avg.load_state_dict(state)
     b_obs = torch.zeros((T, N, D), dtype=obs.dtype, device=device)  # the env's dtype (int8: a quarter of the bytes)
