@@ -52,9 +52,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SIMULATOR", "Arrays", "CudaUnavailableError", "EnvKernels", "cached", "cuda_problem", "device_identity",
-           "grid_threads", "host_view", "launch", "no_fma", "rebind", "require_cuda", "source_digest", "threads_per_sm",
-           "torch_stream"]
+__all__ = ["ACT", "AGAIN", "FINISH", "OBS", "OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "SEATS", "SIMULATOR",
+           "STATUS_POLICY", "STEP", "Arrays", "CudaUnavailableError", "EnvKernels", "cached", "cuda_problem",
+           "device_identity", "env_kernels", "grid_threads", "host_view", "launch", "no_fma", "rebind", "require_cuda",
+           "source_digest", "threads_per_sm", "torch_stream"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
 BLOCK = 128  # threads per block
@@ -201,6 +202,19 @@ def launch(kernel: Any, threads: int, *args: Any) -> None:
         kernel[blocks, BLOCK, torch_stream()](*args)
 
 
+# Every game's device env steps with the same four kernels (issue 42: each assembled with the registers its own
+# part needs), their launches per operation the same; a game's cuda_kernels module supplies the kernel of each part.
+RESET, STEP, OBSERVE = 0, 1, 2  # the device env's operations (krypenv.envs.device)
+AGAIN = 3  # a kernel's mode in STEP's second ``seats`` launch: only the envs whose episode just ended (``over``)
+ACT, SEATS, FINISH, OBS = 0, 1, 2, 3  # the parts (a kernel's closure holds its part: the others are dead code)
+PARTS = ("act", "seats", "finish", "observe")  # the kernels by part (the names of EnvKernels.parts)
+POLICY_PARTS = ("seats",)  # the parts compiled per built-in policy
+STATUS_POLICY = 2  # an env's status bit: a built-in policy's action was illegal (the step's results are void)
+ORDER = {RESET: (("act", RESET), ("seats", RESET), ("observe", RESET)),  # operation -> launches (part, mode)
+         STEP: (("act", STEP), ("seats", STEP), ("finish", STEP), ("seats", AGAIN), ("observe", STEP)),
+         OBSERVE: (("observe", OBSERVE),)}
+
+
 class EnvKernels:
     """A device env's kernels by part, and the launches of each of its operations (RESET, STEP, OBSERVE), in order:
     ``order[operation]`` = ((part, mode), ...).  Every kernel takes ``mode`` and then the same arguments; launched on
@@ -213,6 +227,15 @@ class EnvKernels:
         """Launch ``operation``'s kernels in turn on ``threads`` threads, each with its mode and ``args``."""
         for part, mode in self.order[operation]:
             launch(self.parts[part], threads, mode, *args)
+
+
+def env_kernels(kernel: Callable[[int, Any], Any], policy_key: Any, no_policy: Any) -> EnvKernels:
+    """A game's device-env kernels for one built-in policy's build key (or None): ``kernel(part, key)`` gives each
+    part's kernel, ``seats`` (:data:`POLICY_PARTS`) compiled with the policy, the others with ``no_policy``'s key and
+    so shared by every policy; launched in :data:`ORDER`."""
+    key = policy_key if policy_key is not None else no_policy
+    return EnvKernels({name: kernel(part, key if name in POLICY_PARTS else no_policy)
+                       for part, name in enumerate(PARTS)}, ORDER)
 
 
 class Arrays:

@@ -62,13 +62,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from krypenv.envs.batch import LEARNER, EnvBatch
+from krypenv.envs.cuda import RESET, STEP  # the operations of every game's CUDA kernels (krypenv.envs.cuda.ORDER)
 from krypenv.envs.gym import SELF, opponent_kinds
 from krypenv.envs.spaces import first_illegal
 from krypenv.rng import check_seed, seed_range
 
 __all__ = ["SELF", "DeviceVecEnv", "device_kinds"]
-
-RESET, STEP, OBSERVE = 0, 1, 2  # the operations of every game's CUDA kernels (its cuda_kernels module)
 
 
 def device_kinds(opponents: Any, players: int, game: str, on_gpu: bool) -> tuple[list[int], dict[int, Any]]:

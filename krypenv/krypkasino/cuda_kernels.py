@@ -40,9 +40,9 @@ memory costs a 64-bit address per offset (issue 42, docs/results/gpu.md: the eng
 with it, 125 without).
 
 A thread's statuses (per env, read by the host after the last launch): ``STATUS_OVERFLOW`` (a capture search
-outgrew the scratch: never seen in play, :mod:`krypenv.krypkasino.engine.captures`) and :data:`STATUS_POLICY` (a
-built-in policy chose an illegal action).  The first launch of an operation writes an env's status, the later ones
-add their bits to it; either bit makes the env raise.
+outgrew the scratch: never seen in play, :mod:`krypenv.krypkasino.engine.captures`) and
+:data:`krypenv.envs.cuda.STATUS_POLICY` (a built-in policy chose an illegal action).  The first launch of an
+operation writes an env's status, the later ones add their bits to it; either bit makes the env raise.
 """
 
 from __future__ import annotations
@@ -53,7 +53,21 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import SIMULATOR, EnvKernels, cached, device_identity, source_digest
+from krypenv.envs.cuda import (
+    ACT,
+    AGAIN,
+    FINISH,
+    OBSERVE,
+    RESET,
+    SEATS,
+    SIMULATOR,
+    STATUS_POLICY,
+    EnvKernels,
+    cached,
+    device_identity,
+    env_kernels,
+    source_digest,
+)
 from krypenv.gpu_lean import fresh
 from krypenv.krypkasino import device_drivers as D
 from krypenv.krypkasino import env_kernels as E
@@ -63,18 +77,7 @@ from krypenv.krypkasino.engine import kernels as K
 from krypenv.krypkasino.engine.captures import O_STATUS, SCRATCH_WORDS, clear_scratch
 from krypenv.rng import rand_float
 
-__all__ = ["AGAIN", "OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "STATUS_POLICY", "STEP", "build",
-           "engine_play", "no_policy"]
-
-STATUS_POLICY = 2  # a built-in policy's action was illegal
-RESET, STEP, OBSERVE = 0, 1, 2  # the device env's operations (krypenv.envs.device)
-AGAIN = 3  # a kernel's mode in STEP's second ``seats`` launch: only the envs whose episode just ended (``over``)
-ACT, SEATS, FINISH, OBS = 0, 1, 2, 3  # the parts (a kernel's closure holds its part: the others are dead code)
-PARTS = ("act", "seats", "finish", "observe")  # the kernels by part (the names of EnvKernels.parts)
-POLICY_PARTS = ("seats",)  # the parts compiled per built-in policy
-ORDER = {RESET: (("act", RESET), ("seats", RESET), ("observe", RESET)),  # operation -> launches (part, mode)
-         STEP: (("act", STEP), ("seats", STEP), ("finish", STEP), ("seats", AGAIN), ("observe", STEP)),
-         OBSERVE: (("observe", OBSERVE),)}
+__all__ = ["build", "engine_play", "no_policy"]
 
 
 @njit(cache=True)
@@ -83,7 +86,8 @@ def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, ca
     return -1
 
 
-SOURCES = ("krypenv.krypkasino", "krypenv.gpu_lean", "krypenv.rng")  # what the kernels call (their cache key)
+# what the kernels call (their disk cache's key, source_digest): the rules, the parts' constants, the helpers
+SOURCES = ("krypenv.krypkasino", "krypenv.envs.cuda", "krypenv.gpu_lean", "krypenv.rng")
 unwrap = device_identity()
 FRESH: Any = (lambda a: a) if SIMULATOR else fresh  # the simulator runs kernel bodies as Python: no intrinsic there
 POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by _kernel
@@ -177,10 +181,8 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
 @functools.cache
 def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
     """The device env's kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch,
-    moves, keys) or none: ``seats`` compiled with that policy, the other parts shared by every policy."""
-    key = policy_key if policy_key is not None else NO_POLICY
-    return EnvKernels({name: _kernel(part, key if name in POLICY_PARTS else NO_POLICY)
-                       for part, name in enumerate(PARTS)}, ORDER)
+    moves, keys) or none (:func:`krypenv.envs.cuda.env_kernels`)."""
+    return env_kernels(_kernel, policy_key, NO_POLICY)
 
 
 @functools.cache

@@ -1,16 +1,26 @@
 """Kungsholmskille's env functions on CUDA threads: the device env's kernel (:mod:`krypenv.kungsholmskille.device`).
 
-One kernel, ``run(mode, …)``, for the three operations of the device env (one compile): RESET the
-active envs, STEP every env, OBSERVE.  It is a grid-stride loop (thread ``t`` of ``G`` handles envs
-``t, t + G, …``, ``G`` being the ``threads`` argument) whose body calls the per-env functions of
-:mod:`krypenv.kungsholmskille.env_kernels`, the ones the CPU drivers call, compiled for the GPU by
-numba-cuda: dealing (L2, L4, L20), calls, folds, exchanges, tricks and the showdown (L5–L15), the
-pot's money (L12–L21), observations, masks, rewards and auto-reset are the CPU's code.  Per env a
-STEP is: the caller's action for the seat to act (``act_one``); forced moves (``skip_forced``) and
-built-in seats until a caller's seat must act (``advance_one``, then the seats of compiled
-policies); every seat's reward, the over code, final money and auto-reset (``finish_seats_one``);
-the new episode's built-in seats; the next seat to act and its observation and mask
-(``observe_actor_one``).
+The device env's step is four kernels, launched one after the other on the same stream, with every env's state in
+global memory between them, so that each is assembled with the registers its own part needs (issue 42; the split of
+:mod:`krypenv.krypkasino.cuda_kernels`, the same parts and order):
+
+* ``act``: RESET the active envs (``reset_one``) or, in a STEP, the caller's action for the seat to act
+  (``act_one``);
+* ``seats``: forced moves and built-in seats until a caller's seat must act (``advance_one``, then the seats of
+  compiled policies);
+* ``finish``: every seat's reward, the over code, final money and auto-reset (``finish_seats_one``, which writes
+  ``over``);
+* ``observe``: the next seat to act and its observation and mask (``observe_actor_one``).
+
+The launches of each operation (:data:`ORDER`): RESET is act, seats, observe over the active envs; STEP is act,
+seats, finish, seats again over the envs whose episode ended (``over``: the new episode's built-in seats), observe,
+over every env; OBSERVE is observe alone.  The order per env is the one kernel's of before, so the trajectories are
+the same.  Each kernel is a grid-stride loop (thread ``t`` of ``G`` handles envs ``t, t + G, …``, ``G`` being the
+``threads`` argument) whose body calls the per-env functions of :mod:`krypenv.kungsholmskille.env_kernels`, the ones
+the CPU drivers call, compiled for the GPU by numba-cuda: dealing (L2, L4, L20), calls, folds, exchanges, tricks
+and the showdown (L5–L15), the pot's money (L12–L21), observations, masks, rewards and auto-reset are the CPU's
+code.  All four take the same arguments (one launch list, :class:`krypenv.envs.cuda.EnvKernels`); only ``seats``
+depends on the built-in policy.
 
 *Built-in seats* are the uniform random policy (inside ``advance_one``, as on the CPU) and, for
 seats an agent with a :class:`~krypenv.agent_api.DevicePolicy` plays, its function: the env writes
@@ -18,12 +28,12 @@ the seat's observation and mask (as it would hand them to the agent's ``act``), 
 uniforms from its stream (Kungsholmskille's compiled baselines draw none) and calls
 ``function(obs, mask, players, iparams, fparams, work)`` for the action, ``work`` being the
 ``B_POLICY`` region of the thread's scratch (``scratch`` words at most, 63).  A thread's scratch (``BUF`` words:
-legal list, uniforms, a policy's work vector) is its own local array, written before it is read, as the CPU
-drivers' ``np.empty`` one.  Same function, same
-inputs, same order as the CPU env: the same trajectories bit for bit (``krypenv.agents.kungsholmskille``'s
-``timid`` and ``expert`` offer one).
+legal list, uniforms, a policy's work vector) is its own local array in each kernel, written before it is read by
+every function, as the CPU drivers' ``np.empty`` one (so nothing in it is carried from one kernel to the next).
+Same function, same inputs, same order as the CPU env: the same trajectories bit for bit
+(``krypenv.agents.kungsholmskille``'s ``timid`` and ``expert`` offer one).
 
-Statuses per env: :data:`STATUS_POLICY` when a built-in policy chose an illegal action (the
+Statuses per env: :data:`krypenv.envs.cuda.STATUS_POLICY` when a built-in policy chose an illegal action (the
 Kungsholmskille env functions need no search scratch, so nothing can overflow).
 """
 
@@ -35,24 +45,32 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import EnvKernels, cached, device_identity, source_digest
+from krypenv.envs.cuda import (
+    ACT,
+    AGAIN,
+    FINISH,
+    OBSERVE,
+    RESET,
+    SEATS,
+    STATUS_POLICY,
+    EnvKernels,
+    cached,
+    device_identity,
+    env_kernels,
+    source_digest,
+)
 from krypenv.kungsholmskille import device_drivers as D
 from krypenv.kungsholmskille import env_kernels as E
 from krypenv.kungsholmskille.actions import N_ACTIONS
-from krypenv.kungsholmskille.config import B_LEGAL, B_POLICY, B_UNIF, BUF, C_P, ILLEGAL
+from krypenv.kungsholmskille.config import B_LEGAL, B_POLICY, B_UNIF, BUF, C_P, ILLEGAL, RUNNING
 from krypenv.kungsholmskille.engine import kernels as K
 from krypenv.kungsholmskille.observation import OBS_DTYPE, obs_size
 from krypenv.rng import rand_float
 
-__all__ = ["OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "STATUS_POLICY", "STEP", "build", "engine_play",
-           "no_policy"]
-
-STATUS_POLICY = 2  # a built-in policy's action was illegal
-RESET, STEP, OBSERVE = 0, 1, 2  # the modes of the one kernel
-PARTS = POLICY_PARTS = ("run",)  # the one kernel (EnvKernels.parts), compiled per built-in policy
-ORDER = {mode: (("run", mode),) for mode in (RESET, STEP, OBSERVE)}  # each operation is one launch
+__all__ = ["build", "engine_play", "no_policy"]
 MAX_OBS = obs_size(K.MAXP)  # the longest observation (6 players)
-SOURCES = ("krypenv.kungsholmskille", "krypenv.rng")  # what the kernels call (their disk cache's key, source_digest)
+# what the kernels call (their disk cache's key, source_digest): the rules, the parts' constants, the stream
+SOURCES = ("krypenv.kungsholmskille", "krypenv.envs.cuda", "krypenv.rng")
 
 
 @njit(cache=True)
@@ -62,17 +80,15 @@ def no_policy(obs, mask, players, iparams, fparams, work):
 
 
 unwrap = device_identity()
-POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by build
+POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by _kernel
 ADVANCE: Any = None
 
 
-@functools.cache
-def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
-    """The kernel for one built-in policy (``DevicePolicy.build_key``) or none; compiled by numba-cuda on first launch,
-    once per process and key."""
-    fn, uniforms = (policy_key[0], policy_key[1]) if policy_key is not None else (no_policy, 0)
-    has_policy = policy_key is not None
-    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
+NO_POLICY = (no_policy, 0, 0, 1, 1)  # the build key of kernels without a built-in policy
+
+
+def _advance(uniforms: int, has_policy: bool) -> Any:
+    """The built-in seats' loop, a device function (its policy bound as ``POLICY`` by :func:`_kernel`)."""
 
     def advance(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask):
         """Deal on, forced moves and built-in seats until a caller's seat acts; False if a policy acted illegally."""
@@ -91,9 +107,24 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
             if E.act_one(st, cash, ep, cfg, i, a, False) == ILLEGAL:
                 return False
 
+    return advance
+
+
+def _no_seats(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask):
+    """The seats' loop bound into the parts other than ``seats`` (never called there)."""
+    return True
+
+
+@functools.cache
+def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
+    """Part ``part``'s kernel (for ``seats``, with the built-in policy of ``policy_key``); compiled by numba-cuda on
+    first launch and cached on disk (:func:`krypenv.envs.cuda.cached`), once per process."""
+    fn, uniforms = policy_key[0], policy_key[1]
+    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
+
     def run(mode, st, cash, ep, rng, cfg, prev_st, prev_cash, base, active, actions, lose, threads, status,
             act_status, rew, over, final, obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
-        """RESET the active envs, STEP every env or OBSERVE (see the module docstring); ``gx`` is unused here."""
+        """Part ``part`` of the device env's operation over its envs (module docstring); ``gx`` is unused here."""
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)
         st, cash, ep, rng, cfg = unwrap(st), unwrap(cash), unwrap(ep), unwrap(rng), unwrap(cfg)
         prev_st, prev_cash, base, active, actions = unwrap(prev_st), unwrap(prev_cash), unwrap(base), \
@@ -107,32 +138,38 @@ def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
         if t >= g:
             return
         buf = cuda.local.array(BUF, np.int64)  # the thread's scratch (module docstring)
-        pobs = cuda.local.array(MAX_OBS, OBS_DTYPE)[:obs.shape[1]]  # a policy seat's observation
+        pobs = cuda.local.array(MAX_OBS, OBS_DTYPE)[:obs.shape[1]]  # a policy seat's observation (seats only)
         pmask = cuda.local.array(N_ACTIONS, np.int8)
         for i in range(t, st.shape[0], g):
-            if mode == RESET and not active[i]:
+            if (mode == RESET and not active[i]) or (mode == AGAIN and over[i] == RUNNING):
                 continue
             ok = True
-            if mode != OBSERVE:
-                actor = seats[i]
+            if part == ACT:
                 if mode == RESET:
                     E.reset_one(st, cash, ep, rng, cfg, i, buf)
                     base[i] = 0
                 else:
                     act_status[i] = E.act_one(st, cash, ep, cfg, i, actions[i], lose)
-                finish = mode == STEP
-                while True:  # built-in seats, and once more after an auto-reset (one call site each: less code)
-                    ok = ADVANCE(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask) and ok
-                    if not finish:
-                        break
-                    finish = False
-                    if not D.finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, actor, base, rew, over,
-                                              final, term_obs, term_masks, buf):
-                        break
-            D.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
-            status[i] = 0 if ok else STATUS_POLICY
+            elif part == SEATS:
+                ok = ADVANCE(st, cash, ep, rng, cfg, prev_st, prev_cash, i, buf, pk, pi, pf, pobs, pmask)
+            elif part == FINISH:  # seats[i]: the seat that acted (observe writes the next one)
+                D.finish_seats_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, seats[i], base, rew, over, final,
+                                   term_obs, term_masks, buf)
+            else:
+                D.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
+            bits = 0 if ok else STATUS_POLICY
+            first = part == ACT or mode == OBSERVE  # the operation's first launch writes the status, later ones add
+            status[i] = bits if first else status[i] | bits
 
-    return EnvKernels({"run": cached(run, ADVANCE=cached(advance, device=True, POLICY=fn))}, ORDER)
+    seats = _advance(uniforms, fn is not no_policy) if part == SEATS else _no_seats  # no dead loop to compile
+    return cached(run, ADVANCE=cached(seats, device=True, POLICY=fn))
+
+
+@functools.cache
+def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
+    """The device env's kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch,
+    moves, keys) or none (:func:`krypenv.envs.cuda.env_kernels`)."""
+    return env_kernels(_kernel, policy_key, NO_POLICY)
 
 
 @functools.cache

@@ -44,11 +44,12 @@ def check_compiled_opponents() -> None:
 
 
 def check_self_play() -> None:
-    """Self-play: the CUDA env is the CPU device env (seats, per-seat rewards, final values)."""
+    """Self-play: the CUDA env is the CPU device env (seats, per-seat rewards, final values), across a reset in the
+    middle of the episodes."""
     for name, mod in GAMES.items():
         kw = {"players": 2, "opponents": "self", "seed": 8, "preset": "small"}
         tally = against_device(mod.DeviceVecEnv(4, device="cpu", **kw), mod.DeviceVecEnv(4, device="cuda", **kw),
-                               steps=60, seed=3)
+                               steps=60, seed=3, reset_at=25)  # a reset in mid-episode: the rewards' base restarts
         assert tally.episodes > 0
         print(f"{name} self-play: {tally.steps} steps, {tally.episodes} episodes equal", flush=True)
 

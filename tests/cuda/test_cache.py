@@ -20,7 +20,7 @@ from krypenv.envs import cuda as C
 ROOT = Path(__file__).resolve().parents[2]
 needs_numba_cuda = pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None,
                                       reason="numba-cuda is not installed (pip install 'krypenv[cuda]')")
-KERNELS = ("kungsholmskille.env.expert", "kungsholmskille.engine", "util.pick")
+KERNELS = ("kungsholmskille.env.expert.seats", "kungsholmskille.engine", "util.pick")
 
 
 def phase(name: str, cache: Path) -> subprocess.CompletedProcess:

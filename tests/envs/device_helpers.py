@@ -83,9 +83,10 @@ def against_vecenv(vec: Any, dev: Any, steps: int, seed: int, until_episodes: in
     return tally
 
 
-def against_device(ref: Any, dev: Any, steps: int, seed: int) -> Tally:
+def against_device(ref: Any, dev: Any, steps: int, seed: int, reset_at: int | None = None) -> Tally:
     """Step two device envs (e.g. the CPU backend and the CUDA one, in self-play) with the same random legal actions;
-    assert equal observations, masks, seats, rewards (per seat), dones, final values and terminal observations."""
+    assert equal observations, masks, seats, rewards (per seat), dones, final values and terminal observations.  With
+    ``reset_at``, both are reset anew (seeded) before that step, in the middle of their episodes."""
     n = ref.num_envs
     o1, i1 = ref.reset()
     o2, i2 = dev.reset()
@@ -93,6 +94,9 @@ def against_device(ref: Any, dev: Any, steps: int, seed: int) -> Tally:
     actions = np.zeros(n, np.int64)
     tally = Tally(per_seat_sum=[0.0])
     for step in range(steps):
+        if step == reset_at:
+            o1, i1 = ref.reset(seed=seed + 1000)
+            o2, i2 = dev.reset(seed=seed + 1000)
         same("observation", step, o1, o2)
         same("mask", step, i1["action_mask"], i2["action_mask"])
         same("seat", step, i1["seat"], i2["seat"])
