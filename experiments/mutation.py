@@ -73,12 +73,14 @@ SETS = {
     "device": (["krypenv/envs/device.py", "krypenv/agents/mlp.py", "krypenv/training/selfplay.py"],
                ["krypenv.envs.device.*", "krypenv.agents.mlp.*", "krypenv.training.selfplay.x_seat_advantages*"],
                ["tests/envs/test_device.py", "tests/agents/test_mlp.py", "tests/training/test_selfplay.py"]),
-    # speed (issue 42): the register report and its budgets, the kernels' disk-cache plumbing (compiled code is not
-    # mutated: the legality check first_illegal had its bugs planted by hand)
+    # speed (issue 42): the register report and its budgets, the kernels' disk-cache plumbing, the env's parts and
+    # their launches (compiled code is not mutated: the legality check first_illegal had its bugs planted by hand)
     "speed": (["krypenv/eval/ptxas.py", "krypenv/envs/cuda.py"],
               ["krypenv.eval.ptxas.*", "krypenv.envs.cuda.x_rebind*", "krypenv.envs.cuda.x_source_digest*",
-               "krypenv.envs.cuda.x_cached*", "krypenv.envs.cuda.x_threads_per_sm*"],
-              ["tests/cuda/test_registers.py", "tests/cuda/test_cache.py"]),
+               "krypenv.envs.cuda.x_cached*", "krypenv.envs.cuda.x_threads_per_sm*", "krypenv.envs.cuda.x_env_kernels*",
+               "krypenv.envs.cuda.xǁEnvKernelsǁ*"],
+              ["tests/cuda/test_registers.py", "tests/cuda/test_ptxas_report.py", "tests/cuda/test_cache.py",
+               "tests/envs/test_cuda_parts.py"]),
 }
 # distill (issue 40): the label shards, expert iteration's pure parts (targets, loss, arguments, schedule, data), the
 # student and the mlp format's network; the whole loop's end-to-end tests are left out of the mutants' runs (minutes
