@@ -13,7 +13,11 @@ This script plays ``games`` games with the teacher (seed ``seed``), labels each 
 actions ``repeats`` times (each call draws the next uniform of the game's stream, so other worlds), and prints,
 for ``k`` = 2, 4, … ``repeats`` of the draws, ``H(mean of k targets) − mean H(targets)``.  For small noise that is
 ``(1 − 1/k)`` of the floor (the mean of ``k`` draws is itself noisy), so the floor is estimated as the last figure
-times ``k / (k − 1)``.  It also prints the spread of the teacher's value (the value head's target) over the draws.
+times ``k / (k − 1)``.
+
+It also prints the spread of the teacher's value (the value head's target) over the draws, and how often the teacher
+disagrees with itself: the share of decisions where the first draw's best action is not another draw's best, and the
+value (in points, under the other draw) that the first draw's choice loses.
 """
 
 from __future__ import annotations
@@ -36,6 +40,16 @@ def entropy(p: np.ndarray) -> np.ndarray:
 def jensen_gap(targets: np.ndarray) -> float:
     """``mean over decisions of H(mean over draws) − mean over draws and decisions of H``, for (K, N, A) targets."""
     return float(entropy(targets.mean(axis=0)).mean() - np.mean([entropy(t).mean() for t in targets]))
+
+
+def self_disagreement(legal: np.ndarray) -> tuple[float, float]:
+    """For (K, N, A) values (−inf off the legal actions): how often draw 0's best action is not draw k's best, and
+    the value it loses under draw k, both averaged over draws k ≥ 1 and decisions (the teacher against itself)."""
+    first = legal[0].argmax(axis=1)
+    rows = np.arange(legal.shape[1])
+    others = legal[1:]
+    chosen = others[:, rows, first]  # (K − 1, N) draw k's value of draw 0's best action
+    return float((others.argmax(axis=2) != first).mean()), float((others.max(axis=2) - chosen).mean())
 
 
 def label_repeatedly(teacher_spec: str, game: str, players: int, preset: str, games: int, seed: int,
@@ -86,12 +100,15 @@ def main() -> None:
     ks = sorted({k for k in (2, 4, 8, 16, 32) if k <= a.repeats} | {a.repeats})
     gaps = {k: round(jensen_gap(targets[:k]), 5) for k in ks}
     k = a.repeats
-    best = np.where(masks, np.nan_to_num(values, nan=-np.inf), -np.inf).max(axis=2)  # (K, N) the teacher's value
+    legal = np.where(masks, np.nan_to_num(values, nan=-np.inf), -np.inf)  # (K, N, A)
+    best = legal.max(axis=2)  # (K, N) the teacher's value
+    miss, lost = self_disagreement(legal)
     out = {"teacher": a.teacher, "game": a.game, "players": a.players, "preset": a.preset, "games": a.games,
            "seed": a.seed, "decisions": int(masks.shape[0]), "repeats": k, "temperature": a.temperature,
            "mean_entropy": round(float(np.mean([entropy(t).mean() for t in targets])), 5),
            "gap_by_draws": gaps, "floor_estimate": round(gaps[k] * k / (k - 1), 5),
            "value_sd_over_draws": round(float(best.std(axis=0, ddof=1).mean()), 4),
+           "best_differs": round(miss, 4), "best_value_lost": round(lost, 4),
            "seconds": round(time.perf_counter() - t0, 1)}
     print(json.dumps(out), flush=True)
 

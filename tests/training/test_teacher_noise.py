@@ -54,3 +54,15 @@ def test_label_repeatedly_draws_other_worlds_and_plays_the_first_draw() -> None:
     assert np.isnan(values[:, ~masks]).all() and not np.isnan(values[:, masks]).any()
     again, _ = N.label_repeatedly("pimc:samples=4", "krypkasino", 2, "standard", 1, 3, repeats=3)
     assert np.array_equal(np.nan_to_num(again), np.nan_to_num(values))
+
+
+def test_self_disagreement_counts_other_draws_bests_and_the_value_lost() -> None:
+    """Draw 0's best action against each later draw: counted as differing where that draw prefers another action,
+    and the value lost is that draw's best minus its value of draw 0's choice; illegal actions (−inf) never win."""
+    inf = -np.inf
+    legal = np.array([[[1.0, 0.0, inf], [0.0, 2.0, inf]],  # draw 0: bests 0 and 1
+                      [[1.0, 0.5, inf], [3.0, 2.0, inf]],  # draw 1: bests 0 (agrees) and 0 (differs, loses 1)
+                      [[0.0, 2.0, inf], [0.0, 2.0, inf]]])  # draw 2: bests 1 (differs, loses 2) and 1 (agrees)
+    miss, lost = N.self_disagreement(legal)
+    assert miss == pytest.approx(2 / 4)
+    assert lost == pytest.approx((0 + 1 + 2 + 0) / 4)
