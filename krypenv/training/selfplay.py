@@ -98,6 +98,10 @@ class Args:
     eta: float = 1.0  # critic: MMD's step size η, in units of reward_scale · points
     eta_schedule: str = "constant"  # critic: constant, linear or sqrt (as magnet_schedule)
     logit_range: float = 15.0  # critic: targets' log-probabilities are kept within this of the best action's
+    explore: float = dataclasses.field(default=0.0, metadata={"help": "critic: play (1 - e)·π + e·uniform over the "
+                                       "legal actions (e this, shrunk by --magnet-schedule); the critic learns Q so"})
+    oracle_critic: bool = dataclasses.field(default=False, metadata={"help": "critic, a DIAGNOSTIC that reads the "
+                                            "whole tree (training.oracle): MMD's step on the exact Q, not the critic"})
     learning_rate: float = 3e-4
     lr_schedule: str = "constant"  # constant, linear (to 0 at total_timesteps) or sqrt (below)
     gae_lambda: float = 0.95
@@ -134,6 +138,10 @@ class Args:
     def __post_init__(self) -> None:
         if self.update not in UPDATES:
             raise ValueError(f"update must be one of {', '.join(UPDATES)}, got {self.update!r}")
+        if self.update != "critic" and (self.explore or self.oracle_critic):
+            raise ValueError(f"explore and oracle_critic need update='critic', got update={self.update!r}")
+        if not 0.0 <= self.explore < 1.0:
+            raise ValueError(f"explore must be in [0, 1), got {self.explore!r}")
         if self.average not in AVERAGES:
             raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {self.average!r}")
         if not 0.0 < self.average_rate <= 1.0:
@@ -318,6 +326,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     out.mkdir(parents=True, exist_ok=True)
     env = make_env(args)
     exact = ExactNashConv(args) if args.eval_every else None
+    oracle = mmdnet.oracle_critic(args) if args.oracle_critic else None  # a diagnostic: reads the tree
     D, A, N, T, P = env.single_observation_space.shape[0], int(env.single_action_space.n), args.num_envs, \
         args.num_steps, args.players
     critic = args.update == "critic"
@@ -352,7 +361,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     monitor = Monitor(out, iterations * N * T, progress=args.progress, tensorboard=args.tensorboard, append=start > 0,
                       columns=["iteration", "decisions", "seconds", "cpu_seconds", "episodes", "lr", "magnet_coef",
                                "eta", "entropy", "kl_magnet", "pg_loss", "v_loss", "nash_conv", "eval_seconds"]
-                      + ([] if avg is None else ["avg_loss", "nash_conv_avg"]))
+                      + ([] if avg is None else ["avg_loss", "nash_conv_avg"]) + (["explore"] if args.explore else []))
     clock = clock or Stopwatch()
     decisions, episodes, row = start * N * T, 0, {}
     if start:
@@ -365,6 +374,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         lr = schedule(args.lr_schedule, args.learning_rate, decisions, iterations * N * T, args.schedule_start)
         alpha = schedule(args.magnet_schedule, args.magnet_coef, decisions, iterations * N * T, args.schedule_start)
         eta = schedule(args.eta_schedule, args.eta, decisions, iterations * N * T, args.schedule_start)
+        eps = schedule(args.magnet_schedule, args.explore, decisions, iterations * N * T, args.schedule_start)
         for group in optimizer.param_groups:
             group["lr"] = lr
         seen_cols, seen_acts = (torch.zeros(n, dtype=torch.bool, device=device) for n in (D, A))
@@ -377,7 +387,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
                     seen_acts |= legal
                     o, m, cols, acts = mmdnet.compact(obs, mask, used.nonzero()[:, 0], mmdnet.padded(legal))
                 logp, value, _ = net.evaluate(o, m, cols, acts)
-                choice = sample(logp, m)
+                choice = sample(mmdnet.behaviour(logp, m, eps) if eps else logp, m)
             action = acts[choice] if args.compact else choice
             b_obs[t], b_mask[t], b_act[t], b_seat[t], b_val[t] = obs, mask, action, seat, value
             b_logp[t] = logp.gather(1, choice[:, None])[:, 0]
@@ -394,15 +404,17 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         f_act, f_logp, f_adv, f_ret = (x.reshape(-1)[idx_all] for x in (b_act, b_logp, adv, ret))
         f_log_legal = f_mask.sum(1).float().log()  # the uniform magnet's −log π: log of the number of legal actions
         cols = acts = None
+        q_exact = oracle(net, f_obs, f_mask) if oracle is not None else None
         if args.compact:  # the iteration's columns and actions (mmdnet); an action's index among them
             f_obs, f_mask, cols, acts = mmdnet.compact(f_obs, f_mask, seen_cols.nonzero()[:, 0],
                                                        mmdnet.padded(seen_acts))
             f_act = torch.zeros(A, dtype=torch.long, device=device).index_copy_(
                 0, acts, torch.arange(len(acts), device=device))[f_act]
+            q_exact = None if q_exact is None else q_exact.index_select(1, acts)
         stats = []
         if critic:
             targets = mmd_targets(net, magnet if not uniform else None, f_obs, f_mask, eta, alpha,
-                                  args.logit_range, cols=cols, acts=acts)
+                                  args.logit_range, cols=cols, acts=acts, q=q_exact)
         data = Trained(f_obs, f_mask, f_act, f_logp, f_adv, f_ret, f_log_legal, targets if critic else None, cols, acts)
         for _ in range(args.update_epochs):
             for idx in torch.randperm(idx_all.numel(), device=device).chunk(args.num_minibatches):
@@ -420,7 +432,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         row = {"iteration": it, "decisions": decisions, "seconds": round(seconds, 2), "eta": eta,
                "cpu_seconds": round(clock.cpu(), 2), "episodes": episodes,
                "lr": lr, "magnet_coef": alpha, "entropy": ent, "kl_magnet": kl, "pg_loss": pg, "v_loss": vl,
-               **({} if avg is None else {"avg_loss": avg.loss})}
+               **({} if avg is None else {"avg_loss": avg.loss}), **({"explore": eps} if args.explore else {})}
         last = it == iterations or bool(args.max_seconds and seconds >= args.max_seconds) \
             or bool(args.max_cpu_seconds and row["cpu_seconds"] >= args.max_cpu_seconds)
         if exact is not None and (it % args.eval_every == 0 or last):
@@ -466,7 +478,7 @@ def parse_fields(cls: type[T], prog: str, description: str, argv: list[str] | No
     parser = argparse.ArgumentParser(prog=prog, description=description)
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         kind = _boolean if isinstance(f.default, bool) else type(f.default)
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default, help=f.metadata.get("help"))
     try:
         return cls(**vars(parser.parse_args(argv)))
     except ValueError as exc:
