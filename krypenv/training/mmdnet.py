@@ -30,7 +30,7 @@ from torch.nn import functional as F
 from krypenv.agents.mlp import save
 
 __all__ = ["LANES", "Policy", "behaviour", "centered_mse", "clipped_surrogate", "compact", "mmd_targets",
-           "oracle_critic", "padded", "probabilities", "sample", "used_columns"]
+           "padded", "probabilities", "sample", "used_columns"]
 
 
 LANES = 16  # PyTorch's CPU softmax kernels vectorize rows of at least this many (experiments/selfplay_kernels.py)
@@ -136,13 +136,6 @@ def mmd_targets(net: Policy, magnet: Policy | None, obs: torch.Tensor, mask: tor
 def behaviour(logp: torch.Tensor, mask: torch.Tensor, explore: float) -> torch.Tensor:
     """Log-probabilities of ``(1 − explore)·π + explore·uniform`` over each row's legal actions (−∞ off them)."""
     return torch.log((1.0 - explore) * probabilities(logp, mask) + explore * mask / mask.sum(1, keepdim=True))
-
-
-def oracle_critic(args: Any) -> Any:
-    """:class:`krypenv.training.oracle.OracleCritic` of ``args``: a DIAGNOSTIC that reads the game's whole tree."""
-    from krypenv.training.oracle import OracleCritic
-
-    return OracleCritic(args)
 
 
 def centered_mse(logp: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -67,6 +67,7 @@ from torch import nn
 from krypenv.games import DEFAULT_GAME, GAMES
 from krypenv.training import mmdnet
 from krypenv.training.average import AVERAGES, Averager
+from krypenv.training.critic import ExactNashConv, OracleCritic, opponent_ratios, policy_function
 from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd_targets, sample
 from krypenv.training.monitor import Monitor, Stopwatch
 
@@ -101,7 +102,8 @@ class Args:
     explore: float = dataclasses.field(default=0.0, metadata={"help": "critic: play (1 - e)·π + e·uniform over the "
                                        "legal actions (e this, shrunk by --magnet-schedule); the critic learns Q so"})
     oracle_critic: bool = dataclasses.field(default=False, metadata={"help": "critic, a DIAGNOSTIC that reads the "
-                                            "whole tree (training.oracle): MMD's step on the exact Q, not the critic"})
+                                            "whole tree (training.critic): MMD's step on the exact Q, not the critic"})
+    off_policy: bool = False  # critic, explore, gae_lambda 0: the critic's errors weighted by π/μ (training.critic)
     learning_rate: float = 3e-4
     lr_schedule: str = "constant"  # constant, linear (to 0 at total_timesteps) or sqrt (below)
     gae_lambda: float = 0.95
@@ -142,6 +144,8 @@ class Args:
             raise ValueError(f"explore and oracle_critic need update='critic', got update={self.update!r}")
         if not 0.0 <= self.explore < 1.0:
             raise ValueError(f"explore must be in [0, 1), got {self.explore!r}")
+        if self.off_policy and not (self.explore and self.gae_lambda == 0):
+            raise ValueError(f"off_policy needs explore > 0 and gae_lambda 0, got {self.explore}, {self.gae_lambda}")
         if self.average not in AVERAGES:
             raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {self.average!r}")
         if not 0.0 < self.average_rate <= 1.0:
@@ -225,18 +229,6 @@ def make_env(args: Args) -> Any:
     return cls(args.num_envs, device=args.device, opponents="self", seed=args.seed, **kw)
 
 
-def policy_function(net: Policy, device: torch.device) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """The network's exact policy as a function of observations and legal masks (numpy, float64)."""
-
-    def probabilities(obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            logp = net(torch.as_tensor(obs, device=device), torch.as_tensor(legal, device=device))[0]
-        p = logp.double().exp().cpu().numpy() * legal
-        return p / p.sum(1, keepdims=True)
-
-    return probabilities
-
-
 @dataclass
 class Snapshot:
     """What a hook sees after an iteration: the log row, decisions so far and the policy's exact probabilities."""
@@ -244,23 +236,6 @@ class Snapshot:
     row: dict[str, Any]
     decisions: int
     probabilities: Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-class ExactNashConv:
-    """Exact NashConv of the network's policy on a preset OpenSpiel traverses (:mod:`krypenv.openspiel.tree`)."""
-
-    def __init__(self, args: Args) -> None:
-        try:
-            from krypenv.openspiel.tree import GameTree
-        except ImportError as exc:
-            raise ValueError(f"eval_every needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
-        from krypenv.training.exploit import parse_rules
-
-        self.tree = GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules))
-
-    def __call__(self, net: Policy, device: torch.device) -> float:
-        """NashConv (OpenSpiel's definition, the game's returns: Krypkasino points per deal)."""
-        return self.tree.nash_conv(self.tree.policy_of(policy_function(net, device)))["nash_conv"]
 
 
 @dataclass
@@ -277,6 +252,7 @@ class Trained:
     targets: torch.Tensor | None  # the critic update's MMD step
     cols: torch.Tensor | None
     acts: torch.Tensor | None
+    weight: torch.Tensor | None = None  # off_policy: each decision's critic error weight (training.critic)
 
 
 def minibatch_loss(net: Policy, magnet: Policy | None, data: Trained, idx: torch.Tensor, alpha: float,
@@ -295,7 +271,8 @@ def minibatch_loss(net: Policy, magnet: Policy | None, data: Trained, idx: torch
         kl = (p * (logp - m_logp)).sum(-1).mean()
     if data.targets is not None:  # the policy to MMD's step (log-probabilities up to a constant), Q to the returns
         pg = centered_mse(logp, data.targets.index_select(0, idx), mask)
-        v_loss = 0.5 * (q.gather(1, act)[:, 0] - data.ret[idx]).pow(2).mean()
+        err = (q.gather(1, act)[:, 0] - data.ret[idx]).pow(2)
+        v_loss = 0.5 * (err if data.weight is None else data.weight[idx] * err).mean()
         loss = pg + args.vf_coef * v_loss
     else:
         pg = clipped_surrogate(logp.gather(1, act)[:, 0] - data.logp[idx], data.adv[idx], args.clip_coef,
@@ -326,7 +303,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     out.mkdir(parents=True, exist_ok=True)
     env = make_env(args)
     exact = ExactNashConv(args) if args.eval_every else None
-    oracle = mmdnet.oracle_critic(args) if args.oracle_critic else None  # a diagnostic: reads the tree
+    oracle = OracleCritic(args) if args.oracle_critic else None  # a diagnostic: reads the tree
     D, A, N, T, P = env.single_observation_space.shape[0], int(env.single_action_space.n), args.num_envs, \
         args.num_steps, args.players
     critic = args.update == "critic"
@@ -352,7 +329,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     b_obs = torch.zeros((T, N, D), dtype=obs.dtype, device=device)  # the env's dtype (int8: a quarter of the bytes)
     b_mask = torch.zeros((T, N, A), dtype=torch.bool, device=device)
     b_act, b_seat = (torch.zeros((T, N), dtype=torch.long, device=device) for _ in range(2))
-    b_logp, b_val = (torch.zeros((T, N), device=device) for _ in range(2))
+    b_logp, b_val, b_lr = (torch.zeros((T, N), device=device) for _ in range(3))  # b_lr: log π/μ of the action
     b_rew, b_done = torch.zeros((T, N, P), device=device), torch.zeros((T, N), dtype=torch.bool, device=device)
     card = {"game": args.game, "players": P, "preset": args.preset, "rules": args.rules, "obs_size": D, "n_actions": A,
             "trained": {"method": "MMD self-play (krypenv.training.selfplay)", "args": dataclasses.asdict(args),
@@ -387,10 +364,12 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
                     seen_acts |= legal
                     o, m, cols, acts = mmdnet.compact(obs, mask, used.nonzero()[:, 0], mmdnet.padded(legal))
                 logp, value, _ = net.evaluate(o, m, cols, acts)
-                choice = sample(mmdnet.behaviour(logp, m, eps) if eps else logp, m)
+                mu = mmdnet.behaviour(logp, m, eps) if eps else logp
+                choice = sample(mu, m)
             action = acts[choice] if args.compact else choice
             b_obs[t], b_mask[t], b_act[t], b_seat[t], b_val[t] = obs, mask, action, seat, value
             b_logp[t] = logp.gather(1, choice[:, None])[:, 0]
+            b_lr[t] = b_logp[t] - mu.gather(1, choice[:, None])[:, 0]
             obs, rewards, terminated, truncated, info = env.step(action)
             mask, seat = info["action_mask"], info["seat"]
             b_rew[t], b_done[t] = rewards * args.reward_scale, terminated | truncated
@@ -415,7 +394,9 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         if critic:
             targets = mmd_targets(net, magnet if not uniform else None, f_obs, f_mask, eta, alpha,
                                   args.logit_range, cols=cols, acts=acts, q=q_exact)
-        data = Trained(f_obs, f_mask, f_act, f_logp, f_adv, f_ret, f_log_legal, targets if critic else None, cols, acts)
+        weight = opponent_ratios(b_lr, b_done, b_seat, P).reshape(-1)[idx_all] if args.off_policy else None
+        data = Trained(f_obs, f_mask, f_act, f_logp, f_adv, f_ret, f_log_legal, targets if critic else None, cols, acts,
+                       weight)
         for _ in range(args.update_epochs):
             for idx in torch.randperm(idx_all.numel(), device=device).chunk(args.num_minibatches):
                 loss, stat = minibatch_loss(net, None if uniform else magnet, data, idx, alpha, args)
