@@ -134,7 +134,7 @@ def test_schedules_are_their_formulas(kind: str, start: float, decisions: int, t
     ("magnet_coef", -0.1), ("max_seconds", -1.0), ("max_cpu_seconds", -1.0), ("eta", -1.0), ("logit_range", -1.0),
     ("magnet_ema", 1.5), ("magnet_ema", -0.1), ("learning_rate", 0.0), ("average", "mean"), ("average_size", 0),
     ("average_steps", 0), ("average_batch", 0), ("average_lr", 0.0), ("average_rate", 0.0), ("average_rate", 1.5),
-    ("explore", 0.1), ("oracle_critic", True)])
+    ("explore", 0.1), ("oracle_critic", True), ("off_policy", True)])
 def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
     """Every checked option: a ValueError that names it; the command line turns it into one usage line."""
     assert_refused(Args, parse, field, value)
@@ -169,7 +169,8 @@ def test_every_field_is_a_flag_that_lands() -> None:
                "average": "ring"}
     for f in dataclasses.fields(Args):
         text = choices.get(f.name) or other[type(f.default)](f.default)
-        extra = ["--update", "critic"] if f.name in ("explore", "oracle_critic") else []  # critic options
+        extra = {"explore": ["--update", "critic"], "oracle_critic": ["--update", "critic"],  # what they need
+                 "off_policy": ["--update", "critic", "--explore", "0.1", "--gae-lambda", "0"]}.get(f.name, [])
         args = parse([f"--{f.name.replace('_', '-')}", text, *extra])
         want = {"true": True, "false": False}[text] if isinstance(f.default, bool) else type(f.default)(text)
         assert getattr(args, f.name) == want, f.name
