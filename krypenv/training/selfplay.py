@@ -27,6 +27,9 @@ policy is fitted to ``log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η)
 annealing shrinks η and α as ``min(1, √(schedule_start / decisions))`` (``eta_schedule``, ``magnet_schedule``,
 ``lr_schedule`` = ``sqrt``); ``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the
 network's exact NashConv during the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
+``explore`` mixes the uniform policy into play, so the critic sees the actions
+the policy has stopped playing (``off_policy`` weights its one-step targets back to the policy's Q);
+``oracle_critic`` is a diagnostic that reads the tree, exact Q in MMD's step (:mod:`krypenv.training.critic`).
 What these reached on ``tiny`` is the page "Learners on the small variants".  ``average`` keeps an average policy
 beside the last iterate, measured and exported with it (:mod:`krypenv.training.average`).
 
@@ -72,8 +75,7 @@ from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd
 from krypenv.training.monitor import Monitor, Stopwatch
 
 T = TypeVar("T")
-__all__ = ["Args", "ExactNashConv", "Snapshot", "main", "policy_function", "schedule", "seat_advantages",
-           "update_magnet"]
+__all__ = ["Args", "Snapshot", "main", "schedule", "seat_advantages", "update_magnet"]
 
 
 SCHEDULES = ("constant", "linear", "sqrt")
