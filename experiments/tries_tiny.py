@@ -9,8 +9,9 @@ wrote: ``RUN/log.csv`` (the exact NashConv of the network at the measured iterat
 self-play learner, its update; ``full-width``: treemmd), its options that differ from the defaults, the
 iterations, decisions (sampled only), training seconds, the last iterate's NashConv and the best one with
 its seconds.  ``--column nash_conv_avg`` reads a run's average policy instead (``--average``; the learner then says
-which average).  Rows of the same name are replaced; the page "Learners on the small variants" holds its
-table to this file (tests/test_docs.py).
+which average).  The diagnostics say so in the learner: ``oracle Q (diagnostic)`` (selfplay ``--oracle-critic``,
+which reads the tree), ``sampled weights`` (treemmd ``--sample-decisions``).  Rows of the same name are replaced;
+the page "Learners on the small variants" holds its table to this file (tests/test_docs.py).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ def row_of(name: str, run: Path, column: str = "nash_conv") -> dict[str, str]:
     args = json.loads((run / "args.json").read_text())
     if "num_envs" in args:
         from krypenv.training.selfplay import Args as A
-        learner = f"sampled ({args['update']})" + (f", average ({args['average']})" if column != "nash_conv" else "")
+        learner = f"sampled ({args['update']})" + (f", average ({args['average']})" if column != "nash_conv" else "") \
+            + (", oracle Q (diagnostic)" if args.get("oracle_critic") else "")
     else:
         from krypenv.training.treemmd import Args as A  # type: ignore[assignment]
-        learner = "full-width"
+        learner = "full-width" + (", sampled weights" if args.get("sample_decisions") else "")
     default = dataclasses.asdict(A())
     options = " ".join(f"{k}={v}" for k, v in args.items() if k not in SKIP and default.get(k) != v)
     with (run / "log.csv").open(newline="") as f:

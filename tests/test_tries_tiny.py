@@ -62,3 +62,17 @@ def test_a_bad_column_is_refused_naming_it(tmp_path: Path) -> None:
     (run / "log.csv").write_text(log)
     with pytest.raises(ValueError, match="no nash_conv_avg"):
         tries_tiny.row_of("x", run, "nash_conv_avg")
+
+
+def test_the_diagnostics_are_named_in_the_learner(tmp_path: Path) -> None:
+    """A run with the oracle critic (it reads the tree) is not labelled a plain sampled learner; treemmd's sampled
+    weights are named too."""
+    from krypenv.training.treemmd import Args as TreeArgs
+
+    run = _run(tmp_path)
+    args = json.loads((run / "args.json").read_text())
+    (run / "args.json").write_text(json.dumps({**args, "oracle_critic": True}))
+    assert tries_tiny.row_of("o", run)["learner"] == "sampled (critic), oracle Q (diagnostic)"
+    (run / "args.json").write_text(json.dumps(dataclasses.asdict(TreeArgs(sample_decisions=64))))
+    row = tries_tiny.row_of("t", run)
+    assert row["learner"] == "full-width, sampled weights" and "sample_decisions=64" in row["options"]

@@ -29,8 +29,8 @@ from torch.nn import functional as F
 
 from krypenv.agents.mlp import save
 
-__all__ = ["LANES", "Policy", "centered_mse", "clipped_surrogate", "compact", "mmd_targets", "padded", "probabilities",
-           "sample", "used_columns"]
+__all__ = ["LANES", "Policy", "behaviour", "centered_mse", "clipped_surrogate", "compact", "mmd_targets",
+           "padded", "probabilities", "sample", "used_columns"]
 
 
 LANES = 16  # PyTorch's CPU softmax kernels vectorize rows of at least this many (experiments/selfplay_kernels.py)
@@ -115,20 +115,27 @@ class Policy(nn.Module):
 
 def mmd_targets(net: Policy, magnet: Policy | None, obs: torch.Tensor, mask: torch.Tensor, eta: float, alpha: float,
                 logit_range: float, chunk: int = 65536, cols: torch.Tensor | None = None,
-                acts: torch.Tensor | None = None) -> torch.Tensor:
-    """MMD's step at each state from the network's policy π and critic Q (a magnet ρ, or uniform):
-    log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η) up to a constant, floored ``logit_range`` below its best action
-    (on ``cols`` and ``acts`` as :meth:`Policy.evaluate`)."""
+                acts: torch.Tensor | None = None, q: torch.Tensor | None = None) -> torch.Tensor:
+    """MMD's step at each state from the network's policy π and critic Q, or ``q`` given (rows, the mask's actions),
+    a magnet ρ or uniform: log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η) up to a constant, floored ``logit_range``
+    below its best action (on ``cols`` and ``acts`` as :meth:`Policy.evaluate`)."""
     out = []
+    given = q.split(chunk) if q is not None else [None] * len(obs.split(chunk))
     with torch.no_grad():
-        for o, m in zip(obs.split(chunk), mask.split(chunk)):
+        for o, m, g in zip(obs.split(chunk), mask.split(chunk), given):
             logp, _, q = net.evaluate(o, m, cols, acts)
+            q = q if g is None else g
             rho = magnet.evaluate(o, m, cols, acts)[0] if magnet is not None else torch.zeros_like(logp)
             y = (logp + eta * q + alpha * eta * rho) / (1.0 + alpha * eta)
             y = y.masked_fill(~m, -torch.inf)
             top = y.max(1, keepdim=True).values
             out.append(torch.maximum(y, top - logit_range).masked_fill(~m, 0.0))
     return torch.cat(out)
+
+
+def behaviour(logp: torch.Tensor, mask: torch.Tensor, explore: float) -> torch.Tensor:
+    """Log-probabilities of ``(1 − explore)·π + explore·uniform`` over each row's legal actions (−∞ off them)."""
+    return torch.log((1.0 - explore) * probabilities(logp, mask) + explore * mask / mask.sum(1, keepdim=True))
 
 
 def centered_mse(logp: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

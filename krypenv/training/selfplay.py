@@ -27,6 +27,9 @@ policy is fitted to ``log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η)
 annealing shrinks η and α as ``min(1, √(schedule_start / decisions))`` (``eta_schedule``, ``magnet_schedule``,
 ``lr_schedule`` = ``sqrt``); ``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the
 network's exact NashConv during the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
+``explore`` mixes the uniform policy into play, so the critic sees the actions
+the policy has stopped playing (``off_policy`` weights its one-step targets back to the policy's Q);
+``oracle_critic`` is a diagnostic that reads the tree, exact Q in MMD's step (:mod:`krypenv.training.critic`).
 What these reached on ``tiny`` is the page "Learners on the small variants".  ``average`` keeps an average policy
 beside the last iterate, measured and exported with it (:mod:`krypenv.training.average`).
 
@@ -67,12 +70,12 @@ from torch import nn
 from krypenv.games import DEFAULT_GAME, GAMES
 from krypenv.training import mmdnet
 from krypenv.training.average import AVERAGES, Averager
+from krypenv.training.critic import ExactNashConv, OracleCritic, opponent_ratios, policy_function
 from krypenv.training.mmdnet import Policy, centered_mse, clipped_surrogate, mmd_targets, sample
 from krypenv.training.monitor import Monitor, Stopwatch
 
 T = TypeVar("T")
-__all__ = ["Args", "ExactNashConv", "Snapshot", "main", "policy_function", "schedule", "seat_advantages",
-           "update_magnet"]
+__all__ = ["Args", "Snapshot", "main", "schedule", "seat_advantages", "update_magnet"]
 
 
 SCHEDULES = ("constant", "linear", "sqrt")
@@ -98,6 +101,11 @@ class Args:
     eta: float = 1.0  # critic: MMD's step size η, in units of reward_scale · points
     eta_schedule: str = "constant"  # critic: constant, linear or sqrt (as magnet_schedule)
     logit_range: float = 15.0  # critic: targets' log-probabilities are kept within this of the best action's
+    explore: float = dataclasses.field(default=0.0, metadata={"help": "critic: play (1 - e)·π + e·uniform over the "
+                                       "legal actions (e this, shrunk by --magnet-schedule); the critic learns Q so"})
+    oracle_critic: bool = dataclasses.field(default=False, metadata={"help": "critic, a DIAGNOSTIC that reads the "
+                                            "whole tree (training.critic): MMD's step on the exact Q, not the critic"})
+    off_policy: bool = False  # critic, explore, gae_lambda 0: the critic's errors weighted by π/μ (training.critic)
     learning_rate: float = 3e-4
     lr_schedule: str = "constant"  # constant, linear (to 0 at total_timesteps) or sqrt (below)
     gae_lambda: float = 0.95
@@ -134,6 +142,12 @@ class Args:
     def __post_init__(self) -> None:
         if self.update not in UPDATES:
             raise ValueError(f"update must be one of {', '.join(UPDATES)}, got {self.update!r}")
+        if self.update != "critic" and (self.explore or self.oracle_critic):
+            raise ValueError(f"explore and oracle_critic need update='critic', got update={self.update!r}")
+        if not 0.0 <= self.explore < 1.0:
+            raise ValueError(f"explore must be in [0, 1), got {self.explore!r}")
+        if self.off_policy and not (self.explore and self.gae_lambda == 0):
+            raise ValueError(f"off_policy needs explore > 0 and gae_lambda 0, got {self.explore}, {self.gae_lambda}")
         if self.average not in AVERAGES:
             raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {self.average!r}")
         if not 0.0 < self.average_rate <= 1.0:
@@ -217,18 +231,6 @@ def make_env(args: Args) -> Any:
     return cls(args.num_envs, device=args.device, opponents="self", seed=args.seed, **kw)
 
 
-def policy_function(net: Policy, device: torch.device) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """The network's exact policy as a function of observations and legal masks (numpy, float64)."""
-
-    def probabilities(obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            logp = net(torch.as_tensor(obs, device=device), torch.as_tensor(legal, device=device))[0]
-        p = logp.double().exp().cpu().numpy() * legal
-        return p / p.sum(1, keepdims=True)
-
-    return probabilities
-
-
 @dataclass
 class Snapshot:
     """What a hook sees after an iteration: the log row, decisions so far and the policy's exact probabilities."""
@@ -236,23 +238,6 @@ class Snapshot:
     row: dict[str, Any]
     decisions: int
     probabilities: Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-
-class ExactNashConv:
-    """Exact NashConv of the network's policy on a preset OpenSpiel traverses (:mod:`krypenv.openspiel.tree`)."""
-
-    def __init__(self, args: Args) -> None:
-        try:
-            from krypenv.openspiel.tree import GameTree
-        except ImportError as exc:
-            raise ValueError(f"eval_every needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
-        from krypenv.training.exploit import parse_rules
-
-        self.tree = GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules))
-
-    def __call__(self, net: Policy, device: torch.device) -> float:
-        """NashConv (OpenSpiel's definition, the game's returns: Krypkasino points per deal)."""
-        return self.tree.nash_conv(self.tree.policy_of(policy_function(net, device)))["nash_conv"]
 
 
 @dataclass
@@ -269,6 +254,7 @@ class Trained:
     targets: torch.Tensor | None  # the critic update's MMD step
     cols: torch.Tensor | None
     acts: torch.Tensor | None
+    weight: torch.Tensor | None = None  # off_policy: each decision's critic error weight (training.critic)
 
 
 def minibatch_loss(net: Policy, magnet: Policy | None, data: Trained, idx: torch.Tensor, alpha: float,
@@ -287,7 +273,8 @@ def minibatch_loss(net: Policy, magnet: Policy | None, data: Trained, idx: torch
         kl = (p * (logp - m_logp)).sum(-1).mean()
     if data.targets is not None:  # the policy to MMD's step (log-probabilities up to a constant), Q to the returns
         pg = centered_mse(logp, data.targets.index_select(0, idx), mask)
-        v_loss = 0.5 * (q.gather(1, act)[:, 0] - data.ret[idx]).pow(2).mean()
+        err = (q.gather(1, act)[:, 0] - data.ret[idx]).pow(2)
+        v_loss = 0.5 * (err if data.weight is None else data.weight[idx] * err).mean()
         loss = pg + args.vf_coef * v_loss
     else:
         pg = clipped_surrogate(logp.gather(1, act)[:, 0] - data.logp[idx], data.adv[idx], args.clip_coef,
@@ -318,6 +305,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     out.mkdir(parents=True, exist_ok=True)
     env = make_env(args)
     exact = ExactNashConv(args) if args.eval_every else None
+    oracle = OracleCritic(args) if args.oracle_critic else None  # a diagnostic: reads the tree
     D, A, N, T, P = env.single_observation_space.shape[0], int(env.single_action_space.n), args.num_envs, \
         args.num_steps, args.players
     critic = args.update == "critic"
@@ -343,7 +331,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     b_obs = torch.zeros((T, N, D), dtype=obs.dtype, device=device)  # the env's dtype (int8: a quarter of the bytes)
     b_mask = torch.zeros((T, N, A), dtype=torch.bool, device=device)
     b_act, b_seat = (torch.zeros((T, N), dtype=torch.long, device=device) for _ in range(2))
-    b_logp, b_val = (torch.zeros((T, N), device=device) for _ in range(2))
+    b_logp, b_val, b_lr = (torch.zeros((T, N), device=device) for _ in range(3))  # b_lr: log π/μ of the action
     b_rew, b_done = torch.zeros((T, N, P), device=device), torch.zeros((T, N), dtype=torch.bool, device=device)
     card = {"game": args.game, "players": P, "preset": args.preset, "rules": args.rules, "obs_size": D, "n_actions": A,
             "trained": {"method": "MMD self-play (krypenv.training.selfplay)", "args": dataclasses.asdict(args),
@@ -352,7 +340,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     monitor = Monitor(out, iterations * N * T, progress=args.progress, tensorboard=args.tensorboard, append=start > 0,
                       columns=["iteration", "decisions", "seconds", "cpu_seconds", "episodes", "lr", "magnet_coef",
                                "eta", "entropy", "kl_magnet", "pg_loss", "v_loss", "nash_conv", "eval_seconds"]
-                      + ([] if avg is None else ["avg_loss", "nash_conv_avg"]))
+                      + ([] if avg is None else ["avg_loss", "nash_conv_avg"]) + (["explore"] if args.explore else []))
     clock = clock or Stopwatch()
     decisions, episodes, row = start * N * T, 0, {}
     if start:
@@ -365,6 +353,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         lr = schedule(args.lr_schedule, args.learning_rate, decisions, iterations * N * T, args.schedule_start)
         alpha = schedule(args.magnet_schedule, args.magnet_coef, decisions, iterations * N * T, args.schedule_start)
         eta = schedule(args.eta_schedule, args.eta, decisions, iterations * N * T, args.schedule_start)
+        eps = schedule(args.magnet_schedule, args.explore, decisions, iterations * N * T, args.schedule_start)
         for group in optimizer.param_groups:
             group["lr"] = lr
         seen_cols, seen_acts = (torch.zeros(n, dtype=torch.bool, device=device) for n in (D, A))
@@ -377,10 +366,12 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
                     seen_acts |= legal
                     o, m, cols, acts = mmdnet.compact(obs, mask, used.nonzero()[:, 0], mmdnet.padded(legal))
                 logp, value, _ = net.evaluate(o, m, cols, acts)
-                choice = sample(logp, m)
+                mu = mmdnet.behaviour(logp, m, eps) if eps else logp
+                choice = sample(mu, m)
             action = acts[choice] if args.compact else choice
             b_obs[t], b_mask[t], b_act[t], b_seat[t], b_val[t] = obs, mask, action, seat, value
             b_logp[t] = logp.gather(1, choice[:, None])[:, 0]
+            b_lr[t] = b_logp[t] - mu.gather(1, choice[:, None])[:, 0]
             obs, rewards, terminated, truncated, info = env.step(action)
             mask, seat = info["action_mask"], info["seat"]
             b_rew[t], b_done[t] = rewards * args.reward_scale, terminated | truncated
@@ -394,16 +385,20 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         f_act, f_logp, f_adv, f_ret = (x.reshape(-1)[idx_all] for x in (b_act, b_logp, adv, ret))
         f_log_legal = f_mask.sum(1).float().log()  # the uniform magnet's −log π: log of the number of legal actions
         cols = acts = None
+        q_exact = oracle(net, f_obs, f_mask) if oracle is not None else None
         if args.compact:  # the iteration's columns and actions (mmdnet); an action's index among them
             f_obs, f_mask, cols, acts = mmdnet.compact(f_obs, f_mask, seen_cols.nonzero()[:, 0],
                                                        mmdnet.padded(seen_acts))
             f_act = torch.zeros(A, dtype=torch.long, device=device).index_copy_(
                 0, acts, torch.arange(len(acts), device=device))[f_act]
+            q_exact = None if q_exact is None else q_exact.index_select(1, acts)
         stats = []
         if critic:
             targets = mmd_targets(net, magnet if not uniform else None, f_obs, f_mask, eta, alpha,
-                                  args.logit_range, cols=cols, acts=acts)
-        data = Trained(f_obs, f_mask, f_act, f_logp, f_adv, f_ret, f_log_legal, targets if critic else None, cols, acts)
+                                  args.logit_range, cols=cols, acts=acts, q=q_exact)
+        weight = opponent_ratios(b_lr, b_done, b_seat, P).reshape(-1)[idx_all] if args.off_policy else None
+        data = Trained(f_obs, f_mask, f_act, f_logp, f_adv, f_ret, f_log_legal, targets if critic else None, cols, acts,
+                       weight)
         for _ in range(args.update_epochs):
             for idx in torch.randperm(idx_all.numel(), device=device).chunk(args.num_minibatches):
                 loss, stat = minibatch_loss(net, None if uniform else magnet, data, idx, alpha, args)
@@ -420,7 +415,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         row = {"iteration": it, "decisions": decisions, "seconds": round(seconds, 2), "eta": eta,
                "cpu_seconds": round(clock.cpu(), 2), "episodes": episodes,
                "lr": lr, "magnet_coef": alpha, "entropy": ent, "kl_magnet": kl, "pg_loss": pg, "v_loss": vl,
-               **({} if avg is None else {"avg_loss": avg.loss})}
+               **({} if avg is None else {"avg_loss": avg.loss}), **({"explore": eps} if args.explore else {})}
         last = it == iterations or bool(args.max_seconds and seconds >= args.max_seconds) \
             or bool(args.max_cpu_seconds and row["cpu_seconds"] >= args.max_cpu_seconds)
         if exact is not None and (it % args.eval_every == 0 or last):
@@ -466,7 +461,7 @@ def parse_fields(cls: type[T], prog: str, description: str, argv: list[str] | No
     parser = argparse.ArgumentParser(prog=prog, description=description)
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         kind = _boolean if isinstance(f.default, bool) else type(f.default)
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default, help=f.metadata.get("help"))
     try:
         return cls(**vars(parser.parse_args(argv)))
     except ValueError as exc:

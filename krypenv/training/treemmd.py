@@ -16,7 +16,9 @@ OpenSpiel can walk whole (``tiny``); the sampled learner is the one that scales.
    trailing it by ``magnet_ema``; both 0: the uniform policy);
 4. the network fitted to π' by ``fit_steps`` Adam steps on the centered squared error of the legal
    log-probabilities, each observation weighted by how often the current policy reaches it (plus
-   ``floor`` times the mean weight, so unreached ones still move).
+   ``floor`` times the mean weight, so unreached ones still move); ``sample_decisions``, an ablation, weights
+   them instead by how often that many decisions of sampled play meet them (:func:`fit_weights`), as the
+   sampled learner's fit does.
 
 A fixed magnet makes the iterates converge to the quantal response equilibrium of temperature α (points);
 a renewed or trailing magnet moves it towards a Nash equilibrium (proximal point).  The shipped policy
@@ -47,7 +49,7 @@ from krypenv.training.selfplay import check_fields, parse_fields, schedule, upda
 if TYPE_CHECKING:
     from krypenv.openspiel.tree import GameTree
 
-__all__ = ["Args", "TreeValues", "main", "mmd_step", "parse"]
+__all__ = ["Args", "TreeValues", "fit_weights", "main", "mmd_step", "parse"]
 
 
 @dataclass
@@ -70,6 +72,7 @@ class Args:
     fit_steps: int = 10  # Adam steps on the whole tree per iteration
     learning_rate: float = 1e-3
     floor: float = 0.1  # each observation's fitting weight: its reach under π plus floor × the mean reach
+    sample_decisions: int = 0  # > 0, an ablation: weights are sampled visit counts of that many decisions (fit_weights)
     hidden: int = 128
     layers: int = 2
     seed: int = 0
@@ -83,7 +86,7 @@ class Args:
         check_fields(self, schedules=("eta_schedule", "magnet_schedule"),
                      at_least_1=("players", "iterations", "fit_steps", "hidden", "layers", "schedule_start",
                                  "torch_threads", "eval_every"),
-                     at_least_0=("max_seconds", "magnet_coef", "magnet_every", "floor"),
+                     at_least_0=("max_seconds", "magnet_coef", "magnet_every", "floor", "sample_decisions"),
                      positive=("eta", "learning_rate"))
 
 
@@ -139,6 +142,15 @@ def mmd_step(logp: np.ndarray, q: np.ndarray, log_magnet: np.ndarray, legal: np.
     return y - top - np.log(np.exp(y - top).sum(1, keepdims=True))
 
 
+def fit_weights(seen: np.ndarray, floor: float, sample_decisions: int, rng: np.random.Generator) -> np.ndarray:
+    """Each observation's fitting weight: its reach plus ``floor`` × the mean reach; or, with ``sample_decisions``, how
+    often it is met in that many decisions of sampled play (a Poisson count of mean ``sample_decisions`` × its share of
+    the decisions, the sampled learner's weights; unmet observations are not fitted).  Not normalized."""
+    if sample_decisions:
+        return rng.poisson(sample_decisions * seen / seen.sum()).astype(np.float64)
+    return seen + floor * seen.mean()
+
+
 def _log_probs(net: Policy, obs: torch.Tensor, legal: torch.Tensor) -> np.ndarray:
     """The network's log-probabilities (float64, −∞ off the legal actions)."""
     with torch.no_grad():
@@ -169,7 +181,7 @@ def main(args: Args) -> dict[str, Any]:
     monitor = Monitor(out, args.iterations, unit="iterations", progress=args.progress, tensorboard=args.tensorboard,
                       columns=["iteration", "seconds", "cpu_seconds", "eta", "magnet_coef", "fit_loss", "entropy",
                                "nash_conv", "eval_seconds"])
-    clock, row = Stopwatch(), {}
+    clock, row, rng = Stopwatch(), {}, np.random.default_rng(args.seed)
     for it in range(1, args.iterations + 1):
         eta = schedule(args.eta_schedule, args.eta, it - 1, args.iterations, args.schedule_start)
         alpha = schedule(args.magnet_schedule, args.magnet_coef, it - 1, args.iterations, args.schedule_start)
@@ -178,8 +190,8 @@ def main(args: Args) -> dict[str, Any]:
         q, seen = tv.values(probs)
         rho = log_uniform if uniform else _log_probs(magnet, obs, legal)
         target = torch.as_tensor(np.where(tv.legal, mmd_step(logp, q, rho, tv.legal, eta, alpha), 0.0)).float()
-        weight = torch.as_tensor(seen + args.floor * seen.mean()).float()[choice]
-        weight, c_target = weight / weight.sum(), target[choice]
+        weight = torch.as_tensor(fit_weights(seen, args.floor, args.sample_decisions, rng)).float()[choice]
+        weight, c_target = weight / weight.sum().clamp_min(1e-30), target[choice]
         for _ in range(args.fit_steps):
             lp = net(c_obs, c_legal)[0]
             n = c_legal.sum(1, keepdim=True)

@@ -133,7 +133,8 @@ def test_schedules_are_their_formulas(kind: str, start: float, decisions: int, t
     ("schedule_start", 0), ("torch_threads", 0), ("magnet_every", -1), ("checkpoint_every", -1), ("eval_every", -1),
     ("magnet_coef", -0.1), ("max_seconds", -1.0), ("max_cpu_seconds", -1.0), ("eta", -1.0), ("logit_range", -1.0),
     ("magnet_ema", 1.5), ("magnet_ema", -0.1), ("learning_rate", 0.0), ("average", "mean"), ("average_size", 0),
-    ("average_steps", 0), ("average_batch", 0), ("average_lr", 0.0), ("average_rate", 0.0), ("average_rate", 1.5)])
+    ("average_steps", 0), ("average_batch", 0), ("average_lr", 0.0), ("average_rate", 0.0), ("average_rate", 1.5),
+    ("explore", 0.1), ("oracle_critic", True), ("off_policy", True)])
 def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
     """Every checked option: a ValueError that names it; the command line turns it into one usage line."""
     assert_refused(Args, parse, field, value)
@@ -146,6 +147,17 @@ def test_edges_of_the_checks_are_accepted() -> None:
          num_minibatches=1, hidden=1, layers=1, schedule_start=1, torch_threads=1, average_size=1, average_steps=1,
          average_batch=1, average_lr=1e-12, average_rate=1e-12)
     Args(magnet_ema=1.0, average_rate=1.0)
+    Args(update="critic", explore=0.0, oracle_critic=False)
+    Args(update="critic", explore=1.0 - 1e-9, oracle_critic=True)
+
+
+@pytest.mark.parametrize("value", [-1e-9, 1.0, 1.5])
+def test_explore_is_a_fraction_below_1(value: float) -> None:
+    """explore (the critic update's behaviour mix) must lie in [0, 1): refused at both edges, naming it."""
+    with pytest.raises(ValueError, match=r"explore must be in \[0, 1\)"):
+        Args(update="critic", explore=value)
+    with pytest.raises(SystemExit):
+        parse(["--update", "critic", "--explore", str(value)])
 
 
 def test_every_field_is_a_flag_that_lands() -> None:
@@ -157,7 +169,9 @@ def test_every_field_is_a_flag_that_lands() -> None:
                "average": "ring"}
     for f in dataclasses.fields(Args):
         text = choices.get(f.name) or other[type(f.default)](f.default)
-        args = parse([f"--{f.name.replace('_', '-')}", text])
+        extra = {"explore": ["--update", "critic"], "oracle_critic": ["--update", "critic"],  # what they need
+                 "off_policy": ["--update", "critic", "--explore", "0.1", "--gae-lambda", "0"]}.get(f.name, [])
+        args = parse([f"--{f.name.replace('_', '-')}", text, *extra])
         want = {"true": True, "false": False}[text] if isinstance(f.default, bool) else type(f.default)(text)
         assert getattr(args, f.name) == want, f.name
     with pytest.raises(SystemExit):
@@ -192,9 +206,10 @@ class FixedNet:
         return self.logp[obs[:, 0].long()], torch.zeros(len(obs))
 
 
-@pytest.mark.parametrize("magnet", [False, True])
-def test_mmd_targets_are_the_closed_form_step(magnet: bool) -> None:
-    """(log π + η·Q + α·η·log ρ)/(1 + α·η) on the legal actions, floored logit_range below the best, 0 elsewhere."""
+@pytest.mark.parametrize(("magnet", "given"), [(False, False), (True, False), (False, True), (True, True)])
+def test_mmd_targets_are_the_closed_form_step(magnet: bool, given: bool) -> None:
+    """(log π + η·Q + α·η·log ρ)/(1 + α·η) on the legal actions, floored logit_range below the best, 0 elsewhere;
+    Q the critic's, or ``q`` when given (the oracle critic's: the network's Q is then not read)."""
     g = torch.Generator().manual_seed(1)
     mask = torch.rand(6, 5, generator=g) < 0.7
     mask[:, 0] = True
@@ -203,7 +218,9 @@ def test_mmd_targets_are_the_closed_form_step(magnet: bool) -> None:
     rho = torch.log_softmax(torch.randn(6, 5, generator=g).masked_fill(~mask, -1e9), -1)
     obs = torch.arange(6.0)[:, None]
     eta, alpha, floor = 0.7, 0.3, 2.0
-    got = mmd_targets(FixedNet(logp, q), FixedNet(rho, q) if magnet else None, obs, mask, eta, alpha, floor, chunk=4)
+    net = FixedNet(logp, -q if given else q)  # given: the network's own Q is wrong, the given q is right
+    got = mmd_targets(net, FixedNet(rho, q) if magnet else None, obs, mask, eta, alpha, floor, chunk=4,
+                      q=q if given else None)
     y = (logp + eta * q + alpha * eta * (rho if magnet else 0.0)) / (1 + alpha * eta)
     y = torch.where(mask, y, torch.tensor(-float("inf")))
     top = y.max(1, keepdim=True).values
@@ -265,13 +282,29 @@ def _final(args: Args) -> dict[str, np.ndarray]:
     ({}, {"lr_schedule": "linear"}), ({"magnet_coef": 0.5}, {"magnet_schedule": "linear"}),
     ({"magnet_coef": 0.5, "magnet_schedule": "sqrt", "schedule_start": 64}, {"schedule_start": 100}),
     ({"magnet_every": 0, "magnet_coef": 0.5}, {"magnet_ema": 0.5}), ({}, {"norm_adv": False}),
-    ({}, {"rules": "ranks=A-2-3,hand=2,table=2"}), ({"update": "critic", "magnet_coef": 0.5}, {"magnet_every": 0})])
+    ({}, {"rules": "ranks=A-2-3,hand=2,table=2"}), ({"update": "critic", "magnet_coef": 0.5}, {"magnet_every": 0}),
+    ({"update": "critic"}, {"explore": 0.5}),
+    ({"update": "critic", "rules": "ranks=A-2-3,hand=2,table=2"}, {"oracle_critic": True})])
 def test_each_learning_option_changes_the_run(base: dict, change: dict, tmp_path: Path) -> None:
     """Three iterations with and without the option (same seed): the final networks differ."""
     kw = {**FAST, "total_timesteps": 3 * 128, "seed": 5, "magnet_every": 1, **base}
     first = _final(Args(**kw, out=str(tmp_path / "a")))
     second = _final(Args(**{**kw, **change}, out=str(tmp_path / "b")))
     assert any(not np.array_equal(first[k], second[k]) for k in first)
+
+
+def test_explore_follows_the_magnet_s_schedule_and_is_logged(tmp_path: Path) -> None:
+    """log.csv's explore at each iteration is explore shrunk by magnet_schedule at the decisions before it; without
+    explore the log has no such column (a default run's log is as before)."""
+    main(Args(**FAST, total_timesteps=4 * 128, update="critic", explore=0.4, magnet_schedule="sqrt",
+              eta_schedule="linear", schedule_start=128, out=str(tmp_path / "x")))
+    with (tmp_path / "x" / "log.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [float(r["explore"]) for r in rows] == pytest.approx([schedule("sqrt", 0.4, 128 * k, 512, 128)
+                                                                 for k in range(4)])
+    main(Args(**FAST, total_timesteps=128, update="critic", out=str(tmp_path / "d")))
+    with (tmp_path / "d" / "log.csv").open() as f:
+        assert "explore" not in next(csv.reader(f))
 
 
 def test_eval_every_measures_the_network_of_that_iteration(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from open_spiel.python.algorithms import action_value
 
 from krypenv import agents
 from krypenv.openspiel.tree import GameTree
-from krypenv.training.treemmd import Args, TreeValues, main, mmd_step, parse
+from krypenv.training.treemmd import Args, TreeValues, fit_weights, main, mmd_step, parse
 from tests.training.options import assert_refused
 
 MICRO = "ranks=A-2-3,hand=2,table=2"
@@ -99,7 +99,7 @@ class _Batch:
     ("eta_schedule", "cosine"), ("magnet_schedule", "exp"), ("iterations", 0), ("fit_steps", 0), ("hidden", 0),
     ("layers", 0), ("schedule_start", 0), ("eval_every", 0), ("players", 0), ("magnet_coef", -0.1),
     ("magnet_every", -1), ("floor", -1.0), ("max_seconds", -1.0), ("eta", 0.0), ("learning_rate", 0.0),
-    ("magnet_ema", 1.5), ("magnet_ema", -0.1)])
+    ("magnet_ema", 1.5), ("magnet_ema", -0.1), ("sample_decisions", -1)])
 def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
     """Every checked option: a ValueError that names it; the command line turns it into one usage line."""
     assert_refused(Args, parse, field, value)
@@ -108,5 +108,27 @@ def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
 def test_edges_of_the_checks_are_accepted() -> None:
     """The smallest allowed values pass (the checks are not off by one)."""
     Args(iterations=1, fit_steps=1, hidden=1, layers=1, schedule_start=1, eval_every=1, players=1, magnet_coef=0.0,
-         magnet_every=0, floor=0.0, max_seconds=0.0, magnet_ema=0.0)
+         magnet_every=0, floor=0.0, max_seconds=0.0, magnet_ema=0.0, sample_decisions=0)
     Args(magnet_ema=1.0)
+
+
+def test_fit_weights_are_reach_plus_floor_or_sampled_counts() -> None:
+    """Without sample_decisions: reach + floor × mean reach, exactly; with it: whole counts, 0 where the reach is 0,
+    their mean over many draws sample_decisions × the observation's share of the reach."""
+    seen = np.array([0.5, 0.3, 0.0, 0.2, 1.0])
+    rng = np.random.default_rng(0)
+    np.testing.assert_array_equal(fit_weights(seen, 0.1, 0, rng), seen + 0.1 * seen.mean())
+    draws = np.stack([fit_weights(seen, 0.1, 1000, rng) for _ in range(2000)])
+    assert np.array_equal(draws, np.round(draws)) and (draws[:, 2] == 0).all()
+    np.testing.assert_allclose(draws.mean(0), 1000 * seen / seen.sum(), rtol=0.01)
+
+
+def test_sample_decisions_changes_the_run(tmp_path: Path) -> None:
+    """The same run with the sampled weights ends on another network (the option is read), and still learns."""
+    finals = []
+    for k, n in enumerate([0, 64]):
+        main(Args(rules=MICRO, iterations=5, eval_every=5, hidden=8, sample_decisions=n, progress=False,
+                  tensorboard=False, out=str(tmp_path / str(k))))
+        with np.load(tmp_path / str(k) / "final.npz") as z:
+            finals.append({name: z[name].copy() for name in z.files if name != "card"})
+    assert any(not np.array_equal(finals[0][name], finals[1][name]) for name in finals[0])
