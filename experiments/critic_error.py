@@ -3,7 +3,7 @@
     python experiments/critic_error.py /tmp/w41/h1/state.pt [more state.pt ...]
 
 Reads a :mod:`krypenv.training.selfplay` run's ``state.pt`` (``--update critic``: the network with its Q head) and
-its ``args.json`` beside it, and computes on the whole tree (:class:`krypenv.training.treemmd.TreeValues`), under the
+its ``args.json`` beside it, and computes on the whole tree (:class:`krypenv.training.critic.TreeValues`), under the
 network's own policy π: every observation's exact Q (points), its reach, and the critic's Q (divided by
 ``reward_scale``: points).  A constant per observation does not move MMD's step, so both are compared as
 advantages, Q − Σ π·Q.  Printed, one line a run: the policy's exact NashConv; the critic's advantage error
@@ -29,8 +29,8 @@ from krypenv.training.mmdnet import Policy
 def report(state: Path) -> dict[str, float]:
     """The numbers of one run's ``state.pt`` (module docstring)."""
     from krypenv.openspiel.tree import GameTree
+    from krypenv.training.critic import TreeValues
     from krypenv.training.exploit import parse_rules
-    from krypenv.training.treemmd import TreeValues
 
     args = json.loads((state.parent / "args.json").read_text())
     tree = GameTree.load(args["game"], args["preset"], args["players"], **parse_rules(args["rules"]))

@@ -5,8 +5,9 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Seven sets (:data:`SETS`): ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
-(issue 41: the average policy's buffers and fit),
+Eight sets (:data:`SETS`): ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
+(issue 41: the average policy's buffers and fit), ``explore`` (issue 41: the behaviour policy and its importance
+weights),
 ``distill`` (issue 40: label shards, expert iteration's pure parts,
 the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
@@ -108,6 +109,10 @@ SETS["loop"] = (["krypenv/training/mmdnet.py"],
                 ["tests/training/test_mmdnet.py"])
 # average (issue 41, the sampled learner's average policy): the buffers, the cross-entropy fit and Polyak averaging
 SETS["average"] = (["krypenv/training/average.py"], ["krypenv.training.average.*"], ["tests/training/test_average.py"])
+# explore (issue 41, the sampled learner's exploration): the behaviour policy and the opponents' importance weights
+SETS["explore"] = (["krypenv/training/mmdnet.py", "krypenv/training/critic.py"],
+                   ["krypenv.training.mmdnet.x_behaviour*", "krypenv.training.critic.x_opponent_ratios*"],
+                   ["tests/training/test_mmdnet.py", "tests/training/test_critic.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

@@ -7,7 +7,7 @@ diagnostic), and the importance weights of its exploration.
 **The oracle critic** (:class:`OracleCritic`, ``oracle_critic``), **a diagnostic only: it reads the game's whole
 tree** (:class:`krypenv.openspiel.tree.GameTree`), so a run with it is not a sampled learner and its network is not
 one to ship.  At every iteration the exact action values of the network's policy at every distinct observation
-(:meth:`krypenv.training.treemmd.TreeValues.values`, the seat's expected points after each action), times
+(:meth:`TreeValues.values`, the seat's expected points after each action), times
 ``reward_scale``, replace the critic's Q in MMD's step at each sampled decision.  Everything else of the sampled
 learner stays (the sampled decisions, the minibatch fit, the critic still learning, just not read), so the run
 isolates the critic's error from the rest of the sampled update (the page "Learners on the small variants", "Where
@@ -24,14 +24,17 @@ decision importance sampling; each ratio at most 1/(1 − ε)).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from krypenv.training.mmdnet import Policy
 
-__all__ = ["ExactNashConv", "OracleCritic", "opponent_ratios", "policy_function"]
+if TYPE_CHECKING:
+    from krypenv.openspiel.tree import GameTree
+
+__all__ = ["ExactNashConv", "OracleCritic", "TreeValues", "opponent_ratios", "policy_function"]
 
 
 def policy_function(net: Policy, device: torch.device) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -44,6 +47,49 @@ def policy_function(net: Policy, device: torch.device) -> Callable[[np.ndarray, 
         return p / p.sum(1, keepdims=True)
 
     return probabilities
+
+
+class TreeValues:
+    """A game tree seen by distinct observation: the network's inputs, and Q and reach of a policy."""
+
+    def __init__(self, tree: GameTree) -> None:
+        from krypenv.openspiel.tree import DECISION
+
+        self.tree = tree
+        tree.policy_of(lambda o, m: m / m.sum(1, keepdims=True))  # computes tree._distinct
+        first, back = tree._distinct
+        self.obs, self.legal, self.back = tree.obs[first], tree.legal[first], back  # back: infostate → observation
+        self.levels = tree._levels()
+        kids = np.flatnonzero(tree.parent >= 0)
+        self.dec_kids = kids[tree.kind[tree.parent[kids]] == DECISION]  # edges out of decision nodes
+        par = tree.parent[self.dec_kids]
+        self.dec_obs = back[tree.info[par]]  # the observation each decision edge leaves
+        self.dec_seat = tree.player[par].astype(np.int64)
+
+    def values(self, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(Q of every observation's actions, the probability that play under ``probs`` reaches it) for a policy
+        ``probs`` (observations, actions); Q is 0 where chance and the other seats never lead."""
+        t, P = self.tree, self.tree.players
+        edge = t._edge_probs(probs[self.back])
+        reach = np.ones((P + 1, len(t.parent)))  # row i: all but seat i; row P: everyone
+        for nodes in self.levels[1:]:
+            par = t.parent[nodes]
+            for i in range(P):
+                reach[i, nodes] = reach[i, par] * np.where(t.player[par] == i, 1.0, edge[nodes])
+            reach[P, nodes] = reach[P, par] * edge[nodes]
+        on = t.returns.copy()
+        for nodes in reversed(self.levels[1:]):
+            np.add.at(on, t.parent[nodes], edge[nodes, None] * on[nodes])
+        kids, o, seat = self.dec_kids, self.dec_obs, self.dec_seat
+        par = t.parent[kids]
+        cf = reach[seat, par]
+        num, den = np.zeros(self.legal.shape), np.zeros(self.legal.shape)
+        np.add.at(num, (o, t.action[kids].astype(np.int64)), cf * on[kids, seat])
+        np.add.at(den, (o, t.action[kids].astype(np.int64)), cf)
+        q = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+        seen = np.zeros(len(self.obs))
+        np.add.at(seen, o, reach[P, kids])  # Σ over the edges = the probability of reaching the observation
+        return q, seen
 
 
 class ExactNashConv:
@@ -72,7 +118,6 @@ class OracleCritic:
         except ImportError as exc:
             raise ValueError(f"oracle_critic needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
         from krypenv.training.exploit import parse_rules
-        from krypenv.training.treemmd import TreeValues
 
         self.values = TreeValues(GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules)))
         self.legal_np = self.values.legal

@@ -36,20 +36,18 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
 
 from krypenv.games import DEFAULT_GAME
+from krypenv.training.critic import TreeValues
 from krypenv.training.mmdnet import Policy
 from krypenv.training.monitor import Monitor, Stopwatch
 from krypenv.training.selfplay import check_fields, parse_fields, schedule, update_magnet
 
-if TYPE_CHECKING:
-    from krypenv.openspiel.tree import GameTree
-
-__all__ = ["Args", "TreeValues", "fit_weights", "main", "mmd_step", "parse"]
+__all__ = ["Args", "fit_weights", "main", "mmd_step", "parse"]
 
 
 @dataclass
@@ -88,49 +86,6 @@ class Args:
                                  "torch_threads", "eval_every"),
                      at_least_0=("max_seconds", "magnet_coef", "magnet_every", "floor", "sample_decisions"),
                      positive=("eta", "learning_rate"))
-
-
-class TreeValues:
-    """A game tree seen by distinct observation: the network's inputs, and Q and reach of a policy."""
-
-    def __init__(self, tree: GameTree) -> None:
-        from krypenv.openspiel.tree import DECISION
-
-        self.tree = tree
-        tree.policy_of(lambda o, m: m / m.sum(1, keepdims=True))  # computes tree._distinct
-        first, back = tree._distinct
-        self.obs, self.legal, self.back = tree.obs[first], tree.legal[first], back  # back: infostate → observation
-        self.levels = tree._levels()
-        kids = np.flatnonzero(tree.parent >= 0)
-        self.dec_kids = kids[tree.kind[tree.parent[kids]] == DECISION]  # edges out of decision nodes
-        par = tree.parent[self.dec_kids]
-        self.dec_obs = back[tree.info[par]]  # the observation each decision edge leaves
-        self.dec_seat = tree.player[par].astype(np.int64)
-
-    def values(self, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(Q of every observation's actions, the probability that play under ``probs`` reaches it) for a policy
-        ``probs`` (observations, actions); Q is 0 where chance and the other seats never lead."""
-        t, P = self.tree, self.tree.players
-        edge = t._edge_probs(probs[self.back])
-        reach = np.ones((P + 1, len(t.parent)))  # row i: all but seat i; row P: everyone
-        for nodes in self.levels[1:]:
-            par = t.parent[nodes]
-            for i in range(P):
-                reach[i, nodes] = reach[i, par] * np.where(t.player[par] == i, 1.0, edge[nodes])
-            reach[P, nodes] = reach[P, par] * edge[nodes]
-        on = t.returns.copy()
-        for nodes in reversed(self.levels[1:]):
-            np.add.at(on, t.parent[nodes], edge[nodes, None] * on[nodes])
-        kids, o, seat = self.dec_kids, self.dec_obs, self.dec_seat
-        par = t.parent[kids]
-        cf = reach[seat, par]
-        num, den = np.zeros(self.legal.shape), np.zeros(self.legal.shape)
-        np.add.at(num, (o, t.action[kids].astype(np.int64)), cf * on[kids, seat])
-        np.add.at(den, (o, t.action[kids].astype(np.int64)), cf)
-        q = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
-        seen = np.zeros(len(self.obs))
-        np.add.at(seen, o, reach[P, kids])  # Σ over the edges = the probability of reaching the observation
-        return q, seen
 
 
 def mmd_step(logp: np.ndarray, q: np.ndarray, log_magnet: np.ndarray, legal: np.ndarray, eta: float,

@@ -1,6 +1,6 @@
 """krypenv.training.critic: the oracle critic (a diagnostic that reads the tree), the exploring behaviour policy.
 
-Oracles: for the oracle critic, the tree's exact Q (:meth:`krypenv.training.treemmd.TreeValues.values`, itself held
+Oracles: for the oracle critic, the tree's exact Q (:meth:`krypenv.training.critic.TreeValues.values`, itself held
 to OpenSpiel's ``TreeWalkCalculator`` in test_treemmd.py) at the row of each decision found by a brute-force
 search of the tree's distinct observations, times ``reward_scale``; the decisions are those the device env deals
 and plays, not the tree's own rows.  For the behaviour policy, the mixture written out by hand; for the off-policy

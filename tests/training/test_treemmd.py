@@ -21,7 +21,8 @@ from open_spiel.python.algorithms import action_value
 
 from krypenv import agents
 from krypenv.openspiel.tree import GameTree
-from krypenv.training.treemmd import Args, TreeValues, fit_weights, main, mmd_step, parse
+from krypenv.training.critic import TreeValues
+from krypenv.training.treemmd import Args, fit_weights, main, mmd_step, parse
 from tests.training.options import assert_refused
 
 MICRO = "ranks=A-2-3,hand=2,table=2"
