@@ -34,7 +34,7 @@ from krypenv.training.mmdnet import Policy
 if TYPE_CHECKING:
     from krypenv.openspiel.tree import GameTree
 
-__all__ = ["ExactNashConv", "OracleCritic", "TreeValues", "opponent_ratios", "policy_function"]
+__all__ = ["ExactNashConv", "OracleCritic", "TreeValues", "load_tree", "opponent_ratios", "policy_function"]
 
 
 def policy_function(net: Policy, device: torch.device) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -47,6 +47,17 @@ def policy_function(net: Policy, device: torch.device) -> Callable[[np.ndarray, 
         return p / p.sum(1, keepdims=True)
 
     return probabilities
+
+
+def load_tree(args: Any, option: str) -> GameTree:
+    """The whole tree of ``args``'s game, preset, players and rules (a ValueError naming ``option`` if no OpenSpiel)."""
+    try:
+        from krypenv.openspiel.tree import GameTree
+    except ImportError as exc:
+        raise ValueError(f"{option} needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
+    from krypenv.training.exploit import parse_rules
+
+    return GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules))
 
 
 class TreeValues:
@@ -96,13 +107,7 @@ class ExactNashConv:
     """Exact NashConv of the network's policy on a preset OpenSpiel traverses (:mod:`krypenv.openspiel.tree`)."""
 
     def __init__(self, args: Any) -> None:
-        try:
-            from krypenv.openspiel.tree import GameTree
-        except ImportError as exc:
-            raise ValueError(f"eval_every needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
-        from krypenv.training.exploit import parse_rules
-
-        self.tree = GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules))
+        self.tree = load_tree(args, "eval_every")
 
     def __call__(self, net: Policy, device: torch.device) -> float:
         """NashConv (OpenSpiel's definition, the game's returns: Krypkasino points per deal)."""
@@ -113,16 +118,8 @@ class OracleCritic:
     """Exact Q (× ``reward_scale``) of a network's policy at sampled decisions; DIAGNOSTIC: reads the whole tree."""
 
     def __init__(self, args: Any) -> None:
-        try:
-            from krypenv.openspiel.tree import GameTree
-        except ImportError as exc:
-            raise ValueError(f"oracle_critic needs OpenSpiel: pip install 'krypenv[openspiel]' ({exc})") from None
-        from krypenv.training.exploit import parse_rules
-
-        self.values = TreeValues(GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules)))
-        self.legal_np = self.values.legal
-        self.obs, self.legal = torch.as_tensor(self.values.obs).float(), torch.as_tensor(self.legal_np)
-        self.index = {row.tobytes(): k for k, row in enumerate(self.keys(self.values.obs, self.legal_np))}
+        self.values = TreeValues(load_tree(args, "oracle_critic"))
+        self.index = {row.tobytes(): k for k, row in enumerate(self.keys(self.values.obs, self.values.legal))}
         self.scale = float(args.reward_scale)
 
     @staticmethod
@@ -133,10 +130,7 @@ class OracleCritic:
     def __call__(self, net: Policy, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """(rows, actions) float32: the exact Q of ``net``'s policy at each decision (whole observation columns and
         masks), in the learner's units (points × ``reward_scale``), 0 off the legal actions."""
-        with torch.no_grad():
-            logp = net(self.obs.to(obs.device), self.legal.to(obs.device))[0]
-        probs = logp.double().exp().cpu().numpy() * self.legal_np
-        q, _ = self.values.values(probs / probs.sum(1, keepdims=True))
+        q, _ = self.values.values(policy_function(net, obs.device)(self.values.obs, self.values.legal))
         rows = np.array([self.index.get(r.tobytes(), -1) for r in self.keys(obs.cpu().numpy(), mask.cpu().numpy())])
         if (rows < 0).any():
             raise ValueError(f"oracle_critic: {int((rows < 0).sum())} sampled decisions are not in the game's tree")
