@@ -371,7 +371,8 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
             action = acts[choice] if args.compact else choice
             b_obs[t], b_mask[t], b_act[t], b_seat[t], b_val[t] = obs, mask, action, seat, value
             b_logp[t] = logp.gather(1, choice[:, None])[:, 0]
-            b_lr[t] = b_logp[t] - mu.gather(1, choice[:, None])[:, 0]
+            if args.off_policy:  # log π/μ of the action, for the opponents' importance weights
+                b_lr[t] = b_logp[t] - mu.gather(1, choice[:, None])[:, 0]
             obs, rewards, terminated, truncated, info = env.step(action)
             mask, seat = info["action_mask"], info["seat"]
             b_rew[t], b_done[t] = rewards * args.reward_scale, terminated | truncated
