@@ -65,11 +65,9 @@ def label_repeatedly(teacher_spec: str, game: str, players: int, preset: str, ga
     values, masks = [], []
     status = np.empty(games, np.int64)
     while True:
-        waiting = core.waiting()
-        envs = np.flatnonzero(waiting >= 0)
+        envs, seats = core.pending()
         if envs.size == 0:
             break
-        seats = (core.seat[envs].astype(np.int64) + waiting[envs]) % players
         batch = core.decisions(envs, seats)
         draws = [teacher.values(batch) for _ in range(repeats)]
         keep = np.asarray(batch.mask != 0).sum(axis=1) >= 2

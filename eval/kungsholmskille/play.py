@@ -78,7 +78,7 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
     from krypenv.kungsholmskille.env_kernels import k_act_external
     from krypenv.kungsholmskille.records import record_from_deals
 
-    n, P = len(chunk.games), config.players
+    n = len(chunk.games)
     core = _duplicate_core(config.env_config, n)
     core.seed(chunk.deck_seeds)
     core.seed_agents(chunk.agent_seeds)
@@ -89,11 +89,9 @@ def play_chunk(chunk: Chunk, config: EvalConfig, agents: list[Agent]) -> Played:
     status = np.empty(n, np.int64)
     seating = chunk.seating
     while True:
-        waiting = core.waiting()
-        envs = np.flatnonzero(waiting >= 0)
+        envs, seats = core.pending()
         if envs.size == 0:
             break
-        seats = (core.seat[envs].astype(np.int64) + waiting[envs]) % P
         who = seating[envs, seats]
         for a in np.unique(who):
             sel, sel_seats = envs[who == a], seats[who == a]

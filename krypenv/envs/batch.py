@@ -186,6 +186,12 @@ class EnvBatch(ABC):
         self._waiting_into(out)
         return out
 
+    def pending(self) -> tuple[np.ndarray, np.ndarray]:
+        """(envs, seats): the envs where an external agent must act now, and the (absolute) seat to act in each."""
+        waiting = self.waiting()
+        envs = np.flatnonzero(waiting >= 0)
+        return envs, (self.seat[envs].astype(np.int64) + waiting[envs]) % self.players
+
     def decisions(self, envs: np.ndarray, seats: np.ndarray) -> DecisionBatch:
         """A :class:`~krypenv.agent_api.DecisionBatch` for the given envs and absolute seats."""
         envs = np.asarray(envs, np.int64)
@@ -217,11 +223,9 @@ class EnvBatch(ABC):
         """
         status = np.empty(self.n, np.int64)
         while True:
-            waiting = self.waiting()
-            envs = np.flatnonzero(waiting >= 0)
+            envs, seats = self.pending()
             if envs.size == 0:
                 return
-            seats = (self.seat[envs].astype(np.int64) + waiting[envs]) % self.players
             who = seating[envs, seats]
             for a in np.unique(who):
                 chosen, chosen_seats = envs[who == a], seats[who == a]

@@ -212,11 +212,9 @@ def _label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
     status = np.empty(job.games, np.int64)
     parts: list[dict[str, np.ndarray]] = []
     while True:
-        waiting = core.waiting()
-        envs = np.flatnonzero(waiting >= 0)
+        envs, seats = core.pending()
         if envs.size == 0:
             break
-        seats = (core.seat[envs].astype(np.int64) + waiting[envs]) % job.players
         batch = core.decisions(envs, seats)
         values, taught = teacher.values(batch)
         u = batch.uniforms(2)  # the DAgger draw, the student's draw
