@@ -29,12 +29,7 @@ import time
 import numpy as np
 
 from krypenv.training.common import training_part
-from krypenv.training.student import policy_targets
-
-
-def entropy(p: np.ndarray) -> np.ndarray:
-    """(N,) the entropy in nats of each row of distributions ``p`` (0 · log 0 = 0)."""
-    return -(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=1)
+from krypenv.training.student import entropy, policy_targets
 
 
 def jensen_gap(targets: np.ndarray) -> float:

@@ -40,8 +40,8 @@ from krypenv.games import DEFAULT_GAME
 from krypenv.training.common import training_part
 from krypenv.training.labels import Labels
 
-__all__ = ["Student", "TrainingData", "distill_loss", "from_mlp", "from_ppo", "minibatch", "policy_targets", "train",
-           "training_data"]
+__all__ = ["Student", "TrainingData", "distill_loss", "entropy", "from_mlp", "from_ppo", "minibatch", "policy_targets",
+           "train", "training_data"]
 
 NEG = -1e9  # the logit of an illegal action (exp underflows to 0 in float32)
 
@@ -187,6 +187,11 @@ def policy_targets(values: np.ndarray, mask: np.ndarray, temperature: float) -> 
     return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def entropy(p: np.ndarray) -> np.ndarray:
+    """(N,) the entropy in nats of each row of distributions ``p`` (0 · log 0 = 0)."""
+    return -(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=1)
+
+
 def distill_loss(logits: Any, value: Any, target: Any, target_value: Any, value_coef: float) -> tuple[Any, Any, Any]:
     """(total, policy, value) losses: cross-entropy of the student's policy towards ``target`` and squared error of
     its value, means over the batch; illegal actions (logit −1e9, target 0) add nothing."""
@@ -267,5 +272,5 @@ def train(student: Student, data: TrainingData, args: Any, rng: np.random.Genera
         # the teacher's own cross-entropy is the floor of the policy loss: its entropy
         stats = dict(zip(("loss", "policy_loss", "value_loss"), (sums / count).tolist()))
     p = data.target
-    stats["target_entropy"] = float(-(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=1).mean())
+    stats["target_entropy"] = float(entropy(p).mean())
     return stats
