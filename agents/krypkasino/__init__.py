@@ -12,4 +12,4 @@ checkpoint is loaded), the policy-guided search ``pimc:policy=ppo:PATH``
 """
 
 # registers greedy, creeper, expert, pimc, ppo:PATH; pimc:policy=ppo:PATH and champion; the move features of mlp files
-from krypenv.agents.krypkasino import champion, guided, heuristics, move_features, pimc, ppo  # noqa: F401
+from krypenv.agents.krypkasino import champion, endgame, guided, heuristics, move_features, pimc, ppo  # noqa: F401

@@ -83,7 +83,7 @@ from krypenv.agents.checkpoint import check_table, game_of
 from krypenv.agents.krypkasino import lockstep as L
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import act_batch, expert_weights
-from krypenv.agents.krypkasino.pimc import G_HAND, G_LCP, G_PLAYERS, G_SIDE, G_SPADES, LEARNED, MAX_SAMPLES, N_GAME
+from krypenv.agents.krypkasino.pimc import LEARNED, MAX_SAMPLES, game_vector
 from krypenv.agents.krypkasino.policy_nets import MLPNet, PolicyNet, load_ppo
 from krypenv.agents.krypkasino.ppo import GAME, check_deck
 
@@ -268,18 +268,6 @@ class GuidedPIMC:
                 size += need
         return out
 
-    def _game(self, rules: Any) -> np.ndarray:
-        """pimc's game vector (players, hand size, variants, sides).
-
-        It is the game argument of :func:`krypenv.agents.krypkasino.pimc.side_score`.
-        """
-        P = rules.players
-        game = np.zeros(N_GAME + P, np.int64)
-        game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
-                                                      rules.last_capture_point]
-        game[G_SIDE:G_SIDE + P] = [rules.team_of(s) for s in range(P)]
-        return game
-
     def _search(self, core: Any, rules: Any, envs: np.ndarray, u: np.ndarray, cands: list[np.ndarray],
                 base: np.ndarray, means: list[np.ndarray] | None = None) -> np.ndarray:
         """The searched actions of one lockstep group of decisions (each with ≥ 2 candidates); ``means`` gets each
@@ -313,7 +301,7 @@ class GuidedPIMC:
                             plies, stop_round, self.horizon, mover, self.critic, self.scr[0], live)
             steps += 1
         vals, left = np.empty(rs.shape[0], np.float64), np.empty(rs.shape[0], np.float64)
-        L.row_values(rs, self._game(rules), mover, self.value == "relative", vals, left)
+        L.row_values(rs, game_vector(rules), mover, self.value == "relative", vals, left)
         if self.critic:
             cut = np.flatnonzero(rs[:, kernels.DONE] == 0).astype(np.int64)
             if cut.size:

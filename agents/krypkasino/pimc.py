@@ -70,7 +70,7 @@ from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import POINTS
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.state import _packets
-from krypenv.krypkasino.rules import LATER_PATTERN
+from krypenv.krypkasino.rules import LATER_PATTERN, Rules
 
 POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
 DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
@@ -313,6 +313,16 @@ def values_ser(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, 
 
 
 # --------------------------------------------------------------------------- the agent
+def game_vector(rules: Rules) -> np.ndarray:
+    """The game vector of the kernels (``G_*``): players, hand size, the set-aside variant, K17, each seat's side."""
+    P = rules.players
+    game = np.zeros(N_GAME + P, np.int64)
+    game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
+                                                  rules.last_capture_point]
+    game[G_SIDE:G_SIDE + P] = [rules.team_of(s) for s in range(P)]
+    return game
+
+
 def _int_option(name: str, value: object, least: int, most: int = MAX_SAMPLES) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
         raise ValueError(f"pimc option {name} must be an integer from {least} to {most}, got {value!r}")
@@ -352,12 +362,7 @@ class PIMCAgent:
 
     def _inputs(self, batch: DecisionBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """(the game vector, each decision's uniform, env indices, chunks for the parallel driver; 0: serial)."""
-        rules = batch.rules
-        P = rules.players
-        game = np.zeros(N_GAME + P, np.int64)
-        game[[G_PLAYERS, G_HAND, G_SPADES, G_LCP]] = [P, rules.hand_size, rules.set_aside == "spades",
-                                                      rules.last_capture_point]
-        game[G_SIDE:G_SIDE + P] = [rules.team_of(s) for s in range(P)]
+        game = game_vector(batch.rules)
         u = batch.uniforms(1)[:, 0]
         envs = np.asarray(batch.envs, np.int64)
         threads = numba.get_num_threads()

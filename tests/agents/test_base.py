@@ -74,7 +74,8 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
     base._REGISTRY.pop("tabular")  # tabular:PATH plays every game (tests/openspiel/test_tiny.py)
     base._REGISTRY.pop("mlp")  # mlp:PATH plays every game (tests/agents/test_mlp.py)
     base.register("folder", lambda: RandomAgent(), "always folds", games=("kungsholmskille",))
-    assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo", "champion"}
+    assert set(agents.known("krypkasino")) == {"random", "greedy", "creeper", "expert", "pimc", "ppo", "champion",
+                                               "endgame"}
     kille = agents.known("kungsholmskille")
     assert set(kille) == {"random", "folder", "timid", "expert", "pimc", "ppo"} and kille["folder"] == "always folds"
     assert set(agents.known()) == set(agents.known("krypkasino")) | {"folder", "timid"}
@@ -88,7 +89,7 @@ def test_registry_is_game_aware(monkeypatch: pytest.MonkeyPatch) -> None:
         agents.load("greedy", game="kungsholmskille")
     assert agents.load("expert", game="kungsholmskille").game == "kungsholmskille"  # one name, an agent per game
     with pytest.raises(ValueError, match="agent 'folder' plays kungsholmskille, not krypkasino; known for krypkasino: "
-                                         "champion, creeper, expert, greedy, pimc, ppo, random"):
+                                         "champion, creeper, endgame, expert, greedy, pimc, ppo, random"):
         agents.load("folder")
     with pytest.raises(ValueError,
                        match=r"unknown agent 'nosuch'; known agents: expert, folder, pimc, ppo, random, timid,"):

@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 
 from krypenv.agents.krypkasino import lockstep as L
 from krypenv.agents.krypkasino.guided import GuidedPIMC
-from krypenv.agents.krypkasino.pimc import PIMCAgent
+from krypenv.agents.krypkasino.pimc import PIMCAgent, game_vector
 from krypenv.agents.krypkasino.policy_nets import PolicyNet, load_ppo
 from krypenv.agents.krypkasino.ppo import add_metadata
 
@@ -287,7 +287,7 @@ def test_row_values_own_and_relative() -> None:
         others = [side[s] for s in range(1, P) if rules.team_of(s) not in [rules.team_of(t) for t in range(s)]
                   and rules.team_of(s) != rules.team_of(0)]
         vals, left = np.empty(1), np.empty(1)
-        L.row_values(d.state, agent._game(rules), np.array([0]), False, vals, left)
+        L.row_values(d.state, game_vector(rules), np.array([0]), False, vals, left)
         assert vals[0] == side[0] and left[0] == 42 - sum(pts[:P])
-        L.row_values(d.state, agent._game(rules), np.array([0]), True, vals, left)
+        L.row_values(d.state, game_vector(rules), np.array([0]), True, vals, left)
         assert vals[0] == pytest.approx(side[0] - sum(others) / len(others))
