@@ -132,6 +132,7 @@ class Entry:
     games: tuple[str, ...] | None = (DEFAULT_GAME,)  # None: every game
     limits: dict[str, Limit] = field(default_factory=dict)  # options a spec from outside may set, and their bounds
     presets: tuple[str, ...] | None = None  # the presets (K22, L22) it plays; None: every one
+    argument: str = "PATH"  # with takes_path: what the one option is, as the docs show it (``endgame:SPEC``)
 
     def plays(self, game: str) -> bool:
         """True if this agent plays ``game``."""
@@ -143,7 +144,7 @@ _REGISTRY: dict[str, tuple[Entry, ...]] = {}  # name -> its entries, one per set
 
 def register(name: str, factory: Callable[..., Agent], summary: str, takes_path: bool = False,
              games: tuple[str, ...] | None = (DEFAULT_GAME,), limits: dict[str, Limit] | None = None,
-             presets: tuple[str, ...] | None = None) -> None:
+             presets: tuple[str, ...] | None = None, argument: str = "PATH") -> None:
     """Make ``name`` (and ``name:k=v,...``) a spec that builds an agent with ``factory(**options)`` for ``games``.
 
     ``games`` names the games the agent plays (default Krypkasino only); None means every game.
@@ -151,11 +152,12 @@ def register(name: str, factory: Callable[..., Agent], summary: str, takes_path:
     registering it again for a game replaces that game's agent.  ``limits`` declares the options
     a spec from outside (``krypenv serve``) may set and their bounds; any other option is refused there.
     ``presets`` names the presets it plays (None: every one; ``krypenv serve`` offers it at those only).
+    ``argument`` names what the one option of a ``takes_path`` agent is (``PATH``; ``SPEC`` for a wrapper).
     """
     if games is not None and (isinstance(games, str) or not all(isinstance(g, str) and g for g in games)):
         raise ValueError(f"games must be a tuple of game names or None (every game), got {games!r}")
     new = Entry(factory, summary, takes_path, None if games is None else tuple(games), dict(limits or {}),
-                None if presets is None else tuple(presets))
+                None if presets is None else tuple(presets), argument)
     kept = tuple(e for e in _REGISTRY.get(name, ()) if not (e.games is None or new.games is None
                                                             or set(e.games) & set(new.games)))
     _REGISTRY[name] = (*kept, new)

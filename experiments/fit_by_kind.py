@@ -8,7 +8,8 @@ the training log's "policy loss − target entropy" averages. Here it is split b
 
 * a **card** decision: which card to play (actions 0–51);
 * a **capture choice**: which table card to add to the capture being chosen, or 104 to take what is fixed
-  (actions 52–104).
+  (actions 52–104);
+* a card decision in the **last round** (the deck is empty: in 2 players nothing is hidden any more) or before it.
 
 It is also split by the number of legal actions. The printed table gives, per group, the share of the labels, the
 mean gap, and the group's share of the whole gap. Two more columns say what the gap costs in play, where the
@@ -49,11 +50,15 @@ def lost_value(values: np.ndarray, mask: np.ndarray, logp: np.ndarray) -> np.nda
     return v.max(axis=1) - v[np.arange(len(v)), own]
 
 
-def groups(mask: np.ndarray) -> dict[str, np.ndarray]:
-    """Boolean rows per group: card decisions, capture choices, and by the number of legal actions."""
+def groups(mask: np.ndarray, last_round: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Boolean rows per group: card decisions, capture choices, card decisions in the last round (the observation's
+    ``last_round``: the deck is empty) and before it, and by the number of legal actions."""
     legal = mask.sum(axis=1)
     card = mask[:, :CARD_ACTIONS].any(axis=1)
     out = {"card": card, "capture choice": ~card}
+    if last_round is not None:
+        out["card, last round"] = card & (last_round != 0)
+        out["card, earlier rounds"] = card & (last_round == 0)
     for lo, hi in ((2, 2), (3, 4), (5, 8), (9, 105)):
         out[f"{lo}–{hi} legal" if hi > lo else f"{lo} legal"] = (legal >= lo) & (legal <= hi)
     return out
@@ -97,7 +102,10 @@ def main() -> None:
           "(points) |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = {}
-    for name, rows_of in groups(np.asarray(labels.mask, bool)).items():
+    from krypenv.krypkasino.observation import split
+
+    last = split(np.asarray(labels.obs), args.players)["last_round"][:, 0]
+    for name, rows_of in groups(np.asarray(labels.mask, bool), last).items():
         n = int(rows_of.sum())
         if not n:
             continue

@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Eight sets (:data:`SETS`): ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
+Nine sets (:data:`SETS`): ``endgame`` (issue 40: the exact endgame's wrapper and pimc's game vector),
+``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
 (issue 41: the average policy's buffers and fit), ``explore`` (issue 41: the behaviour policy and its importance
 weights),
 ``distill`` (issue 40: label shards, expert iteration's pure parts,
@@ -113,6 +114,13 @@ SETS["average"] = (["krypenv/training/average.py"], ["krypenv.training.average.*
 SETS["explore"] = (["krypenv/training/mmdnet.py", "krypenv/training/critic.py"],
                    ["krypenv.training.mmdnet.x_behaviour*", "krypenv.training.critic.x_opponent_ratios*"],
                    ["tests/training/test_mmdnet.py", "tests/training/test_critic.py"])
+# endgame (issue 40, the exact 2-player endgame): the wrapper's Python (which decisions it solves, the sub-batches, the
+# spec) and pimc's game vector; the compiled solver is not mutated (mutmut's trampolines do not compile), its bugs were
+# planted by hand (docs/results/test-strength.md)
+SETS["endgame"] = (["krypenv/agents/krypkasino/endgame.py", "krypenv/agents/krypkasino/pimc.py"],
+                   ["krypenv.agents.krypkasino.endgame.xǁEndgameAgentǁ*", "krypenv.agents.krypkasino.endgame.x_sub*",
+                    "krypenv.agents.krypkasino.endgame.x_make*", "krypenv.agents.krypkasino.pimc.x_game_vector*"],
+                   ["tests/agents/krypkasino/test_endgame.py", "tests/agents/krypkasino/test_pimc.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

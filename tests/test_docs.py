@@ -98,8 +98,12 @@ def test_agent_table_lists_the_registry(name: str) -> None:
 
     table = pages.agents_table(GAMES[name])
     for spec, summary in base.known(name).items():
-        assert re.search(rf"^\| `{re.escape(spec)}(:PATH)?` \| {re.escape(summary.replace('|', '/'))} \|", table,
+        entry = base.find_entry(spec, name)
+        shown = f"{spec}:{entry.argument}" if entry.takes_path else spec  # endgame:SPEC, mlp:PATH
+        assert re.search(rf"^\| `{re.escape(shown)}` \| {re.escape(summary.replace('|', '/'))} \|", table,
                          re.MULTILINE), spec
+    if name == "krypkasino":
+        assert "| `endgame:SPEC` |" in table and "| `mlp:PATH` |" in table and "| `pimc` |" in table
 
 
 def test_the_extras_table_matches_pyproject() -> None:

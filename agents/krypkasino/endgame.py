@@ -253,4 +253,4 @@ def make(spec: str = "") -> EndgameAgent:
 
 
 register("endgame", make, "any agent with the 2-player endgame (deck empty: perfect information) solved exactly: "
-         "endgame:SPEC", takes_path=True, games=("krypkasino",))
+         "endgame:SPEC", takes_path=True, games=("krypkasino",), argument="SPEC")

@@ -330,7 +330,7 @@ def agents_table(game: Any) -> str:
     lines = ["| spec | idea | options a request may set (`krypenv serve`) |", "|---|---|---|"]
     for spec, summary in base.known(game.name).items():
         entry = base.find_entry(spec, game.name)
-        shown = f"{spec}:PATH" if entry.takes_path else spec
+        shown = f"{spec}:{entry.argument}" if entry.takes_path else spec
         options = "; ".join(f"`{k}`: {lim.describe()}" for k, lim in sorted(entry.limits.items())) or ""
         lines.append(f"| `{shown}` | {summary.replace('|', '/')} | {options} |")
     lines.append("| `module:attr` | your own agent: `attr` of an importable module, a class or an agent object | |")

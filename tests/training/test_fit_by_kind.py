@@ -49,3 +49,15 @@ def test_groups_split_card_and_capture_decisions_and_count_legal_actions() -> No
     counts = [k for k in g if k.endswith("legal")]
     assert sum(g[k].astype(int) for k in counts).tolist() == [1, 1, 1, 1]
     assert g["2 legal"].tolist() == [True, False, False, False] and g["9–105 legal"].tolist() == [False] * 3 + [True]
+    assert "card, last round" not in g
+
+
+def test_the_last_round_splits_the_card_decisions() -> None:
+    """With the observations' ``last_round`` flags the card decisions split into the last round's and the earlier
+    ones; capture choices are in neither."""
+    mask = np.zeros((4, 105), bool)
+    mask[[0, 2], 3] = mask[[0, 2], 7] = True  # card decisions
+    mask[[1, 3], 52] = mask[[1, 3], 104] = True  # capture choices
+    g = F.groups(mask, np.array([1, 1, 0, 0], np.int8))
+    assert g["card, last round"].tolist() == [True, False, False, False]
+    assert g["card, earlier rounds"].tolist() == [False, False, True, False]

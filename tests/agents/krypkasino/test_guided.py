@@ -275,7 +275,6 @@ def test_row_values_own_and_relative() -> None:
     from krypenv.krypkasino.engine import DealBatch
     from krypenv.krypkasino.rules import Rules
 
-    agent = guided()
     piles = [["10D", "AH"], ["2S", "AC", "AD", "10D"], ["AS"], ["2S"]]  # 3 + 1, 2 + 1 + 1 + 3, 2, 2 points
     pts = [int(sum(POINTS[counts_from_names([c]).argmax()] for c in p)) for p in piles]
     for rules in (Rules(2), Rules(4, teams=((0, 2), (1, 3))), Rules(3)):
