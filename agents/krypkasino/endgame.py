@@ -22,7 +22,9 @@ a move of least final score for its own seat (K16), found by alpha-beta search:
   information state, and a capture choice (:mod:`krypenv.krypkasino.actions`) continues towards
   the move chosen at its card.
 
-With more than 2 players, or while cards remain in the deck, the wrapped agent decides.
+With more than 2 players, while cards remain in the deck, or with more than :data:`MAX_PLIES` cards in the hands
+(a custom deal, K21), the wrapped agent decides.  ``krypenv serve`` does not offer ``endgame`` (it plays only
+specs it can bound; the search is exact but its size grows with the hands).
 :meth:`EndgameAgent.values` gives every legal action's exact value at a solved decision
 (minus the final score of the mover after the best move the action leads to; the labels'
 convention, :mod:`krypenv.training.labels`) and the wrapped agent's values elsewhere.

@@ -304,3 +304,12 @@ def test_messages_quote_what_was_sent_cut_short(menu: AgentMenu) -> None:
     with pytest.raises(ValueError) as info:
         menu.resolve("champion", "krypkasino", TINY)
     assert str(info.value).endswith(f"; offered at this table: {menu.offered_at('krypkasino', TINY)}")
+
+
+def test_the_endgame_wrapper_is_not_served(menu: AgentMenu) -> None:
+    """``endgame:SPEC`` wraps any spec, so the server neither offers it nor resolves it: a request for it is refused
+    as a checkpoint name it does not hold."""
+    assert not any(item["spec"].startswith("endgame") for item in menu.offer("krypkasino"))
+    for spec in ("endgame:expert", "endgame:pimc:samples=100000", "endgame:mlp:/etc/passwd"):
+        with pytest.raises(ValueError, match=r"the server has no endgame checkpoint named"):
+            menu.resolve(spec, "krypkasino", TWO)
