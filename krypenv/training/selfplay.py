@@ -25,8 +25,9 @@ network is the one to ship: no averaging of policies, no tabular lookup.
 value head learns Q of every action (from the taken action's return), and at every sampled decision the
 policy is fitted to ``log π' = (log π + η·Q + α·η·log ρ) / (1 + α·η)`` (:func:`mmd_targets`).  MMD's
 annealing shrinks η and α as ``min(1, √(schedule_start / decisions))`` (``eta_schedule``, ``magnet_schedule``,
-``lr_schedule`` = ``sqrt``); ``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the
-network's exact NashConv during the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
+``lr_schedule`` = ``sqrt``; the learning rate from ``lr_start`` decisions when it is set);
+``magnet_ema`` lets the magnet trail the policy.  ``eval_every`` measures the network's exact NashConv during
+the run where OpenSpiel walks the game (:mod:`krypenv.openspiel.tree`).
 ``explore`` mixes the uniform policy into play, so the critic sees the actions
 the policy has stopped playing (``off_policy`` weights its one-step targets back to the policy's Q);
 ``oracle_critic`` is a diagnostic that reads the tree, exact Q in MMD's step (:mod:`krypenv.training.critic`).
@@ -116,6 +117,7 @@ class Args:
     magnet_coef: float = 0.05  # α: weight of KL(π ‖ magnet)
     magnet_schedule: str = "constant"  # constant, linear or sqrt: α·min(1, √(schedule_start / decisions))
     schedule_start: int = 1_000_000  # decisions after which the sqrt schedules shrink
+    lr_start: int = 0  # decisions after which the sqrt schedule shrinks the learning rate (0: schedule_start)
     magnet_every: int = 50  # iterations between magnet renewals (0: never)
     magnet_ema: float = 0.0  # after every iteration magnet ← magnet + magnet_ema·(policy − magnet) (0: off)
     vf_coef: float = 0.5
@@ -156,7 +158,7 @@ class Args:
                      at_least_1=("num_envs", "num_steps", "total_timesteps", "update_epochs", "num_minibatches",
                                  "hidden", "layers", "schedule_start", "torch_threads", "average_size",
                                  "average_steps", "average_batch"),
-                     at_least_0=("magnet_every", "checkpoint_every", "eval_every", "magnet_coef",
+                     at_least_0=("magnet_every", "checkpoint_every", "eval_every", "magnet_coef", "lr_start",
                                  "max_seconds", "eta", "max_cpu_seconds", "logit_range"),
                      positive=("learning_rate", "average_lr"))
 
@@ -350,7 +352,8 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
         monitor.done = decisions
     uniform = args.magnet_every == 0 and args.magnet_ema == 0
     for it in range(start + 1, iterations + 1):
-        lr = schedule(args.lr_schedule, args.learning_rate, decisions, iterations * N * T, args.schedule_start)
+        lr = schedule(args.lr_schedule, args.learning_rate, decisions, iterations * N * T,
+                      args.lr_start or args.schedule_start)
         alpha = schedule(args.magnet_schedule, args.magnet_coef, decisions, iterations * N * T, args.schedule_start)
         eta = schedule(args.eta_schedule, args.eta, decisions, iterations * N * T, args.schedule_start)
         eps = schedule(args.magnet_schedule, args.explore, decisions, iterations * N * T, args.schedule_start)

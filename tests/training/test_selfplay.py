@@ -130,7 +130,8 @@ def test_schedules_are_their_formulas(kind: str, start: float, decisions: int, t
     ("update", "sgd"), ("lr_schedule", "cosine"), ("magnet_schedule", "exp"), ("eta_schedule", "step"),
     ("num_envs", 0), ("num_steps", 0),
     ("total_timesteps", 0), ("update_epochs", 0), ("num_minibatches", 0), ("hidden", 0), ("layers", 0),
-    ("schedule_start", 0), ("torch_threads", 0), ("magnet_every", -1), ("checkpoint_every", -1), ("eval_every", -1),
+    ("schedule_start", 0), ("lr_start", -1), ("torch_threads", 0), ("magnet_every", -1), ("checkpoint_every", -1),
+    ("eval_every", -1),
     ("magnet_coef", -0.1), ("max_seconds", -1.0), ("max_cpu_seconds", -1.0), ("eta", -1.0), ("logit_range", -1.0),
     ("magnet_ema", 1.5), ("magnet_ema", -0.1), ("learning_rate", 0.0), ("average", "mean"), ("average_size", 0),
     ("average_steps", 0), ("average_batch", 0), ("average_lr", 0.0), ("average_rate", 0.0), ("average_rate", 1.5),
@@ -142,10 +143,10 @@ def test_args_refuse_a_bad_value_naming_it(field: str, value: object) -> None:
 
 def test_edges_of_the_checks_are_accepted() -> None:
     """The smallest allowed values pass (the checks are not off by one)."""
-    Args(magnet_every=0, checkpoint_every=0, eval_every=0, magnet_coef=0.0, max_seconds=0.0, max_cpu_seconds=0.0,
-         eta=0.0, logit_range=0.0, magnet_ema=0.0, num_envs=1, num_steps=1, total_timesteps=1, update_epochs=1,
-         num_minibatches=1, hidden=1, layers=1, schedule_start=1, torch_threads=1, average_size=1, average_steps=1,
-         average_batch=1, average_lr=1e-12, average_rate=1e-12)
+    Args(magnet_every=0, checkpoint_every=0, eval_every=0, magnet_coef=0.0, lr_start=0, max_seconds=0.0,
+         max_cpu_seconds=0.0, eta=0.0, logit_range=0.0, magnet_ema=0.0, num_envs=1, num_steps=1, total_timesteps=1,
+         update_epochs=1, num_minibatches=1, hidden=1, layers=1, schedule_start=1, torch_threads=1, average_size=1,
+         average_steps=1, average_batch=1, average_lr=1e-12, average_rate=1e-12)
     Args(magnet_ema=1.0, average_rate=1.0)
     Args(update="critic", explore=0.0, oracle_critic=False)
     Args(update="critic", explore=1.0 - 1e-9, oracle_critic=True)
@@ -268,6 +269,22 @@ def test_a_run_follows_its_schedules(tmp_path: Path) -> None:
         assert float(row["lr"]) == pytest.approx(schedule("linear", 1e-3, 128 * k, 512, 128))
         assert float(row["magnet_coef"]) == pytest.approx(schedule("sqrt", 0.2, 128 * k, 512, 128))
         assert float(row["eta"]) == pytest.approx(schedule("linear", 0.7, 128 * k, 512, 128))
+
+
+def test_the_learning_rate_anneals_from_lr_start(tmp_path: Path) -> None:
+    """With lr_start the learning rate's sqrt schedule starts there, the magnet's at schedule_start; 0 is
+    schedule_start for both."""
+    for lr_start, origin in ((256, 256), (0, 128)):
+        out = tmp_path / str(lr_start)
+        main(Args(**FAST, total_timesteps=5 * 128, lr_schedule="sqrt", magnet_schedule="sqrt", schedule_start=128,
+                  lr_start=lr_start, learning_rate=1e-3, magnet_coef=0.2, out=str(out)))
+        with (out / "log.csv").open() as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == 5
+        for k, row in enumerate(rows):
+            assert float(row["lr"]) == pytest.approx(schedule("sqrt", 1e-3, 128 * k, 640, origin))
+            assert float(row["magnet_coef"]) == pytest.approx(schedule("sqrt", 0.2, 128 * k, 640, 128))
+        assert float(rows[-1]["lr"]) < 1e-3 and (lr_start == 0 or float(rows[2]["lr"]) == 1e-3)
 
 
 def _final(args: Args) -> dict[str, np.ndarray]:
