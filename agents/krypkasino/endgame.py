@@ -19,8 +19,8 @@ a move of least final score for its own seat (K16), found by alpha-beta search:
   :func:`krypenv.krypkasino.engine.kernels.apply_move`): the forced sweep (K13), maximal captures
   (K11), tabbes (K14) and the end of the deal (K15) are the rules' one implementation;
 * **ties** go to the first move in the engine's listing, so a decision is a function of the
-  information state, and a capture choice (:mod:`krypenv.krypkasino.actions`) continues towards
-  the move chosen at its card.
+  information state; a capture choice (:mod:`krypenv.krypkasino.actions`) is solved again at each
+  of its steps among the captures still open, and so continues towards a best move.
 
 With more than 2 players, while cards remain in the deck, or with more than :data:`MAX_PLIES` cards in the hands
 (a custom deal, K21), the wrapped agent decides.  ``krypenv serve`` does not offer ``endgame`` (it plays only
@@ -48,7 +48,7 @@ from krypenv.krypkasino.rules import LATER_PATTERN
 
 __all__ = ["EndgameAgent", "solvable", "solve"]
 
-MAX_PLIES = 24  # deepest endgame searched: both hands of 12 cards (the largest hand of a preset, K21)
+MAX_PLIES = 24  # the most cards in the hands that are searched (the standard game has 8); more: the wrapped agent
 INF = 1 << 30
 
 
