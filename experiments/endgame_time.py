@@ -18,10 +18,32 @@ import numpy as np
 from krypenv.agents.krypkasino import endgame as E
 
 from krypenv import agents
+from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.batch import KrypkasinoBatch
 from krypenv.krypkasino.config import EXTERNAL, EnvConfig
 from krypenv.krypkasino.engine import kernels
-from krypenv.krypkasino.env_kernels import k_act_external
+
+
+class TimedSolver:
+    """Plays ``expert``; at every batch, times the endgame solver (warm) on the decisions whose deck is empty."""
+
+    name = "expert, the endgame solver timed"
+
+    def __init__(self) -> None:
+        self.solver, self.expert = E.EndgameAgent(agents.load("expert")), agents.load("expert")
+        self.seconds, self.count, self.cards = 0.0, 0, []
+
+    def act(self, batch: DecisionBatch) -> np.ndarray:
+        """``expert``'s actions; the solver timed on the solvable decisions first."""
+        rows = self.solver._rows(batch)
+        if rows.any():
+            self.solver._solve(batch, rows)  # warm (compiled on the first call)
+            t = time.perf_counter()
+            self.solver._solve(batch, rows)
+            self.seconds += time.perf_counter() - t
+            self.count += int(rows.sum())
+            self.cards += list(batch.core.deals.state[np.asarray(batch.envs)[rows], kernels.IN_HANDS])
+        return self.expert.act(batch)
 
 
 def main() -> None:
@@ -30,31 +52,13 @@ def main() -> None:
     p.add_argument("--games", type=int, default=256)
     a = p.parse_args()
     numba.set_num_threads(1)
-    solver, expert = E.EndgameAgent(agents.load("expert")), agents.load("expert")
     core = KrypkasinoBatch(EnvConfig(players=2), a.games, seat=0, kinds=[EXTERNAL] * 2)
     core.seed(list(range(a.games)))
     core.reset()
-    seconds, count, cards = 0.0, 0, []
-    status = np.empty(a.games, np.int64)
-    while True:
-        waiting = core.waiting()
-        envs = np.flatnonzero(waiting >= 0)
-        if envs.size == 0:
-            break
-        batch = core.decisions(envs, waiting[envs])
-        rows = E.solvable_rows(core.deals.state, np.asarray(batch.envs, np.int64), 2)
-        if rows.any():
-            sub = E._sub(batch, np.flatnonzero(rows))
-            solver.act(sub)  # warm (compiled on the first call)
-            t = time.perf_counter()
-            solver.act(sub)
-            seconds += time.perf_counter() - t
-            count += len(sub)
-            cards += list(core.deals.state[sub.envs, kernels.IN_HANDS])
-        k_act_external(core.state, core.rng, core.ints, core.packed, envs, expert.act(batch), status[:envs.size],
-                       core.scratch)
-    print(f"{count} solved decisions, {1e3 * seconds / count:.3f} ms each (one thread), cards in the hands "
-          f"{min(cards)}-{max(cards)}")
+    timed = TimedSolver()
+    core.play_seated(np.zeros((a.games, 2), np.int64), [timed])
+    print(f"{timed.count} solved decisions, {1e3 * timed.seconds / timed.count:.3f} ms each (one thread), cards in "
+          f"the hands {min(timed.cards)}-{max(timed.cards)}")
 
 
 if __name__ == "__main__":
