@@ -247,7 +247,7 @@ class EndgameAgent:
         return values, out
 
 
-def make(spec: str = "") -> EndgameAgent:
+def make(spec: str) -> EndgameAgent:
     """The agent of an ``endgame:SPEC`` spec: ``SPEC`` loaded for Krypkasino, wrapped."""
     if not spec:
         raise ValueError("endgame needs the agent to wrap: endgame:SPEC, e.g. endgame:mlp:checkpoints/exit-2p.npz")

@@ -76,7 +76,9 @@ def test_values_are_the_minimax_of_the_true_deal(set_aside: str) -> None:
             want = oracle_values(core, batch, int(k))
             np.testing.assert_array_equal(values[0], want)
             assert values[0, act[0]] == np.nanmax(want)
-            np.testing.assert_array_equal(agent.act(sub), act)
+            played = agent.act(sub)
+            assert played.dtype == np.int64
+            np.testing.assert_array_equal(played, act)
             solved += 1
             choices += int(batch.views()[k].pending >= 0)
     assert solved >= 20 and choices >= 1 and unsolved > solved
@@ -119,7 +121,9 @@ def test_the_wrapped_agent_plays_the_rest(players: int) -> None:
         rows = E.solvable_rows(core.deals.state, np.asarray(batch.envs, np.int64), players)
         assert players == 2 or not rows.any()
         saved = core.rng.copy()
-        got = check_actions(wrapped.name, batch, wrapped.act(batch))
+        acts = wrapped.act(batch)
+        assert acts.dtype == np.int64
+        got = check_actions(wrapped.name, batch, acts)
         core.rng[:] = saved
         if not rows.any():
             np.testing.assert_array_equal(got, plain.act(batch))
@@ -179,7 +183,8 @@ def count_nodes(row: np.ndarray, spades: bool) -> int:
 
 def test_bad_specs_are_named() -> None:
     """An empty or unknown wrapped spec, another game, or values from an agent that has none: clear errors."""
-    with pytest.raises(ValueError, match="endgame needs the agent to wrap"):
+    with pytest.raises(ValueError, match=r"^endgame needs the agent to wrap: endgame:SPEC, e\.g\. "
+                                         r"endgame:mlp:checkpoints/exit-2p\.npz$"):
         agents.load("endgame")
     with pytest.raises(ValueError, match="unknown agent 'nosuch'"):
         agents.load("endgame:nosuch")
