@@ -114,9 +114,13 @@ def solve(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.ndar
 
     ``out[a]`` becomes minus the seat's final score after the best move action ``a`` leads to (NaN for actions that
     lead to none); every root move is searched with a full window, so every value is exact.  ``nodes[0]`` counts
-    the positions searched.
+    the positions searched.  A deal that is not :func:`solvable` is not searched (its tree is not bounded): every
+    value NaN, the action −1.
     """
     players = game[G_PLAYERS]
+    if not solvable(st, i, players):
+        out[:] = np.nan
+        return -1
     seat = np.int64(st[i, kernels.TURN])
     W = kernels.tabbes_at(players) + players
     work = np.zeros((MAX_PLIES + 2, W), np.int8)

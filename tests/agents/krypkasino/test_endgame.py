@@ -203,3 +203,14 @@ def test_game_vector_is_pimcs() -> None:
         g = game_vector(batch.rules)
         assert list(g[:2]) == [2, 6] and len(g) == 4 + 2
         break
+
+
+def test_an_unsolvable_deal_is_not_searched() -> None:
+    """Called on a deal whose deck is not empty, the solver searches nothing: action −1, every value NaN."""
+    core, batch = next(iter(decisions_of(2, 9, n=2)))
+    i = int(batch.envs[0])
+    assert not E.solvable(core.deals.state, i, 2)
+    out, nodes = np.zeros(batch.mask.shape[1]), np.zeros(1, np.int64)
+    a = E.solve(core.deals.state, i, np.int64(core.choice[i, 0]), core.choice[i, 1:], game_vector(batch.rules), *LATER,
+                out, nodes)
+    assert a == -1 and np.isnan(out).all() and nodes[0] == 0
