@@ -16,6 +16,7 @@ import time
 import numba
 import numpy as np
 from krypenv.agents.krypkasino import endgame as E
+from krypenv.agents.krypkasino.pimc import game_vector
 
 from krypenv import agents
 from krypenv.agent_api import DecisionBatch
@@ -30,19 +31,21 @@ class TimedSolver:
     name = "expert, the endgame solver timed"
 
     def __init__(self) -> None:
-        self.solver, self.expert = E.EndgameAgent(agents.load("expert")), agents.load("expert")
+        self.expert = agents.load("expert")
         self.seconds, self.count, self.cards = 0.0, 0, []
 
     def act(self, batch: DecisionBatch) -> np.ndarray:
         """``expert``'s actions; the solver timed on the solvable decisions first."""
-        rows = self.solver._rows(batch)
-        if rows.any():
-            self.solver._solve(batch, rows)  # warm (compiled on the first call)
+        st, envs = batch.core.deals.state, np.asarray(batch.envs, np.int64)
+        envs = envs[E.solvable_rows(st, envs, 2)]
+        if envs.size:
+            solve = (st, batch.core.choice, envs, game_vector(batch.rules), batch.mask.shape[1])
+            E.solve_batch(*solve)  # warm (compiled on the first call)
             t = time.perf_counter()
-            self.solver._solve(batch, rows)
+            E.solve_batch(*solve)
             self.seconds += time.perf_counter() - t
-            self.count += int(rows.sum())
-            self.cards += list(batch.core.deals.state[np.asarray(batch.envs)[rows], kernels.IN_HANDS])
+            self.count += envs.size
+            self.cards += list(st[envs, kernels.IN_HANDS])
         return self.expert.act(batch)
 
 

@@ -24,8 +24,6 @@ from krypenv.agents.krypkasino import endgame as E
 from krypenv.agents.krypkasino.pimc import game_vector
 
 from krypenv.krypkasino.config import C_E0
-from krypenv.krypkasino.engine.state import _packets
-from krypenv.krypkasino.rules import LATER_PATTERN
 from krypenv.training.common import training_part
 from krypenv.training.labels import Labels, LabelSet
 
@@ -35,13 +33,7 @@ def relabel(labels: Labels, game: np.ndarray, choice_at: int) -> tuple[Labels, i
     st = np.ascontiguousarray(labels.state)
     rows = np.flatnonzero(E.solvable_rows(st, np.arange(len(labels), dtype=np.int64), int(game[0])))
     values, teacher = labels.values.copy(), labels.teacher.copy()
-    later = _packets(LATER_PATTERN)
-    out = np.empty(values.shape[1], np.float64)
-    nodes = np.zeros(1, np.int64)
-    for i in rows:
-        teacher[i] = E.solve(st, int(i), np.int64(st[i, choice_at]), st[i, choice_at + 1:choice_at + 53], game, *later,
-                             out, nodes)
-        values[i] = out
+    values[rows], teacher[rows], _ = E.solve_batch(st, st[:, choice_at:choice_at + 53], rows, game, values.shape[1])
     return Labels(**{**labels.__dict__, "values": values, "teacher": teacher}), len(rows)
 
 

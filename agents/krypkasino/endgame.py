@@ -46,7 +46,7 @@ from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.state import _packets
 from krypenv.krypkasino.rules import LATER_PATTERN
 
-__all__ = ["EndgameAgent", "solvable", "solve"]
+__all__ = ["EndgameAgent", "solvable", "solvable_rows", "solve", "solve_batch"]
 
 MAX_PLIES = 24  # the most cards in the hands that are searched (the standard game has 8); more: the wrapped agent
 INF = 1 << 30
@@ -194,6 +194,21 @@ def solvable_rows(st: np.ndarray, envs: np.ndarray, players: int) -> np.ndarray:
     return out
 
 
+def solve_batch(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, game: np.ndarray, n_actions: int
+                ) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`solve` for the deals ``envs`` of ``st`` (capture choice rows ``choice``: pending card, fixed cards) over
+    numba's threads: (values (k, ``n_actions``), actions (k,), positions searched)."""
+    later_kinds, later_sizes = _packets(LATER_PATTERN)
+    envs = np.asarray(envs, np.int64)
+    values = np.empty((len(envs), n_actions), np.float64)
+    out, nodes = np.empty(len(envs), np.int64), np.zeros((len(envs), 1), np.int64)
+    args = (st, choice, envs, game, later_kinds, later_sizes, values, out, nodes)
+    threads = numba.get_num_threads()
+    chunks = min(len(envs), 4 * threads) if threads > 1 and len(envs) > 1 else 0
+    solve_par(*args, chunks) if chunks else solve_ser(*args)
+    return values, out, int(nodes.sum())
+
+
 def _sub(batch: DecisionBatch, rows: np.ndarray) -> DecisionBatch:
     """The decisions ``rows`` of ``batch`` as a batch of their own (same games)."""
     return DecisionBatch(batch.obs[rows], batch.mask[rows], batch.seats[rows], batch.core, batch.envs[rows])
@@ -205,21 +220,14 @@ class EndgameAgent:
     def __init__(self, inner: Agent) -> None:
         self.inner = inner
         self.name = f"endgame:{getattr(inner, 'name', inner)}"
-        self.later_kinds, self.later_sizes = _packets(LATER_PATTERN)
         self.nodes = 0  # positions searched so far (a measure of the solver's work)
 
     def _solve(self, batch: DecisionBatch, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(values (k, A), actions (k,)) of the solved decisions ``rows``."""
         core = batch.core
-        envs = np.asarray(batch.envs, np.int64)[rows]
-        values = np.empty((len(envs), batch.mask.shape[1]), np.float64)
-        out, nodes = np.empty(len(envs), np.int64), np.zeros((len(envs), 1), np.int64)
-        args = (core.deals.state, core.choice, envs, game_vector(batch.rules), self.later_kinds, self.later_sizes,
-                values, out, nodes)
-        threads = numba.get_num_threads()
-        chunks = min(len(envs), 4 * threads) if threads > 1 and len(envs) > 1 else 0
-        solve_par(*args, chunks) if chunks else solve_ser(*args)
-        self.nodes += int(nodes.sum())
+        values, out, nodes = solve_batch(core.deals.state, core.choice, np.asarray(batch.envs, np.int64)[rows],
+                                         game_vector(batch.rules), batch.mask.shape[1])
+        self.nodes += nodes
         return values, out
 
     def _rows(self, batch: DecisionBatch) -> np.ndarray:
