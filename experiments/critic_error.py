@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -28,20 +29,17 @@ from krypenv.training.mmdnet import Policy
 
 def report(state: Path) -> dict[str, float]:
     """The numbers of one run's ``state.pt`` (module docstring)."""
-    from krypenv.openspiel.tree import GameTree
-    from krypenv.training.critic import TreeValues
-    from krypenv.training.exploit import parse_rules
+    from krypenv.training.critic import TreeValues, load_tree, policy_function
 
     args = json.loads((state.parent / "args.json").read_text())
-    tree = GameTree.load(args["game"], args["preset"], args["players"], **parse_rules(args["rules"]))
+    tree = load_tree(SimpleNamespace(**args), "critic_error.py")
     tv = TreeValues(tree)
     obs, legal = torch.as_tensor(tv.obs).float(), torch.as_tensor(tv.legal)
     net = Policy(obs.shape[1], legal.shape[1], args["hidden"], args["layers"], critic=True)
     net.load_state_dict(torch.load(state, map_location="cpu", weights_only=True)["net"])
     with torch.no_grad():
-        logp, _, qc = net.evaluate(obs, legal)
-    probs = (logp.double().exp() * legal).numpy()
-    probs /= probs.sum(1, keepdims=True)
+        qc = net.evaluate(obs, legal)[2]
+    probs = policy_function(net, torch.device("cpu"))(tv.obs, tv.legal)
     q, seen = tv.values(probs)
     qc = qc.double().numpy() / args["reward_scale"]
     adv_e = np.where(tv.legal, q - (probs * q).sum(1, keepdims=True), 0.0)
