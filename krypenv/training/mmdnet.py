@@ -123,10 +123,10 @@ def mmd_targets(net: Policy, magnet: Policy | None, obs: torch.Tensor, mask: tor
     given = q.split(chunk) if q is not None else [None] * len(obs.split(chunk))
     with torch.no_grad():
         for o, m, g in zip(obs.split(chunk), mask.split(chunk), given):
-            logp, _, q = net.evaluate(o, m, cols, acts)
-            q = q if g is None else g
+            logp, _, q_net = net.evaluate(o, m, cols, acts)
+            q_step = q_net if g is None else g
             rho = magnet.evaluate(o, m, cols, acts)[0] if magnet is not None else torch.zeros_like(logp)
-            y = (logp + eta * q + alpha * eta * rho) / (1.0 + alpha * eta)
+            y = (logp + eta * q_step + alpha * eta * rho) / (1.0 + alpha * eta)
             y = y.masked_fill(~m, -torch.inf)
             top = y.max(1, keepdim=True).values
             out.append(torch.maximum(y, top - logit_range).masked_fill(~m, 0.0))
