@@ -119,6 +119,7 @@ SETS["explore"] = (["krypenv/training/mmdnet.py", "krypenv/training/critic.py"],
 # planted by hand (docs/results/test-strength.md)
 SETS["endgame"] = (["krypenv/agents/krypkasino/endgame.py", "krypenv/agents/krypkasino/pimc.py"],
                    ["krypenv.agents.krypkasino.endgame.xǁEndgameAgentǁ*", "krypenv.agents.krypkasino.endgame.x_sub*",
+                    "krypenv.agents.krypkasino.endgame.x_solve_batch*",
                     "krypenv.agents.krypkasino.endgame.x_make*", "krypenv.agents.krypkasino.pimc.x_game_vector*"],
                    ["tests/agents/krypkasino/test_endgame.py", "tests/agents/krypkasino/test_pimc.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
