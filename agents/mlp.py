@@ -45,7 +45,7 @@ from krypenv.agents.checkpoint import SHIPPED
 
 from krypenv.agent_api import DecisionBatch
 
-__all__ = ["ACTION_FEATURES", "FORMAT", "FORMAT2", "MLPAgent", "Network", "load", "save"]
+__all__ = ["ACTION_FEATURES", "FORMAT", "FORMAT2", "MLPAgent", "Network", "draw", "load", "save"]
 
 FORMAT = "krypenv-mlp/1"
 FORMAT2 = "krypenv-mlp/2"  # format 1 plus input scaling, an action scorer and a value head (module docstring)
@@ -230,12 +230,16 @@ class MLPAgent:
         p = self.action_probabilities(batch)
         if self.greedy:
             return p.argmax(axis=1).astype(np.int64)
-        u = batch.uniforms(1)[:, 0]
-        cdf = np.cumsum(p, axis=1)
-        out = (cdf < u[:, None] * cdf[:, -1:]).sum(axis=1)
-        legal = np.asarray(batch.mask) != 0
-        return np.array([a if legal[i, a] else int(np.flatnonzero(legal[i])[-1]) for i, a in enumerate(out)],
-                        np.int64)
+        return draw(p, batch)
+
+
+def draw(p: np.ndarray, batch: DecisionBatch) -> np.ndarray:
+    """An action per decision drawn from ``p`` (B, A) with one uniform of each decision's game stream (always legal)."""
+    u = batch.uniforms(1)[:, 0]
+    cdf = np.cumsum(p, axis=1)
+    out = (cdf < u[:, None] * cdf[:, -1:]).sum(axis=1)
+    legal = np.asarray(batch.mask) != 0
+    return np.array([a if legal[i, a] else int(np.flatnonzero(legal[i])[-1]) for i, a in enumerate(out)], np.int64)
 
 
 def load(spec: str = "", greedy: bool = False) -> MLPAgent:

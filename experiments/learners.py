@@ -1,7 +1,9 @@
-"""One learner's run on Krypkasino's ``tiny`` (2 players): its exact NashConv against decisions and CPU seconds.
+"""One learner's run on Krypkasino's ``tiny`` (2 players): its exact NashConv against decisions and CPU seconds;
+on Kungsholmskille (``--game kungsholmskille``), expert's margin against it.
 
     nice python experiments/learners.py nfsp --config default --seed 1 --phase tune --budget 120 \\
         --out docs/research/learners-tiny.csv [--export DIR] [--rules ranks=A-2-3,hand=2,table=2]
+    nice python experiments/learners.py nfsp --game kungsholmskille ... --out docs/research/learners-kille.csv
 
 The learners of the page "Learners on the small variants" (docs/research/learners.md), each run for
 ``--budget`` CPU seconds of training (this process's CPU time, the measurements left out: a fair budget
@@ -12,6 +14,15 @@ Every measurement is exact (:class:`krypenv.openspiel.tree.GameTree`: the learne
 information states, OpenSpiel's best responses) and appends a row
 ``learner, config, phase, seed, decisions, cpu_seconds, seconds, nash_conv`` to ``--out``; the last row
 of a run is its last iterate.  ``--rules`` cuts tiny further (the tests' small deals).
+
+**Kungsholmskille** has no game small enough to walk whole, so there the game is ``small`` (2 players) with one
+deal a pot (``pot_deals=1``) and a measurement is :mod:`learners_duel`'s: ``expert``'s margin against the policy
+(money per episode, duplicate over 1,000 fixed deck sets, both seats), a lower bound on its NashConv; the row's
+``expert_margin`` and ``margin_half`` (the 95% half-width) stand where Krypkasino's ``nash_conv`` stands.  Its
+information state tensor is the env's observation, so OpenSpiel's learners' networks play there as they learned;
+a learner with a network per OpenSpiel player plays each in its seat.  ``cfr+`` needs the tree and does not run
+there; Deep CFR has configurations of its own there (:data:`GAME_CONFIGS`: OpenSpiel's defaults would take
+minutes an iteration).
 
 * ``ppo``, ``mmd``: :mod:`krypenv.training.selfplay` on the device env (PPO: the same loop without a
   magnet, ``magnet_coef`` 0; MMD: ``update="critic"``).  Decisions: every seat's decisions played.
@@ -34,7 +45,8 @@ of a run is its last iterate.  ``--rules`` cuts tiny further (the tests' small d
 
 ``--export DIR`` writes the final policy where ``krypenv exploit`` reads it: ``mlp`` checkpoints for
 ``ppo``/``mmd`` (``mlp:DIR/LEARNER-CONFIG-sSEED.npz``), a tabular policy file
-(``tabular:DIR/LEARNER-CONFIG-sSEED.json.gz``, keys hashed) for the others.
+(``tabular:DIR/LEARNER-CONFIG-sSEED.json.gz``, keys hashed) for the others on Krypkasino (on Kungsholmskille,
+which has no table of information states, the ``mlp`` checkpoints only).
 """
 
 from __future__ import annotations
@@ -47,7 +59,11 @@ from typing import Any
 
 import numpy as np
 
-FIELDS = ["learner", "config", "phase", "seed", "decisions", "cpu_seconds", "seconds", "nash_conv"]
+RUN_FIELDS = ["learner", "config", "phase", "seed", "decisions", "cpu_seconds", "seconds"]
+FIELDS = [*RUN_FIELDS, "nash_conv"]  # Krypkasino's rows; Kungsholmskille's: GAME_FIELDS
+GAME_FIELDS = {"krypkasino": FIELDS, "kungsholmskille": [*RUN_FIELDS, "expert_margin", "margin_half"]}
+VALUE = {"krypkasino": "nash_conv", "kungsholmskille": "expert_margin"}  # what a run is ranked by (lower: better)
+GAME_PRESET = {"krypkasino": ("tiny", ""), "kungsholmskille": ("small", "pot_deals=1")}  # preset, base rules
 CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
     "ppo": {"default": {"num_envs": 512, "num_steps": 32, "learning_rate": 3e-4},
             "large-batch": {"num_envs": 2048, "num_steps": 32, "learning_rate": 3e-4}},
@@ -56,7 +72,11 @@ CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
             # the page's best sampled try (p1): a 4x batch, η and α annealed as 1/√t, here from 0.5M decisions
             "annealed": {"num_envs": 2048, "num_steps": 16, "update_epochs": 4, "num_minibatches": 4,
                          "learning_rate": 1e-3, "eta_schedule": "sqrt", "magnet_schedule": "sqrt",
-                         "schedule_start": 500_000}},
+                         "schedule_start": 500_000},
+            # the same with every seat exploring (ε = 0.2, shrunk alike): the options of the page's converging runs
+            "explore": {"num_envs": 2048, "num_steps": 16, "update_epochs": 4, "num_minibatches": 4,
+                        "learning_rate": 1e-3, "eta_schedule": "sqrt", "magnet_schedule": "sqrt",
+                        "schedule_start": 500_000, "explore": 0.2}},
     "nfsp": {"default": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 0.01,
                          "sl_learning_rate": 0.01, "epsilon_decay_duration": 1_000_000},
              "adam": {"hidden": [128], "anticipatory_param": 0.1, "rl_learning_rate": 1e-3,
@@ -68,17 +88,33 @@ CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
     "escher": {"default": {}, "small": {"value_traversals": 128, "regret_traversals": 256}},
     "cfr+": {"default": {}},
 }
+# Kungsholmskille's configurations where they differ: OpenSpiel's Deep CFR defaults (375 traversals an iteration,
+# up to seconds each there) would not end one iteration within the budget
+GAME_CONFIGS: dict[str, dict[str, dict[str, dict[str, Any]]]] = {"kungsholmskille": {
+    "deepcfr": {"small": {"layers": (64,), "num_traversals": 20, "advantage_network_train_steps": 100,
+                          "policy_network_train_steps": 500},
+                "tiny": {"layers": (64,), "num_traversals": 5, "advantage_network_train_steps": 50,
+                         "policy_network_train_steps": 500}},
+}}
+
+
+def configs(game: str, learner: str) -> dict[str, dict[str, Any]]:
+    """The configurations of ``learner`` on ``game``."""
+    return GAME_CONFIGS.get(game, {}).get(learner, CONFIGS[learner])
 
 
 class Recorder:
-    """Measures a policy matrix exactly and appends its row (see the module docstring)."""
+    """Measures a policy (exactly on Krypkasino, by expert's margin on Kungsholmskille) and appends its row."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from krypenv.openspiel.tree import GameTree
         from krypenv.training.monitor import Monitor, Stopwatch
 
         self.args, self.clock = args, Stopwatch()
-        self.tree = GameTree.load(args.game, "tiny", 2, **args.rule_keys)
+        self.tree: Any = None
+        if args.game == "krypkasino":
+            from krypenv.openspiel.tree import GameTree
+
+            self.tree = GameTree.load(args.game, args.preset, 2, **args.rule_keys)
         self.points = list(np.geomspace(args.budget / 2 ** (args.evals - 1), args.budget, args.evals))
         self.monitor = Monitor(Path(args.log_dir) / f"{args.learner}-{args.config}-s{args.seed}",
                                total=int(args.budget), unit="cpu-seconds", progress=args.progress,
@@ -93,28 +129,39 @@ class Recorder:
         """Whether the budget is spent (the last point measured)."""
         return not self.points
 
-    def record(self, decisions: int, probs: Callable[[], np.ndarray]) -> None:
-        """Measure the policy ``probs()`` (off the clock) and write the row."""
+    def record(self, decisions: int, matrix: Callable[[], np.ndarray], seats: Callable[[], list[Any]],
+               fit: Callable[[], None] | None = None) -> None:
+        """Measure the policy (off the clock: ``fit()`` first when given, then on Krypkasino its matrix ``matrix()``
+        over the tree's information states, on Kungsholmskille its seats' policies ``seats()``) and write the row."""
+        from learners_duel import margin
+
         cpu, wall = self.clock.cpu(), self.clock.wall()
         while self.points and cpu >= self.points[0]:
             self.points.pop(0)
-        matrix = self.clock.skip(probs)
-        nash = self.clock.skip(lambda: self.tree.nash_conv(matrix)["nash_conv"])
-        self.last = matrix
+        if fit is not None:
+            self.clock.skip(fit)
+        if self.tree is not None:
+            probs = self.clock.skip(matrix)
+            measured = {"nash_conv": round(self.clock.skip(lambda: self.tree.nash_conv(probs)["nash_conv"]), 6)}
+            self.last = probs
+        else:
+            gain, half = self.clock.skip(lambda: margin(seats()))
+            measured = {"expert_margin": round(gain, 4), "margin_half": round(half, 4)}
+        value = measured[VALUE[self.args.game]]
         row = {"learner": self.args.learner, "config": self.args.config, "phase": self.args.phase,
                "seed": self.args.seed, "decisions": int(decisions), "cpu_seconds": round(cpu, 1),
-               "seconds": round(wall, 1), "nash_conv": round(nash, 6)}
+               "seconds": round(wall, 1), **measured}
         out = Path(self.args.out)
         new = not out.exists()
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=FIELDS)
+            writer = csv.DictWriter(f, fieldnames=GAME_FIELDS[self.args.game])
             if new:
                 writer.writeheader()
             writer.writerow(row)
         self.monitor.log(int(cpu), {k: v for k, v in row.items() if k not in ("learner", "config", "phase")})
         self.monitor.note(f"{self.args.learner} {self.args.config} s{self.args.seed}: {decisions:,} decisions, "
-                          f"{cpu:.0f} CPU s: NashConv {nash:.4f}")
+                          f"{cpu:.0f} CPU s: {VALUE[self.args.game]} {value:.4f}")
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -143,22 +190,29 @@ def seat_policy(tree: Any, nets: list[Callable[[np.ndarray], np.ndarray]],
     return out
 
 
+def seat_functions(nets: list[Callable[[np.ndarray], np.ndarray]],
+                   finish: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> list[Any]:
+    """Each seat's network as a policy of env observations (Kungsholmskille's information state tensor)."""
+    return [lambda obs, legal, net=net: finish(net(np.asarray(obs, np.float32)), legal) for net in nets]
+
+
 class Counted:
     """Counts the player nodes at which our OpenSpiel game applies an action (the decisions a learner played)."""
 
-    def __enter__(self) -> Counted:  # noqa: PYI034
-        from krypenv.openspiel.krypkasino import KrypkasinoState
+    def __init__(self, game: Any) -> None:
+        self.cls = type(game.new_initial_state())
 
-        self.cls, self.n = KrypkasinoState, 0
-        self.original = KrypkasinoState._apply_action
+    def __enter__(self) -> Counted:  # noqa: PYI034
+        self.n = 0
+        self.original = self.cls._apply_action
         counter = self
 
         def counted(state: Any, action: int) -> None:
-            if state.row is not None:  # dealt: a player's action
+            if not state.is_chance_node():  # a player's action
                 counter.n += 1
             counter.original(state, action)
 
-        KrypkasinoState._apply_action = counted
+        self.cls._apply_action = counted
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -166,10 +220,10 @@ class Counted:
 
 
 def game_of(args: argparse.Namespace) -> Any:
-    """The OpenSpiel game of the run: ``python_GAME(players=2,preset=tiny)`` and ``--rules``."""
+    """The OpenSpiel game of the run: ``python_GAME(players=2,preset=PRESET)`` and the game's rules with ``--rules``."""
     from krypenv.openspiel.exploit import load_game
 
-    return load_game(args.game, "tiny", 2, **args.rule_keys)
+    return load_game(args.game, args.preset, 2, **args.rule_keys)
 
 
 def torch_net(module: Any) -> Callable[[np.ndarray], np.ndarray]:
@@ -188,13 +242,14 @@ def run_selfplay(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -
     from krypenv.training import selfplay
 
     update = {"ppo": {"magnet_coef": 0.0, "magnet_every": 0}, "mmd": {"update": "critic", "magnet_every": 0}}
-    base = selfplay.Args(game=args.game, preset="tiny", rules=args.rules, device="cpu", hidden=128, seed=args.seed,
+    base = selfplay.Args(game=args.game, preset=args.preset, rules=args.all_rules, device="cpu", hidden=128,
+                         seed=args.seed,
                          out=str(rec.monitor.out / "run"),
                          progress=False, tensorboard=False, total_timesteps=10**12, **update[args.learner], **cfg)
 
     def stop_and_measure(state: selfplay.Snapshot) -> bool:
         if rec.due():
-            rec.record(state.decisions, lambda: rec.tree.policy_of(state.probabilities))
+            rec.record(state.decisions, lambda: rec.tree.policy_of(state.probabilities), lambda: [state.probabilities])
         return rec.done()
 
     selfplay.main(base, clock=rec.clock, hook=stop_and_measure)
@@ -238,7 +293,8 @@ def run_nfsp(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> No
         decisions += nfsp_episode(env, agents)
         if rec.due():
             nets = [torch_net(a._avg_network) for a in agents]
-            rec.record(decisions, lambda nets=nets: seat_policy(rec.tree, nets, masked_softmax))
+            rec.record(decisions, lambda nets=nets: seat_policy(rec.tree, nets, masked_softmax),
+                       lambda nets=nets: seat_functions(nets, masked_softmax))
 
 
 def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> None:
@@ -247,12 +303,13 @@ def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) ->
 
     cfg = dict(cfg)
     layers = cfg.pop("layers")
-    solver = deep_cfr.DeepCFRSolver(game_of(args), policy_network_layers=layers,
+    game = game_of(args)
+    solver = deep_cfr.DeepCFRSolver(game, policy_network_layers=layers,
                                     advantage_network_layers=layers, num_iterations=1, learning_rate=1e-3,
                                     batch_size_advantage=256, batch_size_strategy=256, memory_capacity=int(1e6),
                                     reinitialize_advantage_networks=True, seed=args.seed, **cfg)
     softmax_net = torch_net(solver._policy_network)  # its final layer is the softmax over every action
-    with Counted() as count:
+    with Counted(game) as count:
         while not rec.done():
             for p in range(2):  # one iteration of DeepCFRSolver.solve
                 for _ in range(solver._num_traversals):
@@ -261,14 +318,12 @@ def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) ->
                 solver._learn_advantage_network(p)
             solver._iteration += 1
             if rec.due():
-                n = count.n
-
-                def fitted() -> np.ndarray:  # its policy network fitted afresh to the strategy memory
+                def fit() -> None:  # its policy network fitted afresh to the strategy memory
                     solver._reinitialize_policy_network()
                     solver._learn_strategy_network()
-                    return seat_policy(rec.tree, [softmax_net] * 2, renormalised)
 
-                rec.record(n, fitted)
+                rec.record(count.n, lambda: seat_policy(rec.tree, [softmax_net] * 2, renormalised),
+                           lambda: seat_functions([softmax_net], renormalised), fit)
 
 
 def escher_agent(game: Any, cfg: dict[str, Any], seed: int) -> Any:
@@ -297,17 +352,12 @@ def run_escher(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -> 
     agent = escher_agent(game, cfg, args.seed)
     train = escher.TrainConfig(game)
     softmax_net = torch_net(lambda x: torch.softmax(agent.avg_policy_net(x), dim=-1))
-    with Counted() as count:
+    with Counted(game) as count:
         while not rec.done():
             escher._train_regret(train, agent)
-            if rec.due():
-                n = count.n
-
-                def fitted() -> np.ndarray:  # its average policy network trained on (train() does that at evaluations)
-                    escher._train_avg_policy(agent)
-                    return seat_policy(rec.tree, [softmax_net] * 2, renormalised)
-
-                rec.record(n, fitted)
+            if rec.due():  # its average policy network trained at a measurement (train() does that at evaluations)
+                rec.record(count.n, lambda: seat_policy(rec.tree, [softmax_net] * 2, renormalised),
+                           lambda: seat_functions([softmax_net], renormalised), lambda: escher._train_avg_policy(agent))
             agent.t += 1
 
 
@@ -326,7 +376,7 @@ def run_cfr_plus(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) -
         iterations += 1
         if rec.due():
             table = cpp_policy_table(solver.tabular_average_policy())
-            rec.record(iterations * per_iteration, lambda table=table: rec.tree.table(table.__getitem__))
+            rec.record(iterations * per_iteration, lambda table=table: rec.tree.table(table.__getitem__), list)
 
 
 RUNNERS = {"ppo": run_selfplay, "mmd": run_selfplay, "nfsp": run_nfsp, "deepcfr": run_deepcfr,
@@ -352,12 +402,12 @@ def last_iterates(path: str | Path) -> list[dict[str, str]]:
 
 
 def best_config(path: str | Path, learner: str) -> str:
-    """The configuration of ``learner`` whose tune runs have the lowest mean last-iterate NashConv
-    (``default`` when it has no tune runs, as ``cfr+``)."""
+    """The configuration of ``learner`` whose tune runs have the lowest mean last-iterate NashConv (Kungsholmskille:
+    expert's margin) (``default`` when it has no tune runs, as ``cfr+``)."""
     runs: dict[str, list[float]] = {}
     for r in last_iterates(path) if Path(path).exists() else []:
         if r["learner"] == learner and r["phase"] == "tune":
-            runs.setdefault(r["config"], []).append(float(r["nash_conv"]))
+            runs.setdefault(r["config"], []).append(float(r["nash_conv"] if "nash_conv" in r else r["expert_margin"]))
     return min(runs, key=lambda c: float(np.mean(runs[c]))) if runs else "default"
 
 
@@ -367,9 +417,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("learner", choices=sorted(RUNNERS))
-    parser.add_argument("--game", choices=["krypkasino"], default="krypkasino",
-                        help="the game (Kungsholmskille has no tree small enough to measure exactly: the page)")
-    parser.add_argument("--rules", default="", help="more rule keys on tiny, e.g. ranks=A-2-3,hand=2,table=2 (tests)")
+    parser.add_argument("--game", choices=sorted(GAME_PRESET), default="krypkasino",
+                        help="the game: krypkasino (tiny, measured exactly) or kungsholmskille (small, one deal a pot, "
+                             "measured by expert's margin: no tree of it is small enough, the page)")
+    parser.add_argument("--rules", default="", help="more rule keys on the game's, e.g. ranks=A-2-3,hand=2,table=2 "
+                                                    "(a cut of tiny: the tests)")
     parser.add_argument("--config", default="default")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--phase", choices=["tune", "final"], default="tune")
@@ -381,8 +433,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args(argv)
-    if args.config not in CONFIGS[args.learner]:
-        parser.error(f"--config must be one of {', '.join(CONFIGS[args.learner])} for {args.learner}, "
+    if args.learner == "cfr+" and args.game != "krypkasino":
+        parser.error(f"cfr+ needs the whole tree, which {args.game} has none of small enough (the page)")
+    args.preset, base = GAME_PRESET[args.game]
+    known = configs(args.game, args.learner)
+    if args.config not in known:
+        parser.error(f"--config must be one of {', '.join(known)} for {args.learner} on {args.game}, "
                      f"got {args.config!r}")
     if not (np.isfinite(args.budget) and args.budget > 0):
         parser.error(f"--budget must be a positive number of CPU seconds, got {args.budget}")
@@ -390,12 +446,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--evals must be at least 1, got {args.evals}")
     if args.seed < 0:
         parser.error(f"--seed must be 0 or more, got {args.seed}")
+    args.all_rules = ",".join(r for r in (base, args.rules) if r)
     try:
-        args.rule_keys = parse_rules(args.rules)
+        args.rule_keys = parse_rules(args.all_rules)
     except ValueError as e:
         parser.error(str(e))
-    if args.out.exists() and args.out.read_text().split("\n", 1)[0].split(",") != FIELDS:
-        parser.error(f"--out {args.out} exists and its header is not {','.join(FIELDS)}")
+    fields = GAME_FIELDS[args.game]
+    if args.out.exists() and args.out.read_text().split("\n", 1)[0].split(",") != fields:
+        parser.error(f"--out {args.out} exists and its header is not {','.join(fields)}")
     return args
 
 
@@ -406,7 +464,7 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)
     rec = Recorder(args)
-    RUNNERS[args.learner](args, rec, CONFIGS[args.learner][args.config])
+    RUNNERS[args.learner](args, rec, configs(args.game, args.learner)[args.config])
     rec.monitor.close()
     if args.export and args.learner not in ("ppo", "mmd") and rec.last is not None:
         export_table(rec.tree, rec.last, Path(args.export) / f"{args.learner}-{args.config}-s{args.seed}.json.gz",

@@ -13,23 +13,25 @@ GAME = "kungsholmskille"
 
 @dataclass(frozen=True)
 class EvalConfig(EvalSettings):
-    """What to evaluate: the common fields, the most deals an episode may last and the preset (KILLE.md L22)."""
+    """What to evaluate: the common fields, the most deals an episode may last, the preset (KILLE.md L22) and the
+    pot's bound of deals (L21; None: the preset's)."""
 
     players: int = 4
     batch: int = 64
     max_deals: int = 50
     preset: str = "standard"
+    pot_deals: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.env_config  # noqa: B018  (ValueError naming players, max_deals or preset)
+        self.env_config  # noqa: B018  (ValueError naming players, max_deals, preset or pot_deals)
 
     @property
     def env_config(self) -> Any:
         """The environments' :class:`~krypenv.kungsholmskille.config.EnvConfig` of every episode."""
         from krypenv.kungsholmskille.config import EnvConfig
 
-        return EnvConfig(players=self.players, max_deals=self.max_deals, preset=self.preset)
+        return EnvConfig(players=self.players, max_deals=self.max_deals, preset=self.preset, pot_deals=self.pot_deals)
 
     @property
     def schedule(self) -> Schedule:
@@ -52,4 +54,6 @@ class EvalConfig(EvalSettings):
                "seed": self.seed, "max_deals": self.max_deals, "seatings": self.seatings}
         if self.preset != "standard":  # standard results stay as they were
             out["preset"] = self.preset
+        if self.pot_deals is not None:
+            out["pot_deals"] = self.pot_deals
         return out

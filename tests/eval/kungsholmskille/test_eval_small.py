@@ -41,3 +41,21 @@ def test_cli_preset_small_and_a_bad_preset_is_one_line(tmp_path, capsys) -> None
                      str(out), "--no-progress", *argv])
         err = capsys.readouterr().err.strip()
         assert code != 0 and len(err.splitlines()) == 1 and field in err, err
+
+
+def test_pot_deals_bounds_the_pot_of_every_episode(tmp_path) -> None:
+    """``EvalConfig.pot_deals`` (L21, the benchmark's one-deal pots): every pot is settled after that many deals,
+    money sums to 0, the records and results carry the bound; a bound outside 1..max is refused by name."""
+    import pytest
+
+    cfg = EvalConfig(agents=("expert", "random"), players=2, deals=30, seed=2, preset="small", pot_deals=1, workers=1)
+    r = run_eval(cfg, tmp_path, progress=False)
+    p = r.played
+    assert (p.deals == 1).all() and (p.money.sum(axis=1) == 0).all() and (p.over == POT_OUT).all()
+    assert (p.winner == -1).any()  # some pots were settled without a winner: the bound, not the play, ended them
+    rec = json.loads((tmp_path / "records.jsonl").read_text().splitlines()[0])
+    assert rec["rules"]["max_deals"] == 1 and check_record(rec).ok
+    assert cfg.games_dict()["pot_deals"] == 1
+    assert "pot_deals" not in EvalConfig(agents=("expert", "random"), players=2, preset="small").games_dict()
+    with pytest.raises(ValueError, match="pot_deals"):
+        EvalConfig(agents=("expert", "random"), players=2, preset="small", pot_deals=0)
