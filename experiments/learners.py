@@ -39,7 +39,9 @@ minutes an iteration).
   the legal actions (as NFSP plays them), Deep CFR's and ESCHER's a softmax over every action, renormalised
   over the legal ones (``escher.Agent.action_probabilities`` does that; Deep CFR's ``action_probabilities``
   returns the legal entries unnormalised).  Decisions: player nodes at which an action was applied
-  (counted on the game's states; tree search counts every branch it expands).
+  (counted on the game's states; tree search counts every branch it expands).  Deep CFR's traversals stop when
+  the budget is spent, and its last iteration trains on those done (on Kungsholmskille one traversal can take
+  seconds, and whole iterations of 10 took up to 100 CPU s: a 45 s budget was overshot threefold).
 * ``cfr+``: OpenSpiel's C++ CFR+ on the cached tree, the floor.  Decisions: each iteration walks every
   player node once per seat.
 
@@ -89,9 +91,10 @@ CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
     "cfr+": {"default": {}},
 }
 # Kungsholmskille's configurations where they differ: OpenSpiel's Deep CFR defaults (375 traversals an iteration,
-# up to seconds each there) would not end one iteration within the budget
+# up to seconds each there) would not end one iteration within the budget; 20 traversals took 44-100 CPU s an
+# iteration, overshooting a 45 s budget threefold
 GAME_CONFIGS: dict[str, dict[str, dict[str, dict[str, Any]]]] = {"kungsholmskille": {
-    "deepcfr": {"small": {"layers": (64,), "num_traversals": 20, "advantage_network_train_steps": 100,
+    "deepcfr": {"small": {"layers": (64,), "num_traversals": 10, "advantage_network_train_steps": 100,
                           "policy_network_train_steps": 500},
                 "tiny": {"layers": (64,), "num_traversals": 5, "advantage_network_train_steps": 50,
                          "policy_network_train_steps": 500}},
@@ -128,6 +131,10 @@ class Recorder:
     def done(self) -> bool:
         """Whether the budget is spent (the last point measured)."""
         return not self.points
+
+    def spent(self) -> bool:
+        """Whether training has used the whole budget (its last point is due)."""
+        return self.clock.cpu() >= self.args.budget
 
     def record(self, decisions: int, matrix: Callable[[], np.ndarray], seats: Callable[[], list[Any]],
                fit: Callable[[], None] | None = None) -> None:
@@ -314,6 +321,8 @@ def run_deepcfr(args: argparse.Namespace, rec: Recorder, cfg: dict[str, Any]) ->
             for p in range(2):  # one iteration of DeepCFRSolver.solve
                 for _ in range(solver._num_traversals):
                     solver._traverse_game_tree(solver._root_node, p)
+                    if rec.spent():  # the budget cuts the iteration's traversals short (one takes seconds at times)
+                        break
                 solver._reinitialize_advantage_network(p)
                 solver._learn_advantage_network(p)
             solver._iteration += 1

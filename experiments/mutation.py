@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Nine sets (:data:`SETS`): ``endgame`` (issue 40: the exact endgame's wrapper and pimc's game vector),
+Ten sets (:data:`SETS`): ``bench`` (issue 41: the evaluation's pot bound, the mlp agent's draw), ``endgame`` (issue 40:
+the exact endgame's wrapper and pimc's game vector),
 ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
 (issue 41: the average policy's buffers and fit), ``explore`` (issue 41: the behaviour policy and its importance
 weights),
@@ -122,6 +123,11 @@ SETS["endgame"] = (["krypenv/agents/krypkasino/endgame.py", "krypenv/agents/kryp
                     "krypenv.agents.krypkasino.endgame.x_solve_batch*",
                     "krypenv.agents.krypkasino.endgame.x_make*", "krypenv.agents.krypkasino.pimc.x_game_vector*"],
                    ["tests/agents/krypkasino/test_endgame.py", "tests/agents/krypkasino/test_pimc.py"])
+# bench (issue 41, the learners' benchmark on Kungsholmskille): the evaluation's pot bound and the mlp agent's draw that
+# the benchmark's seat policies play by (the driver in experiments/ is not a package: its bugs were planted by hand)
+SETS["bench"] = (["krypenv/eval/kungsholmskille/config.py", "krypenv/agents/mlp.py"],
+                 ["krypenv.eval.kungsholmskille.config.*", "krypenv.agents.mlp.x_draw*"],
+                 ["tests/eval/kungsholmskille/test_eval_small.py", "tests/agents/test_mlp.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

@@ -332,3 +332,35 @@ def test_a_kungsholmskille_run_writes_expert_margins(learner: str, tmp_path: Pat
         agent = MLPAgent(tmp_path / "export" / "mmd-default-s1.npz")
         assert (agent.trained_game, agent.card["preset"], agent.card["rules"]) == ("kungsholmskille", "small",
                                                                                    "pot_deals=1")
+
+
+def test_deep_cfr_stops_its_traversals_when_the_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_deepcfr checks the budget after every traversal: once spent, each seat's traversals of the iteration stop
+    (one more for the next seat, which checks after its first) and the advantage networks train on those done."""
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("tree", reason="open_spiel.python.pytorch needs dm-tree (the openspiel extra)")
+    from open_spiel.python.pytorch import deep_cfr
+
+    calls: list[int] = []
+    traverse = deep_cfr.DeepCFRSolver._traverse_game_tree
+
+    def counted(self: Any, state: Any, player: int) -> Any:
+        if state is self._root_node:
+            calls.append(player)
+        return traverse(self, state, player)
+
+    class Budget:
+        def done(self) -> bool:
+            return bool(calls)  # one iteration
+
+        def due(self) -> bool:
+            return False
+
+        def spent(self) -> bool:
+            return len(calls) >= 3
+
+    monkeypatch.setattr(deep_cfr.DeepCFRSolver, "_traverse_game_tree", counted)
+    args = learners.parse_args(["deepcfr", "--rules", MICRO])
+    cfg = {**learners.CONFIGS["deepcfr"]["small"], "num_traversals": 10, "advantage_network_train_steps": 2}
+    learners.run_deepcfr(args, Budget(), cfg)  # type: ignore[arg-type]
+    assert calls == [0, 0, 0, 1]
