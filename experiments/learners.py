@@ -120,7 +120,7 @@ class Recorder:
             self.tree = GameTree.load(args.game, args.preset, 2, **args.rule_keys)
         self.points = list(np.geomspace(args.budget / 2 ** (args.evals - 1), args.budget, args.evals))
         self.monitor = Monitor(Path(args.log_dir) / f"{args.learner}-{args.config}-s{args.seed}",
-                               total=int(args.budget), unit="cpu-seconds", progress=args.progress,
+                               total=int(np.ceil(args.budget)), unit="cpu-seconds", progress=args.progress,
                                tensorboard=args.tensorboard)
         self.last: np.ndarray | None = None
 

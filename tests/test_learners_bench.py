@@ -364,3 +364,19 @@ def test_deep_cfr_stops_its_traversals_when_the_budget_is_spent(monkeypatch: pyt
     cfg = {**learners.CONFIGS["deepcfr"]["small"], "num_traversals": 10, "advantage_network_train_steps": 2}
     learners.run_deepcfr(args, Budget(), cfg)  # type: ignore[arg-type]
     assert calls == [0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("shown", [True, False])
+def test_the_driver_shows_progress_and_logs_to_tensorboard(shown: bool, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    """--progress draws a bar of CPU seconds on stderr and --tensorboard writes event files under the run's log
+    folder, as train.py does; --no-progress and --no-tensorboard leave both out."""
+    pytest.importorskip("pyspiel")
+    flags = ["--progress", "--tensorboard"] if shown else ["--no-progress", "--no-tensorboard"]
+    learners.main(["cfr+", "--rules", MICRO, "--budget", "0.2", "--evals", "1", "--out", str(tmp_path / "r.csv"),
+                   "--log-dir", str(tmp_path / "logs"), *flags])
+    err = capsys.readouterr().err
+    run = tmp_path / "logs" / "cfr+-default-s1"
+    assert ("cpu/s" in err) == shown, err
+    assert bool(list(run.glob("tb/events.out.tfevents.*"))) == shown
+    assert (run / "log.csv").is_file()
