@@ -81,22 +81,23 @@ def plot(path: str | Path, png: str | Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    column = value_column(path)
+    measure = value_column(path)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     colours = dict(zip(ORDER, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     labelled: set[str] = set()
     for (learner, config, phase, _seed), rows in runs(path).items():
         if phase != "final":
             continue
-        y = [max(float(r[column]), 1e-6) if column == "nash_conv" else float(r[column]) for r in rows]
+        y = [max(float(r[measure]), 1e-6) if measure == "nash_conv" else float(r[measure]) for r in rows]
         label = None if learner in labelled else f"{learner} ({config})"
         labelled.add(learner)
         for ax, column in zip(axes, ["cpu_seconds", "decisions"]):
             x = [max(float(r[column]), 1.0) for r in rows]
             ax.plot(x, y, marker="o", markersize=3, color=colours[learner], label=label, alpha=0.8)
-    axes[0].set(xscale="log", yscale="log" if column == "nash_conv" else "linear",
-                xlabel="training CPU seconds (one core)", ylabel=LABEL[column])
-    axes[1].set(xscale="log", xlabel="decisions (player actions applied; CFR+: player nodes walked)")
+    axes[0].set(xscale="log", yscale="log" if measure == "nash_conv" else "linear",
+                xlabel="training CPU seconds (one core)", ylabel=LABEL[measure])
+    axes[1].set(xscale="log", xlabel="decisions (player actions applied"
+                + ("; CFR+: player nodes walked)" if measure == "nash_conv" else ")"))
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=8)

@@ -167,3 +167,40 @@ def test_exact_exploitability_reads_the_distribution(tmp_path: Path) -> None:
     expect = agent.action_probabilities(state.decisions(1, 0))[0]
     assert policy.samples == 1 and all(abs(got[k] - expect[k]) < 1e-12 for k in state.legal_actions())
     assert abs(sum(got.values()) - 1) < 1e-9
+
+
+class _Uniforms:
+    """A stand-in for DecisionBatch with given uniforms (and a record of how many it was asked for)."""
+
+    def __init__(self, u: list[float], mask: np.ndarray) -> None:
+        self.u, self.mask, self.asked = np.array(u), mask, []
+
+    def uniforms(self, k: int = 1) -> np.ndarray:
+        self.asked.append(k)
+        return np.repeat(self.u[:, None], k, axis=1)
+
+
+def test_draw_picks_by_the_cumulative_weights_and_never_an_illegal_action() -> None:
+    """mlp.draw: action a when cdf[a-1] < u·total ≤ cdf[a] (weights need not sum to 1), one uniform a decision,
+    int64; weight on an illegal action falls back to the last legal one."""
+    from krypenv.agents.mlp import draw
+
+    mask = np.ones((4, 3), np.int8)
+    p = np.array([[0.0, 1.0, 1.0]] * 3 + [[2.0, 1.0, 1.0]])  # unnormalised: totals 2 and 4
+    batch = _Uniforms([0.5, 0.5001, 0.999, 0.5], mask)
+    out = draw(p, batch)  # type: ignore[arg-type]
+    assert out.tolist() == [1, 2, 2, 0] and out.dtype == np.int64 and batch.asked == [1]
+    illegal = np.array([[0, 1, 1], [0, 1, 0]], np.int8)
+    out = draw(np.array([[1.0, 0.0, 0.0]] * 2), _Uniforms([0.3, 0.7], illegal))  # type: ignore[arg-type]
+    assert out.tolist() == [2, 1]
+
+
+def test_draw_follows_the_weights_statistically() -> None:
+    """mlp.draw over 40,000 uniforms: each action's frequency within 4.5 standard errors of its normalised weight."""
+    from krypenv.agents.mlp import draw
+
+    n, w = 40_000, np.array([1.0, 0.0, 3.0, 2.0])
+    rng = np.random.default_rng(5)
+    out = draw(np.tile(w, (n, 1)), _Uniforms(list(rng.random(n)), np.ones((n, 4), np.int8)))  # type: ignore[arg-type]
+    freq, want = np.bincount(out, minlength=4) / n, w / w.sum()
+    assert np.all(np.abs(freq - want) <= 4.5 * np.sqrt(want * (1 - want) / n) + 1e-12)

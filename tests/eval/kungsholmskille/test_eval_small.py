@@ -55,7 +55,8 @@ def test_pot_deals_bounds_the_pot_of_every_episode(tmp_path) -> None:
     assert (p.winner == -1).any()  # some pots were settled without a winner: the bound, not the play, ended them
     rec = json.loads((tmp_path / "records.jsonl").read_text().splitlines()[0])
     assert rec["rules"]["max_deals"] == 1 and check_record(rec).ok
-    assert cfg.games_dict()["pot_deals"] == 1
+    assert cfg.games_dict() == {"game": "kungsholmskille", "agents": ["expert", "random"], "players": 2, "deals": 30,
+                                "seed": 2, "max_deals": 50, "seatings": "rotations", "preset": "small", "pot_deals": 1}
     assert "pot_deals" not in EvalConfig(agents=("expert", "random"), players=2, preset="small").games_dict()
     with pytest.raises(ValueError, match="pot_deals"):
         EvalConfig(agents=("expert", "random"), players=2, preset="small", pot_deals=0)
