@@ -41,7 +41,7 @@ minutes an iteration).
   returns the legal entries unnormalised).  Decisions: player nodes at which an action was applied
   (counted on the game's states; tree search counts every branch it expands).  Deep CFR's traversals stop when
   the budget is spent, and its last iteration trains on those done (on Kungsholmskille one traversal can take
-  seconds, and whole iterations of 10 took up to 100 CPU s: a 45 s budget was overshot threefold).
+  seconds, and whole iterations of 10 to 20 took up to 100 CPU s: a 45 s budget was overshot threefold).
 * ``cfr+``: OpenSpiel's C++ CFR+ on the cached tree, the floor.  Decisions: each iteration walks every
   player node once per seat.
 
