@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 PAGE = RESULTS / "gpu.md"
@@ -35,19 +37,46 @@ def test_every_section_of_the_check_passed_in_one_of_the_two_calls() -> None:
     assert {"equality", "benchmark", "benchmark_cpu", "ppo"} <= set(merged_check())
 
 
-def test_the_check_table_is_device_checks_own_table_of_the_json() -> None:
-    """The page's text block is the script's table (header aside) line for line."""
-    text = PAGE.read_text()
-    block = text.split("```text\n", 1)[1].split("```", 1)[0]
-    expected = [line.rstrip() for line in device_check.table(merged_check()).splitlines()[1:]]
+LEASES = {  # the page's section of each lease with its check and speed outputs
+    "2026-11-28": ("## After the register work, on an H200 (2026-11-28)", "gpu-2026-11-28-speed.json"),
+    "2026-11-27": ("## The device check, complete (2026-11-27)", "gpu-2026-11-27-speed.json"),
+}
+
+
+def section(heading: str) -> str:
+    """The page's text from ``heading`` to the next section of the same level."""
+    return "## " + PAGE.read_text().split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+def check_of(lease: str) -> dict[str, Any]:
+    """A lease's check results: 2026-11-28's one call, 2026-11-27's two calls merged."""
+    if lease == "2026-11-27":
+        return merged_check()
+    return json.loads((RESULTS / f"gpu-{lease}-check.json").read_text())
+
+
+def test_the_2026_11_28_check_passed_every_section_in_one_call() -> None:
+    """The H200 lease's one call brought back every section and no error."""
+    check = check_of("2026-11-28")
+    assert not any(k.endswith("_error") for k in check)
+    assert {"equality", "benchmark", "benchmark_cpu", "ppo"} <= set(check)
+
+
+@pytest.mark.parametrize("lease", sorted(LEASES))
+def test_the_check_table_is_device_checks_own_table_of_the_json(lease: str) -> None:
+    """Each lease's text block is the script's table (header aside) line for line."""
+    block = section(LEASES[lease][0]).split("```text\n", 1)[1].split("```", 1)[0]
+    expected = [line.rstrip() for line in device_check.table(check_of(lease)).splitlines()[1:]]
     assert block.splitlines() == expected
 
 
-def test_the_goals_table_is_device_speeds_figures() -> None:
+@pytest.mark.parametrize("lease", sorted(LEASES))
+def test_the_goals_table_is_device_speeds_figures(lease: str) -> None:
     """Each goal row's measured figure and verdict are the speed JSON's, as device_speed's table computes them."""
-    rows = json.loads((RESULTS / "gpu-2026-11-27-speed.json").read_text())
+    heading, speed = LEASES[lease]
+    rows = json.loads((RESULTS / speed).read_text())
     script = {line[:22].strip(): line for line in device_speed.table(rows).splitlines()[1:]}
-    page = PAGE.read_text()
+    page = section(heading)
     for label, name in (("Krypkasino engine, 2 players", "krypkasino engine"),
                         ("Krypkasino env, 2 players", "krypkasino env"),
                         ("Kungsholmskille env, 4 players", "kungsholmskille env"),
