@@ -59,13 +59,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import learners_duel
 import numpy as np
 
 RUN_FIELDS = ["learner", "config", "phase", "seed", "decisions", "cpu_seconds", "seconds"]
 FIELDS = [*RUN_FIELDS, "nash_conv"]  # Krypkasino's rows; Kungsholmskille's: GAME_FIELDS
 GAME_FIELDS = {"krypkasino": FIELDS, "kungsholmskille": [*RUN_FIELDS, "expert_margin", "margin_half"]}
 VALUE = {"krypkasino": "nash_conv", "kungsholmskille": "expert_margin"}  # what a run is ranked by (lower: better)
-GAME_PRESET = {"krypkasino": ("tiny", ""), "kungsholmskille": ("small", "pot_deals=1")}  # preset, base rules
+# each game's preset and base rules (Kungsholmskille's: the game its measurement, learners_duel, plays)
+GAME_PRESET = {"krypkasino": ("tiny", ""), "kungsholmskille": (learners_duel.PRESET, learners_duel.RULES)}
 CONFIGS: dict[str, dict[str, dict[str, Any]]] = {
     "ppo": {"default": {"num_envs": 512, "num_steps": 32, "learning_rate": 3e-4},
             "large-batch": {"num_envs": 2048, "num_steps": 32, "learning_rate": 3e-4}},
@@ -139,8 +141,6 @@ class Recorder:
                fit: Callable[[], None] | None = None) -> None:
         """Measure the policy (off the clock: ``fit()`` first when given, then on Krypkasino its matrix ``matrix()``
         over the tree's information states, on Kungsholmskille its seats' policies ``seats()``) and write the row."""
-        from learners_duel import margin
-
         cpu, wall = self.clock.cpu(), self.clock.wall()
         while self.points and cpu >= self.points[0]:
             self.points.pop(0)
@@ -151,7 +151,7 @@ class Recorder:
             measured = {"nash_conv": round(self.clock.skip(lambda: self.tree.nash_conv(probs)["nash_conv"]), 6)}
             self.last = probs
         else:
-            gain, half = self.clock.skip(lambda: margin(seats()))
+            gain, half = self.clock.skip(lambda: learners_duel.margin(seats()))
             measured = {"expert_margin": round(gain, 4), "margin_half": round(half, 4)}
         value = measured[VALUE[self.args.game]]
         row = {"learner": self.args.learner, "config": self.args.config, "phase": self.args.phase,
