@@ -132,6 +132,27 @@ def rate_per_s(play: Callable[[], int], seconds: float) -> float:
             return made / (time.perf_counter() - start)
 
 
+def gpu_engine(rng: Any, decisions: Any, launch: Callable[[int], tuple[Any, ...]], cpu_rows: int,
+               cpu_play: Callable[[np.ndarray, np.ndarray], None],
+               bytes_per_deal: int) -> tuple[dict[str, Any], Callable[[float], float], int]:
+    """What a game's ``gpu_engine_setup`` returns (krypenv.bench_device): the device arrays of the streams and the
+    decision counts, ``launch(deals)`` (the kernel's arguments), the CPU twin's rate over ``seconds`` and the bytes of
+    state per deal.  The twin is ``cpu_play(rng, decisions)``: one deal on each of ``cpu_rows`` rows from their own
+    streams (seeded 1, 2, …), each row's decisions written to ``decisions``."""
+    from krypenv.rng import seed_range
+
+    def cpu_rate(seconds: float) -> float:
+        cpu_rng, made = seed_range(1, cpu_rows), np.zeros(cpu_rows, np.int64)
+
+        def play() -> int:
+            cpu_play(cpu_rng, made)
+            return int(made.sum())
+
+        return rate_per_s(play, seconds)
+
+    return {"rng": rng, "decisions": decisions, "launch": launch}, cpu_rate, bytes_per_deal
+
+
 def engine_line(name: str) -> Callable[[dict[str, Any]], str]:
     """The text line of one row of the engine benchmark registered as ``name``."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from krypenv import bench
@@ -45,6 +46,30 @@ def test_rate_per_s_counts_only_the_timed_calls(monkeypatch: pytest.MonkeyPatch)
     # start at 0; after call 2 (the first timed) the clock reads 1 < 3, after call 3 it reads 2, after 4 it reads 3
     assert B.rate_per_s(play, 3.0) == (2 + 3 + 4) / 4
     assert len(made) == 4
+
+
+def test_gpu_engine_twin_plays_each_row_from_its_own_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU twin of a game's GPU engine benchmark: rows seeded 1, 2, …, the streams carried from call to call, the
+    rate the decisions written per call over the time; the launch list and the bytes passed through."""
+    from krypenv import bench as B
+    from krypenv.rng import seed_range
+
+    clock = iter(range(100))
+    monkeypatch.setattr(B.time, "perf_counter", lambda: float(next(clock)))
+    seen = []
+
+    def cpu_play(rng: np.ndarray, decisions: np.ndarray) -> None:
+        seen.append(rng.copy())
+        decisions[:] = np.arange(len(decisions)) + 1
+        rng += np.uint64(1)
+
+    launch = lambda deals: (deals,)
+    args, rate, nbytes = B.gpu_engine("R", "D", launch, 3, cpu_play, 77)
+    assert args == {"rng": "R", "decisions": "D", "launch": launch} and nbytes == 77
+    # the warm-up call, then three timed ones of 6 decisions (the clock reads 1, 2, 3 after them; 4 at the division)
+    assert rate(2.5) == 3 * 6 / 4
+    assert np.array_equal(seen[0], seed_range(1, 3))
+    assert [int(r[0] - seen[0][0]) for r in seen] == [0, 1, 2, 3]
 
 
 def test_interleaved_rounds_alternate_the_order() -> None:

@@ -59,6 +59,11 @@ def body(doc: str) -> str:
     return "\n".join(lines[1:]).strip("\n") if lines and lines[0].startswith("# ") else "\n".join(lines)
 
 
+def after_summary(doc: str) -> str:
+    """A docstring without its one-line summary (the shell modules' docstrings, under a game's heading)."""
+    return "\n".join(doc.strip("\n").splitlines()[1:]).strip("\n")
+
+
 def split_history(doc: str) -> tuple[str, str]:
     """(the docstring without its ``### Version History`` section, that section's text)."""
     head, sep, tail = doc.partition("### Version History")
@@ -202,6 +207,7 @@ def environments_page(game: Any) -> str:
     gym_cls, vec_cls, dev_cls = entry.GymEnv, entry.VecEnv, entry.DeviceVecEnv
     gym_module, vec_module = importlib.import_module(gym_cls.__module__), importlib.import_module(vec_cls.__module__)
     dev_module = importlib.import_module(dev_cls.__module__)
+    shell_module = importlib.import_module(gym_cls.__mro__[1].__module__)  # the shell, krypenv.envs.gym
     pkg = entry.__name__.rsplit("_v", 1)[0]
     obs_module = importlib.import_module(f"{pkg}.observation")
     act_module = importlib.import_module(f"{pkg}.actions")
@@ -295,6 +301,10 @@ def environments_page(game: Any) -> str:
         f"## Gymnasium (`{gym_module.__name__}`)",
         "",
         myst_text(body(gym_module.__doc__ or ""), shift=1).strip(),
+        "",
+        f"### What every game's Gymnasium env does (`{shell_module.__name__}`)",
+        "",
+        myst_text(after_summary(shell_module.__doc__ or ""), shift=1).strip(),
         "",
         f"## VecEnv (`{vec_module.__name__}`)",
         "",

@@ -85,6 +85,8 @@ class EnvBatch(ABC):
     env_kernels: ClassVar[ModuleType]  # the game's compiled env functions: ``k_*`` drivers, ``*_par``/``*_ser`` twins
     n_actions: ClassVar[int]  # the game's Discrete action count
     obs_dtype: ClassVar[type[np.integer]]  # the dtype of its observation vectors
+    over_dtype: ClassVar[type[np.generic]]  # what its kernels write per game at an episode's end (bool or a code)
+    value_dtype: ClassVar[type[np.generic]]  # a seat's value (score or money), final ones included
     _derived: ClassVar[tuple[str, ...]] = ()  # attributes rebuilt by _attach() after unpickling
 
     dim: int

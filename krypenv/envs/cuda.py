@@ -41,6 +41,7 @@ lives here:
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import math
@@ -51,11 +52,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 __all__ = ["ACT", "AGAIN", "FINISH", "OBS", "OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "SEATS", "SIMULATOR",
            "STATUS_POLICY", "STEP", "Arrays", "CudaUnavailableError", "EnvKernels", "cached", "cuda_problem",
-           "device_identity", "env_kernels", "grid_threads", "host_view", "launch", "no_fma", "rebind", "require_cuda",
-           "source_digest", "threads_per_sm", "torch_stream"]
+           "device_identity", "env_kernels", "grid_threads", "host_view", "kernel_builder", "launch", "no_fma",
+           "rebind", "require_cuda", "set_status", "sits_out", "source_digest", "threads_per_sm", "torch_stream"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
 BLOCK = 128  # threads per block
@@ -215,6 +217,24 @@ ORDER = {RESET: (("act", RESET), ("seats", RESET), ("observe", RESET)),  # opera
          OBSERVE: (("observe", OBSERVE),)}
 
 
+@njit(cache=True, inline="always")  # inlined where a kernel calls it: its tests fold and short-circuit there
+def sits_out(mode: int, active: np.ndarray, over: np.ndarray, i: int) -> bool:
+    """Whether env ``i`` sits a launch out: in RESET the envs not ``active`` (not being reset), in AGAIN those whose
+    episode did not just end (``over`` 0, whatever the game's code for an ended one).  Each array is read only in
+    its mode (a load less to hold in the other modes)."""
+    return (mode == RESET and not active[i]) or (mode == AGAIN and over[i] == 0)
+
+
+@njit(cache=True, inline="always")
+def set_status(status: np.ndarray, i: int, part: int, mode: int, bits: int) -> None:
+    """Env ``i``'s status after a launch: the operation's first launch (ACT, or OBSERVE alone) writes ``bits``, the
+    later ones add theirs."""
+    if part == ACT or mode == OBSERVE:
+        status[i] = bits
+    else:
+        status[i] |= bits
+
+
 class EnvKernels:
     """A device env's kernels by part, and the launches of each of its operations (RESET, STEP, OBSERVE), in order:
     ``order[operation]`` = ((part, mode), ...).  Every kernel takes ``mode`` and then the same arguments; launched on
@@ -236,6 +256,18 @@ def env_kernels(kernel: Callable[[int, Any], Any], policy_key: Any, no_policy: A
     key = policy_key if policy_key is not None else no_policy
     return EnvKernels({name: kernel(part, key if name in POLICY_PARTS else no_policy)
                        for part, name in enumerate(PARTS)}, ORDER)
+
+
+def kernel_builder(kernel: Callable[[int, Any], Any], no_policy: Any) -> Callable[[Any], EnvKernels]:
+    """A game's ``build(policy_key)`` (``cuda_kernels.build``): its device-env kernels for one built-in policy's build
+    key (``DevicePolicy.build_key``: function, uniforms, scratch, moves, keys) or for none (None), made by
+    :func:`env_kernels` from the game's ``kernel(part, key)`` once per key and process."""
+
+    @functools.cache
+    def build(policy_key: Any) -> EnvKernels:
+        return env_kernels(kernel, policy_key, no_policy)
+
+    return build
 
 
 class Arrays:

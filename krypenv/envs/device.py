@@ -99,8 +99,6 @@ class DeviceVecEnv(VectorEnv):
     batch_class: ClassVar[type[EnvBatch]]  # the game's batch (configuration, host state, CPU drivers)
     drivers: ClassVar[ModuleType]  # the game's device-env CPU drivers (k_seats_step_par, ...: the state's arrays first)
     game: ClassVar[str]  # the game's registry name
-    over_dtype: ClassVar[type[np.generic]]  # what the per-env functions write per game at its end
-    value_dtype: ClassVar[type[np.generic]]  # a seat's value (score or money)
 
     def __init__(self, num_envs: int, config: Any, device: Any, seat: int | str, opponents: Any,
                  seed: int | None) -> None:
@@ -130,9 +128,9 @@ class DeviceVecEnv(VectorEnv):
         self._seed = check_seed(seed)
         n, dim, A = core.n, core.dim, core.n_actions
         host = {  # the outputs (and the per-seat values behind the rewards), host copies of their shapes
-            "base": np.zeros((n, P), self.value_dtype), "status": np.zeros(n, np.int64),
+            "base": np.zeros((n, P), core.value_dtype), "status": np.zeros(n, np.int64),
             "act_status": np.zeros(n, np.int64), "rew": np.zeros((n, P), np.float32),
-            "over": np.zeros(n, self.over_dtype), "final": np.zeros((n, P), self.value_dtype),
+            "over": np.zeros(n, core.over_dtype), "final": np.zeros((n, P), core.value_dtype),
             "obs": np.zeros((n, dim), core.obs_dtype), "masks": np.zeros((n, A), np.int8),
             "seats": np.zeros(n, np.int64), "term_obs": np.zeros((n, dim), core.obs_dtype),
             "term_masks": np.zeros((n, A), np.int8), "active": np.ones(n, np.bool_), "actions": np.zeros(n, np.int64),

@@ -1,16 +1,28 @@
 """The Gymnasium single-agent env of every game, written once: the learner's seat, the opponents played inside ``step``.
 
-:class:`GameGymEnv` runs one env of a game's batch (:class:`krypenv.envs.batch.EnvBatch`) with a
+:class:`~krypenv.envs.gym.GameGymEnv` runs one env of a game's batch (:class:`krypenv.envs.batch.EnvBatch`) with a
 learner seat.  ``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode
 (drawn from the env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is
 ``"random"`` (the built-in uniform policy, run compiled), an agent object
 (:mod:`krypenv.agent_api`), or a list of P − 1 of those for the seats after the learner in
-turn order (:func:`opponent_kinds`).  ``info["action_mask"]`` and ``action_masks()`` give the
+turn order (:func:`~krypenv.envs.gym.opponent_kinds`).  ``info["action_mask"]`` and ``action_masks()`` give the
 learner's legal actions (sb3-contrib's MaskablePPO), and ``action_space.sample()`` draws a
-legal one.  An action is one integer (:func:`krypenv.envs.spaces.as_action`); ``reset(seed=...)``
-takes None or a non-negative integer, else a ValueError naming ``seed``.  With
+legal one.
+
+An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
+``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
+action (:func:`krypenv.envs.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
+integer (Python or numpy, not a bool), else a ValueError naming ``seed``.  With
 ``illegal="raise"`` an illegal action is a ValueError naming it and the legal ones, and
-changes nothing.  A game subclasses it with its keywords, its step after the learner's
+changes nothing.
+
+Checkers: Stable-Baselines3's ``check_env`` passes as it is, and Gymnasium's ``check_env`` with
+``illegal="lose"``.  With the default ``illegal="raise"`` Gymnasium's checker fails by design: it
+samples an action before its seeded ``reset(seed=123)`` and then steps it, and an action that is not
+legal in the new deal is refused with a ValueError naming the legal actions
+(``tests/envs/test_conformance.py`` pins both, for every game).
+
+A game subclasses it with its keywords, its step after the learner's
 action (rewards) and its render text.
 """
 

@@ -46,8 +46,6 @@ class GameVecEnv(VecEnv):
 
     batch_class: ClassVar[type[EnvBatch]]  # the game's batch
     game: ClassVar[str]  # the game's registry name (for the opponents' check)
-    _end_dtype: ClassVar[type[np.generic]]  # what the game's kernels write per game at its end (bool or a code)
-    _final_dtype: ClassVar[type[np.generic]]  # the learner's final score or money of a finished episode
 
     @staticmethod
     def check_arguments(num_envs: Any, render_mode: Any) -> None:
@@ -73,8 +71,8 @@ class GameVecEnv(VecEnv):
         self._term_obs = np.zeros((n, dim), core.obs_dtype)
         self._term_masks = np.zeros((n, n_actions), np.int8)
         self._rewards = np.zeros(n, np.float64)
-        self._ends = np.zeros(n, self._end_dtype)
-        self._final = np.zeros(n, self._final_dtype)
+        self._ends = np.zeros(n, core.over_dtype)
+        self._final = np.zeros(n, core.value_dtype)
         self._status = np.zeros(n, np.int64)
         self._actions = np.zeros(n, np.int64)  # the learner's actions given to step_async, applied by step_wait
         self._ever_reset = False

@@ -62,6 +62,8 @@ class KrypkasinoBatch(EnvBatch):
     env_kernels: ClassVar[ModuleType] = env_kernels
     n_actions: ClassVar[int] = N_ACTIONS
     obs_dtype: ClassVar[type[np.integer]] = np.int8
+    over_dtype: ClassVar[type[np.generic]] = np.bool_  # an episode ended
+    value_dtype: ClassVar[type[np.generic]] = np.float64  # a side's value: points, less the others' mean if "relative"
     _derived: ClassVar[tuple[str, ...]] = ("deals",)
 
     def __init__(self, config: EnvConfig, n: int = 1, seat: int | str = 0, kinds: list[int] | None = None) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.bench import aec_row, engine_line, engine_row, rate_per_s, register, register_batched, vec_row
+from krypenv.bench import aec_row, engine_line, engine_row, gpu_engine, register, register_batched, vec_row
 from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.rules import Rules
 
@@ -59,7 +59,6 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
 
     from krypenv.krypkasino.engine import kernels
     from krypenv.krypkasino.engine.captures import new_scratch
-    from krypenv.rng import seed_range
 
     rules = Rules(players=players)
     d = DealBatch(rules, 4096)
@@ -71,18 +70,13 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     def launch_args(deals: int) -> tuple[Any, ...]:
         return (st, rng, players, rules.deck_size, *const, False, threads, deals, dec)
 
-    def cpu_rate(seconds: float) -> float:
-        cpu_rng, decisions = seed_range(1, d.n), np.zeros(d.n, np.int64)
-        scr_rows = np.stack([new_scratch() for _ in range(d._scr.shape[0])])
+    scr_rows = np.stack([new_scratch() for _ in range(d._scr.shape[0])])
 
-        def play() -> int:
-            kernels.play_deals_par(d.state, cpu_rng, players, rules.deck_size, ik, isz, lk, lsz, False, 1, decisions,
-                                   scr_rows)
-            return int(decisions.sum())
+    def cpu_play(cpu_rng: np.ndarray, decisions: np.ndarray) -> None:
+        kernels.play_deals_par(d.state, cpu_rng, players, rules.deck_size, ik, isz, lk, lsz, False, 1, decisions,
+                               scr_rows)
 
-        return rate_per_s(play, seconds)
-
-    return {"rng": rng, "decisions": dec, "launch": launch_args}, cpu_rate, d.nbytes_per_deal
+    return gpu_engine(rng, dec, launch_args, d.n, cpu_play, d.nbytes_per_deal)
 
 
 register_batched("engine", bench_engine, ENGINE_HEADER, engine_line("engine"), game="krypkasino")

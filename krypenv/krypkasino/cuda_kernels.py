@@ -53,21 +53,8 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import (
-    ACT,
-    AGAIN,
-    FINISH,
-    OBSERVE,
-    RESET,
-    SEATS,
-    SIMULATOR,
-    STATUS_POLICY,
-    EnvKernels,
-    cached,
-    device_identity,
-    env_kernels,
-    source_digest,
-)
+from krypenv.envs import cuda as C
+from krypenv.envs.cuda import ACT, FINISH, RESET, SEATS, cached, set_status, sits_out
 from krypenv.gpu_lean import fresh
 from krypenv.krypkasino import device_drivers as D
 from krypenv.krypkasino import env_kernels as E
@@ -88,8 +75,8 @@ def no_policy(st, i, players, hand_size, spades, choice, u, iparams, fparams, ca
 
 # what the kernels call (their disk cache's key, source_digest): the rules, the parts' constants, the helpers
 SOURCES = ("krypenv.krypkasino", "krypenv.envs.cuda", "krypenv.gpu_lean", "krypenv.rng")
-unwrap = device_identity()
-FRESH: Any = (lambda a: a) if SIMULATOR else fresh  # the simulator runs kernel bodies as Python: no intrinsic there
+unwrap = C.device_identity()
+FRESH: Any = (lambda a: a) if C.SIMULATOR else fresh  # the simulator runs kernel bodies as Python: no intrinsic there
 POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by _kernel
 ADVANCE: Any = None
 NO_POLICY = (no_policy, 0, 0, 1, 1)  # the build key of kernels without a built-in policy
@@ -128,7 +115,7 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
     first launch and cached on disk (:func:`krypenv.envs.cuda.cached`), once per process."""
     fn, uniforms, words, moves, keys_n = policy_key
     words = max(words, SCRATCH_WORDS)  # the thread's local scratch: the capture search's, or the policy's if larger
-    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
+    key = C.source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
 
     def run(mode, st, rng, ints, cfg, base, active, actions, lose, threads, status, act_status, rew, over, final,
             obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
@@ -154,7 +141,7 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
         i = t - g
         while i + g < st.shape[0]:  # envs t, t + g, … (a while: range's trip count is a 64-bit division)
             i += g
-            if (mode == RESET and not active[i]) or (mode == AGAIN and not over[i]):
+            if sits_out(mode, active, over, i):
                 continue
             scr[O_STATUS] = 0
             ok = True
@@ -170,19 +157,13 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
                                    scr)
             else:
                 D.observe_actor_one(st, ints, cfg, i, obs, masks, seats, scr)
-            bits = scr[O_STATUS] | (0 if ok else STATUS_POLICY)
-            first = part == ACT or mode == OBSERVE  # the operation's first launch writes the status, later ones add
-            status[i] = bits if first else status[i] | bits
+            set_status(status, i, part, mode, scr[O_STATUS] | (0 if ok else C.STATUS_POLICY))
 
     seats = _advance(uniforms, fn is not no_policy) if part == SEATS else _no_seats  # no dead loop to compile
     return cached(run, ADVANCE=cached(seats, device=True, POLICY=fn))
 
 
-@functools.cache
-def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
-    """The device env's kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch,
-    moves, keys) or none (:func:`krypenv.envs.cuda.env_kernels`)."""
-    return env_kernels(_kernel, policy_key, NO_POLICY)
+build = C.kernel_builder(_kernel, NO_POLICY)  # build(policy_key): the device env's kernels (EnvKernels)
 
 
 @functools.cache
@@ -192,7 +173,7 @@ def engine_play() -> Any:
     turn from the env's stream (K6) and plays them out by uniformly random legal moves (``random_move``,
     ``apply_move``), counting the decisions (cards played) per env; a thread's capture-search scratch is its own
     local array."""
-    key = source_digest(*SOURCES)
+    key = C.source_digest(*SOURCES)
 
     def play(st, rng, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, threads, deals, decisions):
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)

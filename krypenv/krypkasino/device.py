@@ -22,7 +22,7 @@ rewards, on the CPU and on the GPU.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -41,8 +41,6 @@ class KrypkasinoDeviceEnv(DeviceVecEnv):
     batch_class = KrypkasinoBatch
     game = "krypkasino"
     core: KrypkasinoBatch
-    over_dtype: ClassVar[type[np.generic]] = np.bool_
-    value_dtype: ClassVar[type[np.generic]] = np.float64
 
     def __init__(self, num_envs: int, device: Any = "cuda", seat: int | str = 0, opponents: Any = "random",
                  seed: int | None = None, players: int = 3, teams: Any = None, two_player_deal: str = "6+4",

@@ -13,12 +13,9 @@ learner plays one seat; the other seats are played inside ``step`` by opponent a
 The observation's layout is :mod:`krypenv.krypkasino.observation`, the actions
 :mod:`krypenv.krypkasino.actions`.
 
-``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
-env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the
-built-in uniform policy, run compiled), an agent object (:mod:`krypenv.agent_api`), or a list
-of P − 1 of those for the seats after the learner in turn order (the shell,
-:class:`krypenv.envs.gym.GameGymEnv`, holds what every game's Gymnasium env does).  The other keywords are
-those of the AEC env (:mod:`krypenv.krypkasino.aec`): ``players``, ``teams``, ``two_player_deal``,
+``seat``, ``opponents`` (``"random"``, an agent, or a list of P − 1 of those), the checks of actions
+and seeds, and the environment checkers are the shell's, :class:`krypenv.envs.gym.GameGymEnv`.  The
+other keywords are those of the AEC env (:mod:`krypenv.krypkasino.aec`): ``players``, ``teams``, ``two_player_deal``,
 ``set_aside``, ``last_capture_point``, ``reward``, ``deals``, ``illegal``, ``render_mode``, and the
 deck and deal: ``preset`` (``"standard"``, ``"tiny"``, ``"small"``; RULES.md K22) and the rule keys
 ``ranks``, ``suits``, ``copies``, ``hand``, ``table`` (K20, K21).
@@ -30,19 +27,9 @@ up is +5 for it), and the end of the deal (K15) — and changes before its first
 arrive with its first step.  So the return of an episode is exactly minus the learner's
 final score (plus any penalty).
 
-An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
-``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
-action (:func:`krypenv.envs.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
-integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
-
 Illegal actions: ``illegal="raise"`` (default) raises a ValueError naming the action and the
 legal ones, and changes nothing; ``illegal="lose"`` ends the episode with the offender's side
 scored ``ILLEGAL_PENALTY`` = 50 more points.
-Checkers: Stable-Baselines3's ``check_env`` passes as it is, and Gymnasium's ``check_env`` with
-``illegal="lose"``.  With the default ``illegal="raise"`` Gymnasium's checker fails by design: it
-samples an action before its seeded ``reset(seed=123)`` and then steps it, and an action that is not
-legal in the new deal is refused with a ValueError naming the legal actions
-(``tests/envs/test_conformance.py`` pins both, for every game).
 """
 
 from __future__ import annotations

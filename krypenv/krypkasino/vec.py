@@ -30,9 +30,7 @@ action and the legal ones before any game moves.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import Any
 
 from krypenv.envs.vec import GameVecEnv
 from krypenv.krypkasino.batch import KrypkasinoBatch
@@ -47,8 +45,6 @@ class KrypkasinoVecEnv(GameVecEnv):
     batch_class = KrypkasinoBatch
     game = "krypkasino"
     core: KrypkasinoBatch
-    _end_dtype: ClassVar[type[np.generic]] = np.bool_
-    _final_dtype: ClassVar[type[np.generic]] = np.float64
 
     def __init__(self, num_envs: int, seat: int | str = 0, opponents: Any = "random", seed: int | None = None,
                  players: int = 3, teams: Any = None, two_player_deal: str = "6+4", set_aside: str = "court",

@@ -105,6 +105,8 @@ class KungsholmskilleBatch(EnvBatch):
     env_kernels: ClassVar[ModuleType] = env_kernels
     n_actions: ClassVar[int] = N_ACTIONS
     obs_dtype: ClassVar[type[np.integer]] = OBS_DTYPE
+    over_dtype: ClassVar[type[np.generic]] = np.int64  # RUNNING, POT_OUT, TRUNCATED or FORFEIT
+    value_dtype: ClassVar[type[np.generic]] = np.int64  # money
     _derived: ClassVar[tuple[str, ...]] = ("state", "cash")
 
     def __init__(self, config: EnvConfig, n: int = 1, seat: int | str = 0, kinds: list[int] | None = None) -> None:

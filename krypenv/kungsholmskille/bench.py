@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from krypenv.bench import aec_row, engine_line, engine_row, rate_per_s, register, register_batched, vec_row
+from krypenv.bench import aec_row, engine_line, engine_row, gpu_engine, register, register_batched, vec_row
 from krypenv.kungsholmskille.engine import DealBatch
 from krypenv.kungsholmskille.rules import Rules
 
@@ -68,7 +68,6 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     decision counts for ``threads`` threads; the CPU twin's rate at 4096 deals; the bytes of state per deal."""
 
     from krypenv.kungsholmskille.engine import drivers
-    from krypenv.rng import seed_range
 
     d = DealBatch(Rules(players), 4096)
     st, cash = arrays.empty((batch, d.state.shape[1]), d.state.dtype), arrays.empty((batch, d.cash.shape[1]),
@@ -78,16 +77,10 @@ def gpu_engine_setup(arrays: Any, batch: int, players: int, threads: int) -> tup
     def launch_args(deals: int) -> tuple[Any, ...]:
         return (st, cash, rng, players, deals, threads, dec)
 
-    def cpu_rate(seconds: float) -> float:
-        cpu_rng, decisions = seed_range(1, d.n), np.zeros(d.n, np.int64)
+    def cpu_play(cpu_rng: np.ndarray, decisions: np.ndarray) -> None:
+        drivers.play_deals_par(d.state, d.cash, cpu_rng, players, 1, decisions, d._chunks)
 
-        def play() -> int:
-            drivers.play_deals_par(d.state, d.cash, cpu_rng, players, 1, decisions, d._chunks)
-            return int(decisions.sum())
-
-        return rate_per_s(play, seconds)
-
-    return {"rng": rng, "decisions": dec, "launch": launch_args}, cpu_rate, d.nbytes_per_deal
+    return gpu_engine(rng, dec, launch_args, d.n, cpu_play, d.nbytes_per_deal)
 
 
 register_batched("kille_engine", bench_engine, ENGINE_HEADER, engine_line("kille_engine"), game="kungsholmskille")

@@ -45,24 +45,12 @@ from typing import Any
 import numpy as np
 from numba import cuda, njit  # numba-cuda (the simulator swaps this module-level name)
 
-from krypenv.envs.cuda import (
-    ACT,
-    AGAIN,
-    FINISH,
-    OBSERVE,
-    RESET,
-    SEATS,
-    STATUS_POLICY,
-    EnvKernels,
-    cached,
-    device_identity,
-    env_kernels,
-    source_digest,
-)
+from krypenv.envs import cuda as C
+from krypenv.envs.cuda import ACT, FINISH, RESET, SEATS, cached, set_status, sits_out
 from krypenv.kungsholmskille import device_drivers as D
 from krypenv.kungsholmskille import env_kernels as E
 from krypenv.kungsholmskille.actions import N_ACTIONS
-from krypenv.kungsholmskille.config import B_LEGAL, B_POLICY, B_UNIF, BUF, C_P, ILLEGAL, RUNNING
+from krypenv.kungsholmskille.config import B_LEGAL, B_POLICY, B_UNIF, BUF, C_P, ILLEGAL
 from krypenv.kungsholmskille.engine import kernels as K
 from krypenv.kungsholmskille.observation import OBS_DTYPE, obs_size
 from krypenv.rng import rand_float
@@ -79,7 +67,7 @@ def no_policy(obs, mask, players, iparams, fparams, work):
     return -1
 
 
-unwrap = device_identity()
+unwrap = C.device_identity()
 POLICY: Any = no_policy  # the built-in policy and the seats' loop a kernel calls: bound per kernel by _kernel
 ADVANCE: Any = None
 
@@ -120,7 +108,7 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
     """Part ``part``'s kernel (for ``seats``, with the built-in policy of ``policy_key``); compiled by numba-cuda on
     first launch and cached on disk (:func:`krypenv.envs.cuda.cached`), once per process."""
     fn, uniforms = policy_key[0], policy_key[1]
-    key = source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
+    key = C.source_digest(*SOURCES, fn.py_func.__module__.rpartition(".")[0])  # closures: plain values only
 
     def run(mode, st, cash, ep, rng, cfg, prev_st, prev_cash, base, active, actions, lose, threads, status,
             act_status, rew, over, final, obs, masks, seats, term_obs, term_masks, pk, pi, pf, gx):
@@ -141,7 +129,7 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
         pobs = cuda.local.array(MAX_OBS, OBS_DTYPE)[:obs.shape[1]]  # a policy seat's observation (seats only)
         pmask = cuda.local.array(N_ACTIONS, np.int8)
         for i in range(t, st.shape[0], g):
-            if (mode == RESET and not active[i]) or (mode == AGAIN and over[i] == RUNNING):
+            if sits_out(mode, active, over, i):  # over: RUNNING (0) or the code of the end
                 continue
             ok = True
             if part == ACT:
@@ -157,19 +145,13 @@ def _kernel(part: int, policy_key: tuple[Any, int, int, int, int]) -> Any:
                                    term_obs, term_masks, buf)
             else:
                 D.observe_actor_one(st, cash, ep, cfg, i, obs, masks, seats, buf)
-            bits = 0 if ok else STATUS_POLICY
-            first = part == ACT or mode == OBSERVE  # the operation's first launch writes the status, later ones add
-            status[i] = bits if first else status[i] | bits
+            set_status(status, i, part, mode, 0 if ok else C.STATUS_POLICY)
 
     seats = _advance(uniforms, fn is not no_policy) if part == SEATS else _no_seats  # no dead loop to compile
     return cached(run, ADVANCE=cached(seats, device=True, POLICY=fn))
 
 
-@functools.cache
-def build(policy_key: tuple[Any, int, int, int, int] | None) -> EnvKernels:
-    """The device env's kernels for one built-in policy (``DevicePolicy.build_key``: function, uniforms, scratch,
-    moves, keys) or none (:func:`krypenv.envs.cuda.env_kernels`)."""
-    return env_kernels(_kernel, policy_key, NO_POLICY)
+build = C.kernel_builder(_kernel, NO_POLICY)  # build(policy_key): the device env's kernels (EnvKernels)
 
 
 @functools.cache
@@ -177,7 +159,7 @@ def engine_play() -> Any:
     """The engine benchmark's kernel ``play(st, cash, rng, players, deals, threads, decisions)``: each of the first
     ``threads`` threads deals ``deals`` deals of its rows in turn from the row's stream and plays them out by
     uniformly random legal moves (``play_deals_one``, the CPU twin's per-row function), counting the moves per row."""
-    key = source_digest(*SOURCES)
+    key = C.source_digest(*SOURCES)
 
     def play(st, cash, rng, players, deals, threads, decisions):
         _ = key  # the disk cache's key (krypenv.envs.cuda.cached)

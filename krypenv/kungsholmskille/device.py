@@ -23,7 +23,7 @@ and on the GPU.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -42,8 +42,6 @@ class KungsholmskilleDeviceEnv(DeviceVecEnv):
     batch_class = KungsholmskilleBatch
     game = "kungsholmskille"
     core: KungsholmskilleBatch
-    over_dtype: ClassVar[type[np.generic]] = np.int64
-    value_dtype: ClassVar[type[np.generic]] = np.int64
 
     def __init__(self, num_envs: int, device: Any = "cuda", seat: int | str = 0, opponents: Any = "random",
                  seed: int | None = None, players: int = 4, first_dealer: int | None = None, max_deals: int = 50,

@@ -14,8 +14,8 @@ inside ``step`` by opponents.
 The observation's layout is :mod:`~krypenv.kungsholmskille.observation`, the actions
 :mod:`~krypenv.kungsholmskille.actions`.
 
-``seat`` is the learner's seat, or ``"random"`` for a fresh one each episode (drawn from the
-env's seeded stream; ``info["seat"]`` says which).  ``opponents`` is ``"random"`` (the built-in
+``seat``, the checks of actions and seeds, and the environment checkers are the shell's
+(:class:`krypenv.envs.gym.GameGymEnv`).  ``opponents`` is ``"random"`` (the built-in
 uniform random policy, run compiled inside the step), an *agent* (:mod:`krypenv.agent_api`:
 ``name`` and ``act(batch: DecisionBatch) -> (B,) int actions``; ``agents.load(spec,
 game="kungsholmskille")`` builds the baselines, and the ``random`` agent runs compiled as
@@ -31,16 +31,6 @@ going out, L14, L15) — so an episode's return is exactly the learner's net mon
 actions: ``illegal="raise"`` (default) raises a ValueError naming the move (L17 string) and the
 legal ones and changes nothing; ``illegal="lose"`` ends the episode, the learner paying
 ``ILLEGAL_FINE`` to every other seat.
-
-An action is one integer: an ``int``, a numpy integer, or an integer array of shape ``(1,)`` or
-``()``; a float (even ``3.0``), a bool, a string or another shape is a ValueError naming the
-action (:func:`krypenv.envs.spaces.as_action`).  ``reset(seed=...)`` takes None or a non-negative
-integer (Python or numpy, not a bool), else a ValueError naming ``seed``.
-Checkers: Stable-Baselines3's ``check_env`` passes as it is, and Gymnasium's ``check_env`` with
-``illegal="lose"``.  With the default ``illegal="raise"`` Gymnasium's checker fails by design: it
-samples an action before its seeded ``reset(seed=123)`` and then steps it, and an action that is not
-legal in the new deal is refused with a ValueError naming the legal actions
-(``tests/envs/test_conformance.py`` pins both, for every game).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ game moves; with ``"lose"`` the offending game's episode ends as in the other in
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -50,8 +50,6 @@ class KungsholmskilleVecEnv(GameVecEnv):
     batch_class = KungsholmskilleBatch
     game = "kungsholmskille"
     core: KungsholmskilleBatch
-    _end_dtype: ClassVar[type[np.generic]] = np.int64  # RUNNING, POT_OUT, TRUNCATED or FORFEIT
-    _final_dtype: ClassVar[type[np.generic]] = np.int64
 
     def __init__(self, num_envs: int, seat: int | str = 0, opponents: Any = "random", seed: int | None = None,
                  players: int = 4, first_dealer: int | None = None, max_deals: int = 50, skip_forced: bool = False,

@@ -103,9 +103,11 @@ def test_gymnasium_and_sb3_check_env(game: Game) -> None:
 
 
 def test_gymnasium_check_env_steps_a_stale_sample_that_the_default_env_refuses(game: Game) -> None:
-    """The caveat of the env pages (the Gymnasium env's docstring, "Checkers"): Gymnasium's checker steps an action
-    sampled before its seeded reset; ``illegal="raise"`` refuses it (an illegal action is an error, never a fix-up)."""
-    doc = " ".join((sys.modules[entry(game).GymEnv.__module__].__doc__ or "").split())
+    """The caveat of the env pages (the Gymnasium shell's docstring, "Checkers", on every game's page): Gymnasium's
+    checker steps an action sampled before its seeded reset; ``illegal="raise"`` refuses it (an illegal action is an
+    error, never a fix-up)."""
+    shell = entry(game).GymEnv.__mro__[1]  # krypenv.envs.gym.GameGymEnv, whose docstring every game's page shows
+    doc = " ".join((sys.modules[shell.__module__].__doc__ or "").split())
     assert 'Gymnasium\'s ``check_env`` with ``illegal="lose"``' in doc and "fails by design" in doc
     env = gymnasium.make(game.gym_id, players=game.play_players)
     with pytest.raises(ValueError, match="illegal"):

@@ -61,3 +61,34 @@ def test_each_game_builds_its_kernels_by_the_shared_parts(game: str) -> None:
     assert list(plain.parts) == list(C.PARTS) and plain.order is C.ORDER
     assert [plain.parts[p] is expert.parts[p] for p in C.PARTS] == [True, False, True, True]
     assert module.build(None) is plain
+
+
+@pytest.mark.parametrize("over", [(False, True), (0, 1), (0, 2), (0, 3)])  # Krypkasino's bool, Kungsholmskille's codes
+def test_an_env_sits_out_reset_unless_active_and_again_unless_its_episode_ended(over: tuple[Any, Any]) -> None:
+    """RESET launches skip the envs not being reset; AGAIN launches skip the envs still running (``over`` 0, which is
+    Kungsholmskille's RUNNING); STEP and OBSERVE launches run every env."""
+    import numpy as np
+
+    from krypenv.kungsholmskille.config import RUNNING
+
+    assert RUNNING == 0
+    running, ended = over
+    for active in (False, True):
+        for o in (running, ended):
+            a, v = np.array([not active, active]), np.array([ended if o == running else running, o])
+            assert C.sits_out(C.RESET, a, v, 1) == (not active)
+            assert C.sits_out(C.AGAIN, a, v, 1) == (o == running)
+            assert not C.sits_out(C.STEP, a, v, 1) and not C.sits_out(C.OBSERVE, a, v, 1)
+
+
+def test_the_first_launch_of_an_operation_writes_the_status_and_the_later_ones_add_to_it() -> None:
+    """ACT (RESET's and STEP's first launch) and OBSERVE alone overwrite an env's status bits; every later launch of
+    the operation ORs its bits in, so a bit of an earlier launch is never lost; other envs are untouched."""
+    import numpy as np
+
+    for part, mode in [launch for op in (C.RESET, C.STEP, C.OBSERVE) for launch in
+                       ((C.PARTS.index(name), m) for name, m in C.ORDER[op])]:
+        status = np.array([5, 1, 5], np.int64)
+        C.set_status(status, 1, part, mode, 4)
+        first = part == C.ACT or mode == C.OBSERVE
+        assert status.tolist() == [5, 4 if first else 5, 5], (part, mode)
