@@ -59,6 +59,7 @@ def test_gpu_engine_twin_plays_each_row_from_its_own_stream(monkeypatch: pytest.
     seen = []
 
     def cpu_play(rng: np.ndarray, decisions: np.ndarray) -> None:
+        assert decisions.dtype == np.int64 and decisions.shape == (3,)  # the compiled twins' counts (no recompile)
         seen.append(rng.copy())
         decisions[:] = np.arange(len(decisions)) + 1
         rng += np.uint64(1)
