@@ -601,3 +601,24 @@ def test_the_page_plays_under_its_content_security_policy(browser: Any, base: st
     assert sockets and all(u.startswith(base.replace("http://", "ws://") + "/api/games/") for u in sockets), sockets
     assert not [m for m in console if "Content Security Policy" in m] and errors == [], (console, errors)
     page.close()
+
+
+@pytest.mark.parametrize(("hash_", "shown"), [("#replay", "replay"), ("#play", "setup")])
+def test_a_live_update_never_takes_the_person_back_to_the_table(browser: Any, base: str, hash_: str,
+                                                                 shown: str) -> None:
+    """After the person leaves a game in progress for the replays or a new game's setup, the game's live updates
+    (here a move made through the API, which the server pushes to the page) are drawn on the hidden table, and the
+    view the person chose stays."""
+    page = browser.new_page(bypass_csp=True)
+    gid = start(page, base, "krypkasino", 3, 5)
+    st = wait_drawn(page, base, gid)
+    page.goto(f"{base}/{hash_}")
+    page.wait_for_selector(f"#{shown}:not([hidden])")
+    body = json.dumps({"n": st["n_events"], "move_index": st["move_index"]}).encode()
+    req = urllib.request.Request(f"{base}/api/games/{gid}/move", data=body, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=60).close()
+    wait_drawn(page, base, gid)  # the update reached the page and was drawn
+    assert page.evaluate(f"document.querySelector('#{shown}').hidden") is False
+    assert page.evaluate("document.querySelector('#play').hidden") is True
+    page.close()

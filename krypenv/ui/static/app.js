@@ -426,7 +426,9 @@ function title(game) {
 }
 
 function drawPlay(state, view, active, banner) {
-  showSection("play");
+  // Only on this game's route: a live update that arrives after the person went to the replays or to a new game's
+  // setup draws the (hidden) table but never takes them back to it.
+  if (location.hash === `#play/${play.id}`) showSection("play");
   const game = state.game;
   $("play-info").textContent = `${title(game)} · deal ${state.deal_no + 1}/${state.deals}` +
     (game === "krypkasino" ? ` · round ${view.round}/${view.rounds} · deck ${view.deck_left}` : "") +
