@@ -207,7 +207,7 @@ def environments_page(game: Any) -> str:
     gym_cls, vec_cls, dev_cls = entry.GymEnv, entry.VecEnv, entry.DeviceVecEnv
     gym_module, vec_module = importlib.import_module(gym_cls.__module__), importlib.import_module(vec_cls.__module__)
     dev_module = importlib.import_module(dev_cls.__module__)
-    shell_module = importlib.import_module(gym_cls.__mro__[1].__module__)  # the shell, krypenv.envs.gym
+    shell_module = importlib.import_module("krypenv.envs.gym")  # every game's Gymnasium env's shell
     pkg = entry.__name__.rsplit("_v", 1)[0]
     obs_module = importlib.import_module(f"{pkg}.observation")
     act_module = importlib.import_module(f"{pkg}.actions")

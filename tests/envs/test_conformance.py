@@ -15,7 +15,6 @@ illegal action is named.  Illegal actions raise (or lose) in every interface.
 from __future__ import annotations
 
 import pickle
-import sys
 from types import ModuleType
 from typing import Any
 
@@ -106,8 +105,10 @@ def test_gymnasium_check_env_steps_a_stale_sample_that_the_default_env_refuses(g
     """The caveat of the env pages (the Gymnasium shell's docstring, "Checkers", on every game's page): Gymnasium's
     checker steps an action sampled before its seeded reset; ``illegal="raise"`` refuses it (an illegal action is an
     error, never a fix-up)."""
-    shell = entry(game).GymEnv.__mro__[1]  # krypenv.envs.gym.GameGymEnv, whose docstring every game's page shows
-    doc = " ".join((sys.modules[shell.__module__].__doc__ or "").split())
+    from krypenv.envs import gym as shell  # whose docstring every game's environment page shows
+
+    assert issubclass(entry(game).GymEnv, shell.GameGymEnv)
+    doc = " ".join((shell.__doc__ or "").split())
     assert 'Gymnasium\'s ``check_env`` with ``illegal="lose"``' in doc and "fails by design" in doc
     env = gymnasium.make(game.gym_id, players=game.play_players)
     with pytest.raises(ValueError, match="illegal"):
