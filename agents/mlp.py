@@ -92,6 +92,17 @@ def _dense(x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], activatio
     return x
 
 
+def legal_rows(feats: np.ndarray, b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The (L, F) features of the legal actions ``(b, a)`` (``np.nonzero`` of a mask): gathered from (B, A, F)
+    features, or ``feats`` itself when it holds only those rows already (a game's legal-features function, such as
+    :func:`krypenv.agents.krypkasino.move_features.legal_features`)."""
+    if feats.ndim == 2:
+        if feats.shape[0] != b.shape[0]:
+            raise ValueError(f"{feats.shape[0]} rows of legal-action features for {b.shape[0]} legal actions")
+        return feats
+    return feats[b, a]
+
+
 class Network:
     """The arrays of a checkpoint as a network: checked shapes, logits and values in numpy."""
 
@@ -149,7 +160,8 @@ class Network:
         return x * self.in_scale if self.in_scale is not None else x
 
     def logits(self, obs: np.ndarray, mask: np.ndarray, feats: np.ndarray | None = None) -> np.ndarray:
-        """(B, A) float64 logits, −inf at illegal actions; ``feats`` (B, A, F) when the network scores actions."""
+        """(B, A) float64 logits, −inf at illegal actions; ``feats`` when the network scores actions: (B, A, F), or
+        (L, F) the L legal actions' in the order of ``np.nonzero(mask)`` (what the scorer reads of the first)."""
         h = _dense(self.scaled(obs), self.hidden, self.activation)
         logits = (h @ self.policy[0].T + self.policy[1]).astype(np.float64)
         legal = np.asarray(mask) != 0
@@ -158,7 +170,7 @@ class Network:
                 raise ValueError(f"mlp checkpoint {self.path} scores actions from features {self.features}: none given")
             b, a = np.nonzero(legal)
             (cw, cb), (iw, ib), (hw, hb), (ow, ob) = (self.scorer[k] for k in SCORER)
-            z = np.maximum(np.asarray(feats[b, a], np.float32) @ iw.T + ib + (h @ cw.T + cb)[b], 0.0)
+            z = np.maximum(np.asarray(legal_rows(feats, b, a), np.float32) @ iw.T + ib + (h @ cw.T + cb)[b], 0.0)
             z = np.maximum(z @ hw.T + hb, 0.0)
             logits[b, a] += (z @ ow.T + ob)[:, 0]
         return np.where(legal, logits, -np.inf)

@@ -77,12 +77,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from krypenv.agents.checkpoint import check_table, game_of
 from krypenv.agents.krypkasino import lockstep as L
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import act_batch, expert_weights
+from krypenv.agents.krypkasino.move_features import legal_features
 from krypenv.agents.krypkasino.pimc import LEARNED, MAX_SAMPLES, game_vector
 from krypenv.agents.krypkasino.policy_nets import MLPNet, PolicyNet, load_ppo
 from krypenv.agents.krypkasino.ppo import GAME, check_deck
@@ -169,48 +169,63 @@ class GuidedPIMC:
         if kind == "ppo":
             self.net = PolicyNet(self.ppo, self.threads)
         self.scr = np.stack([T.new_scratch()])
-        self.stats = {"decisions": 0, "searched": 0, "rows": 0, "steps": 0, "calls": 0}
+        self.stats = {"decisions": 0, "searched": 0, "rows": 0, "steps": 0, "calls": 0, "forced": 0}
 
     # ------------------------------------------------------------------ network on rows
-    def _policy_logits(self, st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray,
-                       seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(logits, masks) of ``seats`` in ``rows`` of a state array: observe, move features, one network call."""
+    def _observe(self, st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, rows: np.ndarray,
+                 seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(observations, masks) of ``seats`` in ``rows`` of a state array."""
         obs = np.empty((rows.shape[0], self.obs_dim), np.int8)
         masks = np.empty((rows.shape[0], N_ACTIONS), np.int8)
         k_observe_seats(st, ints, cfg, rows, seats, obs, masks, self.scr)
+        return obs, masks
+
+    def _logits(self, st: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray, obs: np.ndarray,
+                masks: np.ndarray) -> np.ndarray:
+        """The network's logits of observed ``rows``: the legal actions' move features (numba), one network call."""
         feats = None
         if self.net.moves:
-            from krypenv.agents.krypkasino.move_features import N_FEATS, k_features_par, k_features_ser
+            feats = legal_features(st, st[:, cfg[C_E0]:cfg[C_E0] + 53], rows, masks, rules.players, rules.hand_size,
+                                   rules.set_aside == "spades")
+        return self.net.logits(obs, feats, masks)
 
-            feats = np.empty((rows.shape[0], N_ACTIONS, N_FEATS), np.float32)
-            choice = st[:, cfg[C_E0]:cfg[C_E0] + 53]
-            args = (st, choice, rows, rules.players, rules.hand_size, rules.set_aside == "spades")
-            if rows.shape[0] >= 64 and numba.get_num_threads() > 1:
-                k_features_par(*args, min(rows.shape[0], 4 * numba.get_num_threads()), feats)
-            else:
-                k_features_ser(*args, feats)
-        return self.net.logits(obs, feats, masks), masks
+    def _policy_logits(self, st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray,
+                       seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(logits, masks) of ``seats`` in ``rows`` of a state array: observe, move features, one network call."""
+        obs, masks = self._observe(st, ints, cfg, rows, seats)
+        return self._logits(st, cfg, rules, rows, obs, masks), masks
 
-    def _pick(self, logits: np.ndarray, rng: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The rollout actions: argmax, or with ``sample`` a draw from the softmax by each row's stream."""
-        if not self.sample:
+    def _pick(self, logits: np.ndarray, u: np.ndarray | None) -> np.ndarray:
+        """The rollout actions: argmax, or with ``sample`` a draw from the softmax by the uniforms ``u``."""
+        if u is None:
             return logits.argmax(axis=1).astype(np.int64)
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
         cdf = np.cumsum(p, axis=1)
-        u = np.empty(rows.shape[0], np.float64)
-        L.draw(rng, rows, u)
         pick = (cdf < (u * cdf[:, -1])[:, None]).sum(axis=1)
         return np.minimum(pick, logits.shape[1] - 1).astype(np.int64)
 
     def _rollout_actions(self, rs: np.ndarray, ri: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray,
                          rng: np.ndarray, expert_from: int) -> np.ndarray:
-        """One rollout ply's actions of ``rows``: the policy's below row ``expert_from``, the expert's from there."""
+        """One rollout ply's actions of ``rows``: the policy's below row ``expert_from``, the expert's from there.
+
+        A row with one legal action plays it without the network (the policy's argmax or draw could be nothing
+        else); with ``sample`` its stream still advances by one draw, so every row's later draws are as before."""
         acts = np.empty(rows.shape[0], np.int64)
         pol = rows < expert_from
         if pol.any():
             p = rows[pol]
-            logits, _ = self._policy_logits(rs, ri, cfg, rules, p, rs[p, kernels.TURN].astype(np.int64))
-            acts[pol] = self._pick(logits, rng, p)
+            obs, masks = self._observe(rs, ri, cfg, p, rs[p, kernels.TURN].astype(np.int64))
+            u = None
+            if self.sample:
+                u = np.empty(p.shape[0], np.float64)
+                L.draw(rng, p, u)
+            out = masks.argmax(axis=1).astype(np.int64)  # the one legal action of a forced row
+            free = np.flatnonzero(np.count_nonzero(masks, axis=1) > 1)
+            if free.size:
+                logits = self._logits(rs, cfg, rules, p[free], obs[free], masks[free])
+                out[free] = self._pick(logits, None if u is None else u[free])
+            self.stats["forced"] += p.shape[0] - free.shape[0]
+            acts[pol] = out
         if not pol.all():
             e = rows[~pol]
             u = np.empty(e.shape[0], np.float64)

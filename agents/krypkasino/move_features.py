@@ -148,8 +148,11 @@ def _move_vector(terms: np.ndarray, f: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _merge(row: np.ndarray, f: np.ndarray) -> None:
-    """Fold one move's features into an action's row (min, max, count)."""
+def _merge(out: np.ndarray, j: int, f: np.ndarray) -> None:
+    """Fold one move's features into row ``j`` of ``out`` (min, max, count); a row of a legal action."""
+    if j < 0:
+        raise ValueError("move features: a move reaches an action that the mask says is illegal")
+    row = out[j]
     if row[2 * N_MOVE] == 0.0:
         row[:N_MOVE] = f
         row[N_MOVE:2 * N_MOVE] = f
@@ -161,8 +164,46 @@ def _merge(row: np.ndarray, f: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, lo: int, hi: int, players: int,
-                    hand_size: int, spades: bool, out: np.ndarray) -> None:
+def _row_into(st: np.ndarray, choice: np.ndarray, i: int, players: int, hand_size: int, spades: bool,
+              slot: np.ndarray, out: np.ndarray, cards: np.ndarray, caps: np.ndarray, terms: np.ndarray,
+              keys: np.ndarray, scr: np.ndarray, f: np.ndarray, after: np.ndarray, uval: np.ndarray) -> None:
+    """Deal ``i``'s action features into ``out[slot[a]]`` (rows zero on entry) for every action ``a`` its moves reach.
+
+    Invariant: ``slot[a] >= 0`` for every legal action (the actions the moves reach are exactly the legal ones).
+    """
+    pending = np.int64(choice[i, 0])
+    fixed = choice[i, 1:]
+    seat = st[i, kernels.TURN]
+    n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, cards, caps, keys, scr)
+    T.move_terms(st, i, players, hand_size, spades, cards, caps, n, ENDQ, terms, keys, scr)
+    n_unseen = T.unseen_values(st, i, players, np.int64(seat), uval, scr)
+    hand = kernels.hand_of(st, i, seat)
+    table = kernels.table_of(st, i)
+    for m in range(n):
+        _move_vector(terms[m], f)
+        f[10] = POINTS[cards[m]] / 3.0
+        T.table_after(table, cards[m], caps[m], after)
+        _lookahead(after, hand, cards[m], uval, n_unseen, keys, scr, f)
+        if pending < 0:
+            _merge(out, slot[cards[m]], f)
+            continue
+        exact = True
+        for c in range(52):
+            if caps[m, c] > fixed[c]:
+                _merge(out, slot[TAKE + c], f)
+                exact = False
+        if exact:
+            _merge(out, slot[CONFIRM], f)
+    for a in range(N_ACTIONS):
+        if slot[a] >= 0:
+            out[slot[a], 2 * N_MOVE] /= 4.0
+
+
+@njit(cache=True)
+def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, masks: np.ndarray, starts: np.ndarray,
+                    lo: int, hi: int, players: int, hand_size: int, spades: bool, out: np.ndarray) -> None:
+    """Rows ``lo..hi`` of a batch: every action's features (``masks`` empty; ``out`` (B·105, N_FEATS)), or only the
+    legal actions' (``masks`` (B, 105); ``out`` (L, N_FEATS), row ``k``'s from ``starts[k]`` in action order)."""
     cards = np.empty(T.MAX_MOVES, np.int64)
     caps = np.empty((T.MAX_MOVES, 52), np.int8)
     terms = np.empty((T.MAX_MOVES, T.N_TERMS), np.float64)
@@ -171,53 +212,62 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, lo: in
     f = np.empty(N_MOVE, np.float32)
     after = np.empty(52, np.int8)
     uval = np.zeros(15, np.int64)
+    slot = np.empty(N_ACTIONS, np.int64)
+    every = masks.shape[0] == 0
     for k in range(lo, hi):
-        out[k] = 0.0
-        i = envs[k]
-        if st[i, kernels.DONE]:
-            continue
-        pending = np.int64(choice[i, 0])
-        fixed = choice[i, 1:]
-        seat = st[i, kernels.TURN]
-        n = T.moves_into(kernels.hand_of(st, i, seat), kernels.table_of(st, i), pending, fixed, cards, caps, keys, scr)
-        T.move_terms(st, i, players, hand_size, spades, cards, caps, n, ENDQ, terms, keys, scr)
-        n_unseen = T.unseen_values(st, i, players, np.int64(seat), uval, scr)
-        hand = kernels.hand_of(st, i, seat)
-        table = kernels.table_of(st, i)
-        for m in range(n):
-            _move_vector(terms[m], f)
-            f[10] = POINTS[cards[m]] / 3.0
-            T.table_after(table, cards[m], caps[m], after)
-            _lookahead(after, hand, cards[m], uval, n_unseen, keys, scr, f)
-            if pending < 0:
-                _merge(out[k, cards[m]], f)
-                continue
-            exact = True
-            for c in range(52):
-                if caps[m, c] > fixed[c]:
-                    _merge(out[k, TAKE + c], f)
-                    exact = False
-            if exact:
-                _merge(out[k, CONFIRM], f)
+        j = k * N_ACTIONS if every else starts[k]
         for a in range(N_ACTIONS):
-            out[k, a, 2 * N_MOVE] /= 4.0
+            slot[a] = -1
+            if every or masks[k, a]:
+                slot[a] = j
+                out[j] = 0.0
+                j += 1
+        i = envs[k]
+        if not st[i, kernels.DONE]:
+            _row_into(st, choice, i, players, hand_size, spades, slot, out, cards, caps, terms, keys, scr, f, after,
+                      uval)
 
 
 @njit(cache=True, parallel=True)
-def k_features_par(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int,
-                   spades: bool, chunks: int, out: np.ndarray) -> None:
+def k_features_par(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, masks: np.ndarray, starts: np.ndarray,
+                   players: int, hand_size: int, spades: bool, chunks: int, out: np.ndarray) -> None:
     """Parallel :func:`k_features_ser` over ``chunks`` slices of the batch."""
     n = envs.shape[0]
     for ch in prange(chunks):
         lo, hi = kernels.chunk_bounds(n, chunks, ch)
-        _features_range(st, choice, envs, lo, hi, players, hand_size, spades, out)
+        _features_range(st, choice, envs, masks, starts, lo, hi, players, hand_size, spades, out)
 
 
 @njit(cache=True)
-def k_features_ser(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int,
-                   spades: bool, out: np.ndarray) -> None:
-    """``out[k]`` (105, N_FEATS): the action features of the seat to act in deal ``envs[k]``."""
-    _features_range(st, choice, envs, 0, envs.shape[0], players, hand_size, spades, out)
+def k_features_ser(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, masks: np.ndarray, starts: np.ndarray,
+                   players: int, hand_size: int, spades: bool, out: np.ndarray) -> None:
+    """The action features of the seat to act in deals ``envs``: see :func:`_features_range` for the two layouts."""
+    _features_range(st, choice, envs, masks, starts, 0, envs.shape[0], players, hand_size, spades, out)
+
+
+NO_MASKS = np.zeros((0, N_ACTIONS), np.int8)  # "every action" for the kernels' masks
+NO_STARTS = np.zeros(0, np.int64)
+
+
+def _features(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int, spades: bool,
+              masks: np.ndarray | None = None) -> np.ndarray:
+    """(B, 105, N_FEATS) features of every action of deals ``envs``; with ``masks`` (B, 105) only the legal actions',
+    (L, N_FEATS) in the order of ``np.nonzero(masks)`` (what a scorer gathers)."""
+    if masks is None:
+        out = np.empty((envs.shape[0], N_ACTIONS, N_FEATS), np.float32)
+        flat, m, starts = out.reshape(-1, N_FEATS), NO_MASKS, NO_STARTS
+    else:
+        m = np.ascontiguousarray(masks, np.int8)
+        counts = np.count_nonzero(m, axis=1)
+        starts = np.zeros(envs.shape[0], np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        out = flat = np.empty((int(counts.sum()), N_FEATS), np.float32)
+    if envs.shape[0] >= 64 and get_num_threads() > 1:
+        k_features_par(st, choice, envs, m, starts, players, hand_size, spades,
+                       min(envs.shape[0], 4 * get_num_threads()), flat)
+    else:
+        k_features_ser(st, choice, envs, m, starts, players, hand_size, spades, flat)
+    return out
 
 
 def input_dim(obs_dim: int) -> int:
@@ -227,29 +277,24 @@ def input_dim(obs_dim: int) -> int:
 
 def action_features(core: KrypkasinoBatch, envs: np.ndarray) -> np.ndarray:
     """(B, 105, N_FEATS) float32 action features of the seat to act in games ``envs`` of a core."""
-    envs = np.ascontiguousarray(envs, dtype=np.int64)
-    out = np.empty((envs.shape[0], N_ACTIONS, N_FEATS), np.float32)
     rules = core.rules
-    args = (core.deals.state, core.choice, envs, rules.players, rules.hand_size, rules.set_aside == "spades")
-    if envs.shape[0] >= 64:
-        k_features_par(*args, min(envs.shape[0], 4 * get_num_threads()), out)
-    else:
-        k_features_ser(*args, out)
-    return out
+    return _features(core.deals.state, core.choice, np.ascontiguousarray(envs, dtype=np.int64), rules.players,
+                     rules.hand_size, rules.set_aside == "spades")
+
+
+def legal_features(state: np.ndarray, choice: np.ndarray, rows: np.ndarray, masks: np.ndarray, players: int,
+                   hand_size: int, spades: bool) -> np.ndarray:
+    """(L, N_FEATS) float32 features of the legal actions of state ``rows`` (``masks`` (B, 105) their legal actions),
+    in the order of ``np.nonzero(masks)``: ``action_features(...)[np.nonzero(masks)]`` without the zeros between."""
+    return _features(state, choice, np.ascontiguousarray(rows, dtype=np.int64), players, hand_size, spades, masks)
 
 
 def row_features(state: np.ndarray, choice_at: int, players: int, hand_size: int, spades: bool) -> np.ndarray:
     """(N, 105, N_FEATS) float32 action features of the seat to act in whole state rows of a core (the engine
     record first, the capture choice at column ``choice_at``: ``core.packed[C_E0]``), e.g. stored labels."""
     state = np.ascontiguousarray(state)
-    rows = np.arange(state.shape[0], dtype=np.int64)
-    out = np.empty((rows.shape[0], N_ACTIONS, N_FEATS), np.float32)
-    args = (state, state[:, choice_at:choice_at + 53], rows, players, hand_size, spades)
-    if rows.shape[0] >= 64:
-        k_features_par(*args, min(rows.shape[0], 4 * get_num_threads()), out)
-    else:
-        k_features_ser(*args, out)
-    return out
+    return _features(state, state[:, choice_at:choice_at + 53], np.arange(state.shape[0], dtype=np.int64), players,
+                     hand_size, spades)
 
 
 ACTION_FEATURES[VERSION] = action_features  # what an mlp checkpoint with "action_features": "moves/2" reads

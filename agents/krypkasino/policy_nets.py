@@ -3,7 +3,8 @@
 :class:`PolicyNet` wraps a ``train.py`` checkpoint (``ppo:PATH``, torch; loading unpickles: trusted
 files only), :class:`MLPNet` an ``mlp`` checkpoint (numpy, no pickle, :mod:`krypenv.agents.mlp`).
 Both answer ``logits(obs, feats, mask)`` (float32, −inf at illegal actions; ``feats`` the move
-features when the network reads them, ``moves``) and ``values(obs)``, and count their logit calls.
+features when the network reads them, ``moves``: every action's or only the legal ones', see
+:func:`krypenv.agents.mlp.legal_rows`) and ``values(obs)``, and count their logit calls.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from krypenv.agents.checkpoint import resolve_checkpoint
 from krypenv.agents.krypkasino.move_features import VERSION
 from krypenv.agents.krypkasino.ppo import GAME, PPOAgent
+from krypenv.agents.mlp import legal_rows
 
 __all__ = ["MLPNet", "PolicyNet", "load_ppo"]
 
@@ -79,7 +81,7 @@ class PolicyNet:
             s = th.as_tensor(obs, dtype=th.float32) * self.inv_high
             body = m.body(s)
             out = m.bias(body)
-            h = th.relu(m.inp(th.as_tensor(feats[b, a])) + m.ctx(body)[th.as_tensor(b)])
+            h = th.relu(m.inp(th.as_tensor(legal_rows(feats, b, a))) + m.ctx(body)[th.as_tensor(b)])
             out[th.as_tensor(b), th.as_tensor(a)] += m.out(th.relu(m.hidden(h))).squeeze(-1)
             res = out.numpy()
         return np.where(mask != 0, res, -np.inf).astype(np.float32)

@@ -204,3 +204,29 @@ def test_draw_follows_the_weights_statistically() -> None:
     out = draw(np.tile(w, (n, 1)), _Uniforms(list(rng.random(n)), np.ones((n, 4), np.int8)))  # type: ignore[arg-type]
     freq, want = np.bincount(out, minlength=4) / n, w / w.sum()
     assert np.all(np.abs(freq - want) <= 4.5 * np.sqrt(want * (1 - want) / n) + 1e-12)
+
+
+def test_a_scorer_reads_the_legal_actions_features_in_either_layout() -> None:
+    """Network.logits: (B, A, F) features or only the legal rows (L, F) give the same logits; a wrong count is
+    refused."""
+    from krypenv.agents.krypkasino.move_features import action_features, legal_features
+    from krypenv.agents.mlp import Network, legal_rows
+
+    spec = Path(__file__).resolve().parents[2] / "checkpoints" / "exit-2p.npz"
+    net: Network = MLPAgent(spec).net
+    env = GAMES["krypkasino"].part("entry").VecEnv(70, players=2, seed=5, opponents="random")
+    env.reset()
+    rng = np.random.default_rng(0)
+    rules = env.core.rules
+    for _ in range(12):
+        rows = np.arange(70)
+        masks = env.action_masks().astype(np.int8)
+        full = action_features(env.core, rows)
+        legal = legal_features(env.core.deals.state, env.core.choice, rows, masks, 2, rules.hand_size, False)
+        obs = env.core.decisions(rows, env.core.seat.astype(np.int64)).obs
+        np.testing.assert_array_equal(net.logits(obs, masks, legal), net.logits(obs, masks, full))
+        b, a = np.nonzero(masks)
+        assert legal_rows(full, b, a).shape == legal_rows(legal, b, a).shape == (b.shape[0], full.shape[2])
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    with pytest.raises(ValueError, match=rf"{b.shape[0] - 1} rows of legal-action features for {b.shape[0]} legal"):
+        legal_rows(legal[1:], b, a)

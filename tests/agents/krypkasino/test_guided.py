@@ -21,7 +21,7 @@ from krypenv.agents.krypkasino.ppo import add_metadata
 from krypenv import agents
 from krypenv.agent_api import check_actions
 from krypenv.krypkasino.batch import KrypkasinoBatch
-from krypenv.krypkasino.config import EXTERNAL, EnvConfig
+from krypenv.krypkasino.config import C_E0, EXTERNAL, EnvConfig
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.env_kernels import k_act_external
 from tests.agents.krypkasino.test_heuristics import decisions_of, play
@@ -164,25 +164,81 @@ def test_exact_last_round_world_picks_the_move_the_rollouts_say_is_best() -> Non
 
 
 def test_one_network_call_per_lockstep_ply() -> None:
-    """All worlds × moves × decisions of a batch step together: one logits call per ply, not per game."""
+    """All worlds × moves × decisions of a batch step together: one logits call per ply, not per game; a row with
+    one legal action plays it without the network."""
     for core, batch in decisions_of(2, 3, n=8):
         if len(batch) == 8 and (batch.mask.sum(1) > 1).all():
             break
     agent = guided("samples=6")
-    calls = []
-    logits = agent.net.logits
+    calls, observed = [], []
+    logits, observe = agent.net.logits, agent._observe
 
     def counting(obs, feats, mask):  # type: ignore[no-untyped-def]
         calls.append(obs.shape[0])
+        if calls[1:]:  # every rollout row sent to the network has a choice to make
+            assert (np.count_nonzero(mask, axis=1) > 1).all()
         return logits(obs, feats, mask)
 
+    def watching(*args):  # type: ignore[no-untyped-def]
+        obs, masks = observe(*args)
+        observed.append(obs.shape[0])
+        return obs, masks
+
     agent.net.logits = counting  # type: ignore[method-assign]
+    agent._observe = watching  # type: ignore[method-assign]
     agent.act(batch)
     stats = agent.stats
-    assert len(calls) == 1 + stats["steps"]  # the root decisions, then one call per lockstep ply
-    assert calls[0] == 8 and calls[1] == stats["rows"] == 6 * int(batch.mask.sum())
+    assert len(observed) == 1 + stats["steps"]  # the root decisions, then one observation per lockstep ply
+    assert len(calls) <= len(observed) and calls[0] == observed[0] == 8
+    assert observed[1] == stats["rows"] == 6 * int(batch.mask.sum())
+    assert sum(calls[1:]) + stats["forced"] == sum(observed[1:])  # a row either asks the network or is forced
+    assert stats["forced"] > 0
     assert stats["steps"] <= 13  # the rest of the first round (12 plies) and a capture choice or so
     assert stats["rows"] > 10 * len(calls)  # rollouts (8 games x 6 worlds x their moves) far outnumber calls
+
+
+class EveryRowAsksTheNetwork(GuidedPIMC):
+    """The rollouts' plain definition: every row through the network with every action's features."""
+
+    def _rollout_actions(self, rs, ri, cfg, rules, rows, rng, expert_from):  # type: ignore[no-untyped-def]
+        from krypenv.agents.krypkasino.move_features import row_features
+
+        assert expert_from == rs.shape[0]
+        obs, masks = self._observe(rs, ri, cfg, rows, rs[rows, kernels.TURN].astype(np.int64))
+        feats = None
+        if self.net.moves:
+            feats = row_features(rs[rows], int(cfg[C_E0]), rules.players, rules.hand_size, rules.set_aside == "spades")
+        u = None
+        if self.sample:
+            u = np.empty(rows.shape[0], np.float64)
+            L.draw(rng, rows, u)
+        return self._pick(self.net.logits(obs, feats, masks), u)
+
+
+MLP = Path(__file__).resolve().parents[3] / "checkpoints" / "exit-2p.npz"
+
+
+@pytest.mark.parametrize("policy", ["ppo", "mlp"])
+@pytest.mark.parametrize("sample", ["false", "true"])
+def test_forced_rows_and_legal_features_change_no_value(policy: str, sample: str) -> None:
+    """The search's action values and actions are those of the plain rollouts (every row asks the network, with
+    every action's features), argmax or sampled: skipping forced rows changes nothing, not even a row's stream."""
+    spec = f"pimc:policy={policy}:{CKPT if policy == 'ppo' else MLP},samples=4,sample={sample}"
+    fast, plain = agents.load(spec), agents.load(spec)
+    plain.__class__ = EveryRowAsksTheNetwork
+    checked = 0
+    for k, (core, batch) in enumerate(decisions_of(2, 40, n=6)):
+        if k % 5:
+            continue
+        rng = core.rng.copy()
+        v_fast, a_fast = fast.values(batch)
+        core.rng[:] = rng
+        v_plain, a_plain = plain.values(batch)
+        core.rng[:] = rng
+        np.testing.assert_array_equal(v_fast, v_plain)
+        np.testing.assert_array_equal(a_fast, a_plain)
+        checked += int(np.isfinite(v_fast).sum())
+    assert checked > 100 and fast.stats["forced"] > 0
 
 
 def test_both_rollouts_average_the_policys_and_the_experts_values() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from krypenv.agents.krypkasino import tactics as T
-from krypenv.agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features
+from krypenv.agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features, legal_features
 
 from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
@@ -152,6 +152,39 @@ def test_parallel_and_serial_agree_and_batches_do_not_matter():
     parts = np.concatenate([action_features(env.core, np.arange(k, min(k + 7, 100))) for k in range(0, 100, 7)])
     np.testing.assert_array_equal(whole, parts)
     np.testing.assert_array_equal(action_features(env.core, np.array([42, 3])), whole[[42, 3]])
+
+
+@pytest.mark.parametrize("players, variant", [(2, "court"), (3, "spades"), (4, "court"), (6, "spades")])
+def test_legal_features_are_the_legal_rows_of_every_actions_features(players: int, variant: str) -> None:
+    """legal_features == action_features(...)[np.nonzero(mask)], card and capture-choice decisions, both drivers."""
+    env = KrypkasinoVecEnv(80, seat="random", players=players, seed=11, set_aside=variant)
+    env.reset()
+    rng = np.random.default_rng(players)
+    rules, choices = env.core.rules, 0
+    for step in range(70):
+        masks = env.action_masks().astype(np.int8)
+        rows = np.arange(80) if step % 2 else rng.permutation(80)[:int(rng.integers(1, 64))]  # parallel, serial
+        full = action_features(env.core, rows)
+        args = (env.core.deals.state, env.core.choice, rows, masks[rows], players, rules.hand_size,
+                variant == "spades")
+        got = legal_features(*args)
+        np.testing.assert_array_equal(got, full[np.nonzero(masks[rows])])
+        choices += int((env.core.choice[rows, 0] >= 0).sum())
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    assert choices > 20  # capture choices were among the decisions
+
+
+def test_a_mask_without_a_legal_action_is_refused() -> None:
+    """A mask that calls a reachable action illegal would misplace features: a clear error, not a wrong row."""
+    env = KrypkasinoVecEnv(4, seat="random", players=2, seed=3)
+    env.reset()
+    masks = env.action_masks().astype(np.int8)
+    rules = env.core.rules
+    args = (env.core.deals.state, env.core.choice, np.arange(4))
+    legal_features(*args, masks, 2, rules.hand_size, False)
+    masks[1, np.flatnonzero(masks[1])[-1]] = 0
+    with pytest.raises(ValueError, match="a move reaches an action that the mask says is illegal"):
+        legal_features(*args, masks, 2, rules.hand_size, False)
 
 
 # --------------------------------------------------------------------------- the policy network and its VecEnv
