@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Eleven sets (:data:`SETS`): ``house`` (issue 42: the device kernels' builder, the GPU engine benchmark's CPU
+Twelve sets (:data:`SETS`): ``search`` (issue 40: the guided search's forced rows and legal
+features), ``house`` (issue 42: the device kernels' builder, the GPU engine benchmark's CPU
 twin), ``bench`` (issue 41: the evaluation's pot bound, the mlp agent's draw), ``endgame`` (issue 40:
 the exact endgame's wrapper and pimc's game vector),
 ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
@@ -134,11 +135,27 @@ SETS["bench"] = (["krypenv/eval/kungsholmskille/config.py", "krypenv/agents/mlp.
 SETS["house"] = (["krypenv/envs/cuda.py", "krypenv/bench.py"],
                  ["krypenv.envs.cuda.x_kernel_builder*", "krypenv.bench.x_gpu_engine*"],
                  ["tests/envs/test_cuda_parts.py", "tests/test_bench.py"])
+# search (issue 40, the guided search's speed): the rollouts' forced rows and draws, the legal actions' features and
+# the network's two feature layouts; the compiled feature kernels are not mutated, their bugs were planted by hand
+SETS["search"] = (["krypenv/agents/krypkasino/guided.py", "krypenv/agents/krypkasino/move_features.py",
+                   "krypenv/agents/mlp.py"],
+                  ["krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_rollout_actions*",
+                   "krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_pick*",
+                   "krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_logits*",
+                   "krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_observe*",
+                   "krypenv.agents.krypkasino.move_features.x__features*",
+                   "krypenv.agents.krypkasino.move_features.x_legal_features*",
+                   "krypenv.agents.krypkasino.move_features.x_action_features*",
+                   "krypenv.agents.krypkasino.move_features.x_row_features*", "krypenv.agents.mlp.x_legal_rows*"],
+                  ["tests/agents/krypkasino/test_move_features.py", "tests/agents/krypkasino/test_guided.py",
+                   "tests/agents/test_mlp.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
                "aec": ["-k", "entry_loads or test_env_inputs"],  # aec: the registry tests that need docs/ left out
-               "house": ["-k", "not interleaved"]}  # house: the rounds of experiments/bench_compare.py (not staged)
+               "house": ["-k", "not interleaved"],
+               "search": ["-k", "legal or forced or lockstep or either_layout or parallel_and_serial or refused or "
+                                "feature or reproducible or sample"]}  # house: the rounds of experiments/bench_compare.py (not staged)
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 

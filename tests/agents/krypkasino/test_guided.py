@@ -197,6 +197,39 @@ def test_one_network_call_per_lockstep_ply() -> None:
     assert stats["rows"] > 10 * len(calls)  # rollouts (8 games x 6 worlds x their moves) far outnumber calls
 
 
+def test_rollout_draws_follow_the_softmax_row_by_row() -> None:
+    """_pick: argmax without uniforms; with them, action j when cdf[j-1] < u * total <= cdf[j] of each row's own
+    softmax (rows of very different scales, draws on the boundaries, the last action legal)."""
+    agent = guided()
+    inf = -np.inf
+    logits = np.array([[0.0, 0.0, inf, 0.0],            # three equal: cdf 1, 2, 2, 3
+                       [-2000.0, inf, -2000.0, inf],      # far below the other rows: cdf 1, 1, 2, 2
+                       [inf, 700.0, inf, 700.0 + np.log(3.0)]])  # cdf 0, 1/3, 1/3, 4/3 (the last action 3/4)
+    assert agent._pick(logits, None).tolist() == [0, 0, 3]
+    cases = [(0.2, 0.2, 0.2, [0, 0, 1]), (1 / 3, 0.5, 0.3, [0, 0, 3]), (0.5, 0.7, 0.24, [1, 2, 1]),
+             (2 / 3, 0.49, 0.26, [1, 0, 3]), (0.99, 0.99, 0.99, [3, 2, 3])]
+    for u0, u1, u2, want in cases:
+        assert agent._pick(logits, np.array([u0, u1, u2])).tolist() == want, (u0, u1, u2)
+
+
+def test_expert_rollouts_never_ask_the_network() -> None:
+    """rollout=expert: every rollout row is the expert's, from the first (only the root decisions are the policy's)."""
+    for core, batch in decisions_of(2, 3, n=8):
+        if len(batch) == 8 and (batch.mask.sum(1) > 1).all():
+            break
+    agent = guided("samples=6,rollout=expert")
+    calls = []
+    logits = agent.net.logits
+
+    def counting(obs, feats, mask):  # type: ignore[no-untyped-def]
+        calls.append(obs.shape[0])
+        return logits(obs, feats, mask)
+
+    agent.net.logits = counting  # type: ignore[method-assign]
+    agent.act(batch)
+    assert calls == [8] and agent.stats["steps"] > 5
+
+
 class EveryRowAsksTheNetwork(GuidedPIMC):
     """The rollouts' plain definition: every row through the network with every action's features."""
 
@@ -218,16 +251,16 @@ class EveryRowAsksTheNetwork(GuidedPIMC):
 MLP = Path(__file__).resolve().parents[3] / "checkpoints" / "exit-2p.npz"
 
 
-@pytest.mark.parametrize("policy", ["ppo", "mlp"])
-@pytest.mark.parametrize("sample", ["false", "true"])
-def test_forced_rows_and_legal_features_change_no_value(policy: str, sample: str) -> None:
+@pytest.mark.parametrize("policy, sample, set_aside", [("ppo", "false", "court"), ("ppo", "true", "court"),
+                                                       ("mlp", "false", "court"), ("mlp", "true", "spades")])
+def test_forced_rows_and_legal_features_change_no_value(policy: str, sample: str, set_aside: str) -> None:
     """The search's action values and actions are those of the plain rollouts (every row asks the network, with
     every action's features), argmax or sampled: skipping forced rows changes nothing, not even a row's stream."""
     spec = f"pimc:policy={policy}:{CKPT if policy == 'ppo' else MLP},samples=4,sample={sample}"
     fast, plain = agents.load(spec), agents.load(spec)
     plain.__class__ = EveryRowAsksTheNetwork
     checked = 0
-    for k, (core, batch) in enumerate(decisions_of(2, 40, n=6)):
+    for k, (core, batch) in enumerate(decisions_of(2, 40, n=6, set_aside=set_aside)):
         if k % 5:
             continue
         rng = core.rng.copy()

@@ -6,10 +6,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from krypenv.agents.krypkasino import tactics as T
-from krypenv.agents.krypkasino.move_features import MOVE_FEATURES, N_FEATS, N_MOVE, action_features, legal_features
+from krypenv.agents.krypkasino.move_features import (
+    MOVE_FEATURES,
+    N_FEATS,
+    N_MOVE,
+    action_features,
+    legal_features,
+    row_features,
+)
 
 from krypenv.krypkasino.actions import CONFIRM, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
+from krypenv.krypkasino.config import C_E0
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.vec import KrypkasinoVecEnv
 from tests.krypkasino import oracle
@@ -169,6 +177,10 @@ def test_legal_features_are_the_legal_rows_of_every_actions_features(players: in
                 variant == "spades")
         got = legal_features(*args)
         np.testing.assert_array_equal(got, full[np.nonzero(masks[rows])])
+        if step % 10 == 0:  # whole state rows, as stored labels hold them
+            whole = row_features(env.core.state[rows], int(env.core.packed[C_E0]), players, rules.hand_size,
+                                 variant == "spades")
+            np.testing.assert_array_equal(whole, full)
         choices += int((env.core.choice[rows, 0] >= 0).sum())
         env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
     assert choices > 20  # capture choices were among the decisions
