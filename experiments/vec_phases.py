@@ -19,7 +19,8 @@ import os
 import statistics
 import time
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+if __name__ == "__main__":  # one numba thread, set before numba starts; never when a test imports this module (its
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # process's later reloads of numba's config would then fail)
 
 import numpy as np
 

@@ -3,6 +3,7 @@ the script's output, not a test's)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -29,3 +30,13 @@ def test_sizes_below_one_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(sys, "argv", ["vec_phases.py", flag, "0"])
         with pytest.raises(SystemExit, match="at least 1"):
             vec_phases.main()
+
+
+def test_importing_it_leaves_numbas_thread_count_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the script sets NUMBA_NUM_THREADS: an import that set it broke every later test of the process that
+    reloads numba's configuration (Cannot set NUMBA_NUM_THREADS once the threads have been launched)."""
+    import importlib
+
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    importlib.reload(vec_phases)
+    assert "NUMBA_NUM_THREADS" not in os.environ
