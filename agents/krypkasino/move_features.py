@@ -40,6 +40,10 @@ this round's public moves, with P(a later play captures) = 0.5 for the K15 stake
 play, on average) and what each of our remaining cards would have to take there, a
 capture being compulsory when the played value has one (K11); forced sweeps are ``setup``.
 Version history: ``moves/1`` had features 0–9 only; ``moves/2`` added 10–14.
+
+:func:`action_features` gives every action's row, ``(B, 105, N_FEATS)``; :func:`legal_features` only the legal
+actions' rows, ``(L, N_FEATS)`` in the order of ``np.nonzero(masks)``, which is what a scorer reads (the guided
+search's rollouts use it: no zero rows to write and gather).
 """
 
 from __future__ import annotations
@@ -257,6 +261,9 @@ def _features(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int
         out = np.empty((envs.shape[0], N_ACTIONS, N_FEATS), np.float32)
         flat, m, starts = out.reshape(-1, N_FEATS), NO_MASKS, NO_STARTS
     else:
+        if np.shape(masks) != (envs.shape[0], N_ACTIONS):
+            raise ValueError(f"legal_features: masks of shape {np.shape(masks)} for {envs.shape[0]} rows; expected "
+                             f"({envs.shape[0]}, {N_ACTIONS})")
         m = np.ascontiguousarray(masks, np.int8)
         counts = np.count_nonzero(m, axis=1)
         starts = np.zeros(envs.shape[0], np.int64)

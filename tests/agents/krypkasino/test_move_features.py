@@ -197,6 +197,11 @@ def test_a_mask_without_a_legal_action_is_refused() -> None:
     masks[1, np.flatnonzero(masks[1])[-1]] = 0
     with pytest.raises(ValueError, match="a move reaches an action that the mask says is illegal"):
         legal_features(*args, masks, 2, rules.hand_size, False)
+    for bad in (masks[:3], masks[:, :104], masks[:, :, None]):  # one row short, one action short, 3 dimensions
+        with pytest.raises(ValueError, match=r"legal_features: masks of shape .* for 4 rows; expected \(4, 105\)"):
+            legal_features(*args, bad, 2, rules.hand_size, False)
+    good = env.action_masks().astype(np.int8)[[0, 2, 3]]  # 3 rows, 3 masks: the shape's other edge, accepted
+    legal_features(args[0], args[1], np.array([0, 2, 3]), good, 2, rules.hand_size, False)
 
 
 # --------------------------------------------------------------------------- the policy network and its VecEnv
