@@ -155,7 +155,7 @@ PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and 
                "aec": ["-k", "entry_loads or test_env_inputs"],  # aec: the registry tests that need docs/ left out
                "house": ["-k", "not interleaved"],  # house: the rounds of experiments/bench_compare.py (not staged)
                "search": ["-k", ("legal or forced or lockstep or either_layout or parallel_and_serial or refused or "
-                                 "feature or reproducible or sample or softmax or never_ask")]}
+                                 "reproducible or softmax or never_ask or vecenv_appends")]}
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 
