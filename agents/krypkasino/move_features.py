@@ -249,8 +249,8 @@ def k_features_ser(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, masks: 
     _features_range(st, choice, envs, masks, starts, 0, envs.shape[0], players, hand_size, spades, out)
 
 
-NO_MASKS = np.zeros((0, N_ACTIONS), np.int8)  # "every action" for the kernels' masks
-NO_STARTS = np.zeros(0, np.int64)
+_NO_MASKS = np.zeros((0, N_ACTIONS), np.int8)  # "every action" for the kernels' masks
+_NO_STARTS = np.zeros(0, np.int64)
 
 
 def _features(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int, hand_size: int, spades: bool,
@@ -259,7 +259,7 @@ def _features(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, players: int
     (L, N_FEATS) in the order of ``np.nonzero(masks)`` (what a scorer gathers)."""
     if masks is None:
         out = np.empty((envs.shape[0], N_ACTIONS, N_FEATS), np.float32)
-        flat, m, starts = out.reshape(-1, N_FEATS), NO_MASKS, NO_STARTS
+        flat, m, starts = out.reshape(-1, N_FEATS), _NO_MASKS, _NO_STARTS
     else:
         if np.shape(masks) != (envs.shape[0], N_ACTIONS):
             raise ValueError(f"legal_features: masks of shape {np.shape(masks)} for {envs.shape[0]} rows; expected "
