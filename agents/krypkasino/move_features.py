@@ -58,7 +58,7 @@ from numba import get_num_threads, njit, prange
 from krypenv.krypkasino.actions import CONFIRM, N_ACTIONS, TAKE
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels
-from krypenv.krypkasino.engine.captures import maximal_captures_k, nib, subset_sums, table_value_key
+from krypenv.krypkasino.engine.captures import maximal_captures_k, subset_sums, table_value_key
 
 if TYPE_CHECKING:
     from krypenv.krypkasino.batch import KrypkasinoBatch
@@ -72,21 +72,28 @@ FEATURE_LOW, FEATURE_HIGH = -1.0, 25.0  # bounds of every entry (cards taken / 5
 ENDQ = 0.5  # assumed chance that a later play captures (the expert's default)
 
 
+# per table value k (1–13), its four cards cheapest first (K4 points, then suit): the order a cheapest capture takes
+_CHEAP_FIRST = np.array([sorted(range(k - 1, 52, 13), key=lambda c: (POINTS[c], c)) if k else [0] * 4
+                         for k in range(14)], np.int64)
+
+
 @njit(cache=True)
 def cheapest_capture(table: np.ndarray, key: int) -> int:
     """Fewest card points (K4) of table cards realising the value-level capture ``key`` (table value k = rank k − 1)."""
     total = 0
-    for k in range(1, 14):
-        need = nib(key, k)
-        for pts in range(4):  # cheapest copies first
+    k = 0
+    key >>= 4
+    while key:  # stops after the highest value present
+        k += 1
+        need = key & 15
+        key >>= 4
+        for j in range(4):
             if need == 0:
                 break
-            for suit in range(4):
-                c = suit * 13 + k - 1
-                if POINTS[c] == pts and table[c] > 0:
-                    take = min(need, np.int64(table[c]))
-                    total += take * pts
-                    need -= take
+            c = _CHEAP_FIRST[k, j]
+            take = min(need, np.int64(table[c]))
+            total += take * POINTS[c]
+            need -= take
     return total
 
 
@@ -106,11 +113,11 @@ def forced_capture(table: np.ndarray, tkey: int, sums: int, v: int, keys: np.nda
 
 @njit(cache=True)
 def _lookahead(after: np.ndarray, hand: np.ndarray, card: int, uval: np.ndarray, n_unseen: int, keys: np.ndarray,
-               scr: np.ndarray, f: np.ndarray) -> None:
+               scr: np.ndarray, cost: np.ndarray, f: np.ndarray) -> None:
     """Features 11–14: the compulsory captures of unseen cards and of our remaining hand on the table ``after``."""
     tkey = table_value_key(after)
     sums = subset_sums(tkey)
-    cost = np.full(15, -2, np.int64)  # per played value: -2 not computed, -1 creeps, else cheapest points
+    cost[:] = -2  # per played value: -2 not computed, -1 creeps, else cheapest points
     must, pts = 0.0, 0.0
     for v in range(2, 15):
         if uval[v] > 0:
@@ -170,7 +177,8 @@ def _merge(out: np.ndarray, j: int, f: np.ndarray) -> None:
 @njit(cache=True)
 def _row_into(st: np.ndarray, choice: np.ndarray, i: int, players: int, hand_size: int, spades: bool,
               slot: np.ndarray, out: np.ndarray, cards: np.ndarray, caps: np.ndarray, terms: np.ndarray,
-              keys: np.ndarray, scr: np.ndarray, f: np.ndarray, after: np.ndarray, uval: np.ndarray) -> None:
+              keys: np.ndarray, scr: np.ndarray, f: np.ndarray, after: np.ndarray, uval: np.ndarray,
+              cost: np.ndarray) -> None:
     """Deal ``i``'s action features into ``out[slot[a]]`` (rows zero on entry) for every action ``a`` its moves reach.
 
     Invariant: ``slot[a] >= 0`` for every legal action (the actions the moves reach are exactly the legal ones).
@@ -187,7 +195,7 @@ def _row_into(st: np.ndarray, choice: np.ndarray, i: int, players: int, hand_siz
         _move_vector(terms[m], f)
         f[10] = POINTS[cards[m]] / 3.0
         T.table_after(table, cards[m], caps[m], after)
-        _lookahead(after, hand, cards[m], uval, n_unseen, keys, scr, f)
+        _lookahead(after, hand, cards[m], uval, n_unseen, keys, scr, cost, f)
         if pending < 0:
             _merge(out, slot[cards[m]], f)
             continue
@@ -216,6 +224,7 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, masks:
     f = np.empty(N_MOVE, np.float32)
     after = np.empty(52, np.int8)
     uval = np.zeros(15, np.int64)
+    cost = np.empty(15, np.int64)
     slot = np.empty(N_ACTIONS, np.int64)
     every = masks.shape[0] == 0
     for k in range(lo, hi):
@@ -229,7 +238,7 @@ def _features_range(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, masks:
         i = envs[k]
         if not st[i, kernels.DONE]:
             _row_into(st, choice, i, players, hand_size, spades, slot, out, cards, caps, terms, keys, scr, f, after,
-                      uval)
+                      uval, cost)
 
 
 @njit(cache=True, parallel=True)

@@ -30,12 +30,14 @@ from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels
 from krypenv.krypkasino.engine.captures import (
     SCRATCH_WORDS,
+    add_to_sums,
     clear_scratch,
-    hand_sweep_values_k,
     hand_sweep_values_s,
     hand_value_bits,
+    key_total,
     maximal_captures_k,
     subset_sums,
+    sweep_values_known,
     sweep_values_s,
     table_value_key,
 )
@@ -266,16 +268,15 @@ def _set_aside_copy(table: np.ndarray, spades: bool, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def p_sweep(table: np.ndarray, unseen: np.ndarray, uval: np.ndarray, n: int, h: int, void: int,
-            scr: np.ndarray) -> tuple[float, float]:
+def p_sweep(table: np.ndarray, sweeps: int, unseen: np.ndarray, uval: np.ndarray, n: int, h: int,
+            void: int) -> tuple[float, float]:
     """(chance of a forced sweep, chance of a dubbeltabbe) for a seat holding h unseen cards facing ``table``.
 
-    The seat's hand is h cards drawn from the n unseen cards, minus the values it is known
-    not to hold (``void``).  A dubbeltabbe needs a lone non-ace whose twin the seat holds
-    with no other card of that value (else it would sweep with the other card).
+    ``sweeps``: the table's sweeping values (:func:`sweep_values_s`).  The seat's hand is h cards drawn
+    from the n unseen cards, minus the values it is known not to hold (``void``).  A dubbeltabbe needs a
+    lone non-ace whose twin the seat holds with no other card of that value (else it would sweep with the
+    other card).
     """
-    tkey = table_value_key(table)
-    sweeps = sweep_values_s(tkey, scr)
     if sweeps == 0 or h <= 0:
         return 0.0, 0.0
     pool, good = n, 0
@@ -299,19 +300,18 @@ def p_sweep(table: np.ndarray, unseen: np.ndarray, uval: np.ndarray, n: int, h: 
 
 
 @njit(cache=True)
-def self_risk(table: np.ndarray, hand_bits: int, uval: np.ndarray, n: int, h: int, void: int,
+def self_risk(tkey: int, sweeps: int, hand_bits: int, uval: np.ndarray, n: int, h: int, void: int,
               keys: np.ndarray, scr: np.ndarray) -> float:
-    """Chance that a seat with h unseen cards, playing just before us on ``table``, can leave a table we must sweep.
+    """Chance that a seat with h unseen cards, playing just before us on table ``tkey``, leaves a table we must sweep.
 
-    For each value x it might hold (not a sweeper of ``table``, not void): does some legal
+    For each value x it might hold (not one of the table's ``sweeps``, not void): does some legal
     play of x (a creep, or any maximal capture) leave a table that a card of our hand
     (``hand_bits``, played values) sweeps (K13)?  A careful opponent plays such a card if it has one.
     """
     if hand_bits == 0 or h <= 0:
         return 0.0
-    tkey = table_value_key(table)
     sums = subset_sums(tkey)
-    sweeps = sweep_values_s(tkey, scr)
+    total = key_total(tkey)
     pool, bad = n, 0
     for x in range(2, 15):
         if (void >> x) & 1 or (sweeps >> x) & 1:
@@ -324,12 +324,14 @@ def self_risk(table: np.ndarray, hand_bits: int, uval: np.ndarray, n: int, h: in
         hit = False
         if nk == 0:
             tv = 1 if x == 14 else x  # the crept card lies on the table at its table value (K3)
-            hit = hand_sweep_values_k(hand_bits, tkey + (np.int64(1) << (4 * tv)), scr) != 0
+            hit = sweep_values_known(hand_bits, tkey + (np.int64(1) << (4 * tv)), total + tv,
+                                     add_to_sums(sums, tv), True, scr) != 0
         else:
             for k in range(nk):
                 keys[k] = found[k]
-            for k in range(nk):
-                if tkey - keys[k] != 0 and hand_sweep_values_k(hand_bits, tkey - keys[k], scr):
+            for k in range(nk):  # a capture of x takes some multiple of x from the total
+                rest = tkey - keys[k]
+                if rest != 0 and sweep_values_known(hand_bits, rest, total - key_total(keys[k]), -1, True, scr):
                     hit = True
                     break
         if hit:
@@ -402,24 +404,27 @@ def _move_terms_one(st: np.ndarray, i: int, players: int, spades: bool, ctx: tup
         left_n += after[c]
         taken += cap[c]
     stake, keeps, setup, risk = 0.0, 0.0, 0.0, 0.0
+    tkey, sweeps = np.int64(0), np.int64(0)  # the table left and its sweeping values, when the round goes on
     if last_round and (takes or holder == seat):  # K15: the last capturer takes pile and table
         stake = float(aside_pts + left_pts)
         keeps = 1.0 if left_after == 0 else keep
     if not (left_after == 0 and last_round):
         if left_after == 0:  # the round ends: courts set aside (K8), the next seat leads with 4 new cards
             _set_aside_copy(after, spades, moved)
-            p, dub = p_sweep(moved, unseen, uval, n_unseen, 4, 0, scr)
+            p, dub = p_sweep(moved, sweep_values_s(table_value_key(moved), scr), unseen, uval, n_unseen, 4, 0)
         else:
-            p, dub = p_sweep(after, unseen, uval, n_unseen, h_next, voids[nxt], scr)
+            tkey = table_value_key(after)
+            sweeps = sweep_values_s(tkey, scr)  # one search for both the setup and the risk
+            p, dub = p_sweep(after, sweeps, unseen, uval, n_unseen, h_next, voids[nxt])
         setup = p + dub
         if n_hand > 1 and left_after > 0:
             hand[card] -= 1
             bits = hand_value_bits(hand)
             hand[card] += 1
             if players == 2:
-                risk = (1.0 - p) * self_risk(after, bits, uval, n_unseen, h_next, voids[nxt], keys, scr)
+                risk = (1.0 - p) * self_risk(tkey, sweeps, bits, uval, n_unseen, h_next, voids[nxt], keys, scr)
             else:
-                risk = self_risk(after, bits, uval, n_unseen, h_prev, voids[prv], keys, scr)
+                risk = self_risk(tkey, sweeps, bits, uval, n_unseen, h_prev, voids[prv], keys, scr)
     return (pts, high, stake, keeps, setup, risk, 0.0 if takes else 1.0, float(taken), float(left_pts),
             float(left_n))
 

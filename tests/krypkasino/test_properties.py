@@ -15,8 +15,14 @@ from hypothesis import strategies as st
 
 from krypenv.krypkasino.engine import DealBatch
 from krypenv.krypkasino.engine.captures import (
+    add_to_sums,
     hand_sweep_values,
+    key_total,
     legal_card_mask,
+    new_scratch,
+    subset_sums,
+    sweep_values_known,
+    table_value_key,
 )
 from krypenv.krypkasino.engine.expansion import (
     card_captures,
@@ -298,3 +304,30 @@ def test_oracles_agree_on_small_tables() -> None:
         for v_card in (O.code("AH"), O.code("7H"), O.code("10H")):
             a = O.maximal_captures(table, v_card)
             assert len(a) == O.count_captures(table, O.hand_value(v_card))
+
+
+@settings(SETTINGS, max_examples=200)
+@given(table=_table(10), values=st.integers(0, 0x7FFC), extra=st.integers(1, 13), first=st.booleans())
+def test_sweeps_from_a_known_total_and_sums_equal_oracle(table: list[int], values: int, extra: int,
+                                                         first: bool) -> None:
+    """K13 with the table's total and subset sums given (what the expert's lookahead knows): the sweeping values
+    among ``values`` as the oracle says (with ``first`` the lowest of them); the subset sums after one more card
+    of table value ``extra`` are those of the bigger table (K10: the sums a combination can reach)."""
+    tv = _vec(table)
+    key = table_value_key(tv)
+    if key == 0:
+        return
+    vals = O.value_counts(tv.tolist())
+    total = sum(k * n for k, n in enumerate(vals))
+    assert key_total(key) == total
+    want = {v for v in range(2, 15) if (values >> v) & 1 and O.can_sweep(tv.tolist(), v)}
+    for sums in (-1, subset_sums(key)):
+        got = int(sweep_values_known(values, key, total, sums, first, new_scratch()))
+        bits = {v for v in range(15) if (got >> v) & 1}
+        assert bits == ({min(want)} if first and want else want)
+    bigger = key + (1 << (4 * extra))
+    if (bigger >> (4 * extra)) & 15 <= 8:
+        assert add_to_sums(subset_sums(key), extra) == subset_sums(bigger) < 1 << 15  # the sums 0..14 only
+        assert {s for s in range(15) if (subset_sums(bigger) >> s) & 1} == {
+            s for s in range(15) if O.has_combination([k for k, n in enumerate(vals) for _ in range(n)] + [extra], s)
+            or s == 0}

@@ -129,7 +129,7 @@ def subset_sums(key: int) -> int:
     while key:  # stops after the highest value present
         k += 1
         for _ in range(key & 15):
-            bits = (bits | (bits << k)) & _SUM_MASK
+            bits = add_to_sums(bits, k)
         key >>= 4
     return bits
 
@@ -465,16 +465,31 @@ def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
     """Bitmask of the played ``values`` (a bitmask, bit v) that sweep the table ``tkey`` (K13)."""
     if tkey == 0:
         return 0
-    total = key_total(tkey)
+    return sweep_values_known(values, tkey, key_total(tkey), -1, False, scr)
+
+
+@njit(cache=True)
+def sweep_values_known(values: int, tkey: int, total: int, sums: int, first: bool, scr: np.ndarray) -> int:
+    """:func:`hand_sweep_values_k` of a non-empty table whose total is known (and its subset sums, or −1 to compute
+    them when needed); with ``first``, only the lowest sweeping value (non-zero exactly when some value sweeps)."""
     values &= _DIVISORS[total]  # a sweep splits the table into parts of v: v divides the total
     if values == 0:
         return 0
-    sums = subset_sums(tkey)
+    if sums < 0:
+        sums = subset_sums(tkey)
     good = 0
     for v in range(2, 2 + rolled(13)):
         if (values >> v) & 1 and _splits(tkey, total, sums, v, scr):
             good |= 1 << v
+            if first:
+                break
     return good
+
+
+@njit(cache=True)
+def add_to_sums(sums: int, k: int) -> int:
+    """The subset sums (:func:`subset_sums`) of a value key with one more card of table value ``k``."""
+    return (sums | (sums << k)) & _SUM_MASK
 
 
 @njit(cache=True)
