@@ -70,7 +70,10 @@ reproducible from the game seed and independent of how decisions are batched (ar
 rollouts use no random numbers; ``sample=true`` draws from each row's stream, the same for
 every action of a world).  Per ply the rows are observed and their move features computed
 (numba, :mod:`krypenv.agents.krypkasino.move_features`), then one forward pass of the network (torch
-on the CPU, ``threads`` threads).
+on the CPU, ``threads`` threads).  Two shortcuts leave every value and action as they were: a row
+with one legal action plays it without the network, and rows whose seat to act sees the same thing
+(worlds that differ only in the cards it cannot see: :func:`krypenv.agents.krypkasino.lockstep.same_views`)
+are scored once, their logits shared (``stats["forced"]`` and ``stats["shared"]`` count them).
 """
 
 from __future__ import annotations
@@ -169,7 +172,8 @@ class GuidedPIMC:
         if kind == "ppo":
             self.net = PolicyNet(self.ppo, self.threads)
         self.scr = np.stack([T.new_scratch()])
-        self.stats = {"decisions": 0, "searched": 0, "rows": 0, "steps": 0, "calls": 0, "forced": 0}
+        self.stats = {"decisions": 0, "searched": 0, "rows": 0, "steps": 0, "calls": 0, "forced": 0,
+                      "shared": 0}
 
     # ------------------------------------------------------------------ network on rows
     def _observe(self, st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, rows: np.ndarray,
@@ -194,6 +198,18 @@ class GuidedPIMC:
         """(logits, masks) of ``seats`` in ``rows`` of a state array: observe, move features, one network call."""
         obs, masks = self._observe(st, ints, cfg, rows, seats)
         return self._logits(st, cfg, rules, rows, obs, masks), masks
+
+    def _shared_views(self, rs: np.ndarray, ri: np.ndarray, rows: np.ndarray,
+                      players: int) -> tuple[np.ndarray, np.ndarray]:
+        """(rep, at): the positions in ``rows`` of one row per distinct view of its seat to act
+        (:func:`krypenv.agents.krypkasino.lockstep.same_views`), and for every row its view's index in ``rep``: the
+        network scores each view once (same observation, features and logits), ``[at]`` hands them back to every row."""
+        width = -(-rs.shape[1] // 8) * 8
+        view = np.empty((rows.shape[0], width), np.int8)
+        first = np.empty(rows.shape[0], np.int64)
+        L.same_views(rs, ri, rows, players, view, view.view(np.uint64), first)
+        rep = np.flatnonzero(first == np.arange(rows.shape[0]))
+        return rep, np.searchsorted(rep, first)
 
     def _pick(self, logits: np.ndarray, u: np.ndarray | None) -> np.ndarray:
         """The rollout actions: argmax, or with ``sample`` a draw from the softmax by the uniforms ``u``."""
@@ -222,8 +238,10 @@ class GuidedPIMC:
             out = masks.argmax(axis=1).astype(np.int64)  # the one legal action of a forced row
             free = np.flatnonzero(np.count_nonzero(masks, axis=1) > 1)
             if free.size:
-                logits = self._logits(rs, cfg, rules, p[free], obs[free], masks[free])
+                rep, at = self._shared_views(rs, ri, p[free], rules.players)
+                logits = self._logits(rs, cfg, rules, p[free][rep], obs[free][rep], masks[free][rep])[at]
                 out[free] = self._pick(logits, None if u is None else u[free])
+                self.stats["shared"] += free.shape[0] - rep.shape[0]
             self.stats["forced"] += p.shape[0] - free.shape[0]
             acts[pol] = out
         if not pol.all():

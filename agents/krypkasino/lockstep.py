@@ -18,6 +18,8 @@ per sampled world and candidate action (its ``M_k`` legal actions), at
   one network call over all live rows) and keeps the rows that have not reached their stop.
 * :func:`row_values` scores the stopped rows for their mover (:func:`krypenv.agents.krypkasino.pimc.side_score`),
   or relative to the other sides.
+* :func:`same_views` finds the rows whose seat to act sees the same thing (the worlds differ only in
+  what it cannot see), so that the network scores each such view once per ply.
 """
 
 from __future__ import annotations
@@ -268,3 +270,77 @@ def s_first(game: np.ndarray, s: int) -> int:
         if game[G_SIDE + t] == game[G_SIDE + s]:
             return -1
     return game[G_SIDE + s]
+
+
+# A row's *view*: the row as its seat to act sees it.  The worlds of one decision differ only in the deck's order
+# and the other seats' hands, so the view is the row with those columns replaced by what they show: the other
+# seats' hand sizes, and the deck's make-up when it is a variant's (K20; the standard deck is 2 of each card).
+# Everything else (the public record, the capture choice, the env's columns and the match integers) is kept, which
+# can only miss a sharing, never share two rows that the observation or the move features tell apart.
+@njit(cache=True)
+def _view_into(rs: np.ndarray, r: int, players: int, out: np.ndarray) -> None:
+    """Row ``r``'s view (the comment above) into ``out`` (the row's width, rounded up to 8 bytes, zero padded)."""
+    out[:] = 0
+    out[:rs.shape[1]] = rs[r]
+    out[kernels.DECK:kernels.DECK + 104] = 0
+    actor = rs[r, kernels.TURN]
+    for s in range(players):
+        size = 0
+        for c in range(52):
+            size += rs[r, kernels.HANDS + 52 * s + c]
+            if s != actor:
+                out[kernels.HANDS + 52 * s + c] = 0
+        out[kernels.DECK + s] = size
+    n = kernels.deck_length(rs, r)
+    if n != 104:
+        for k in range(n):
+            out[kernels.DECK + 8 + rs[r, kernels.DECK + k]] += 1
+
+
+@njit(cache=True)
+def same_views(rs: np.ndarray, ri: np.ndarray, rows: np.ndarray, players: int, view: np.ndarray,
+               words: np.ndarray, first: np.ndarray) -> None:
+    """``first[k]``: the first ``j <= k`` whose row ``rows[j]`` has the same view and match integers as ``rows[k]``.
+
+    ``view`` (len(rows), W) int8 and ``words`` the same memory as uint64 (W / 8 columns) are work space.  Views are
+    hashed into an open-addressing table and compared in full on a hash match, so equal means equal.
+    """
+    n = rows.shape[0]
+    h = np.empty(n, np.uint64)
+    for k in range(n):
+        _view_into(rs, rows[k], players, view[k])
+        x = np.uint64(0x9E3779B97F4A7C15)
+        for w in range(words.shape[1]):
+            x = (x ^ words[k, w]) * np.uint64(0x100000001B3)
+            x ^= x >> np.uint64(29)
+        for w in range(ri.shape[1]):
+            x = (x ^ np.uint64(ri[rows[k], w])) * np.uint64(0x100000001B3)
+            x ^= x >> np.uint64(29)
+        h[k] = x
+    slots = 1
+    while slots < 2 * n:
+        slots *= 2
+    table = np.full(slots, -1, np.int64)
+    for k in range(n):
+        i = np.int64(h[k] >> np.uint64(40)) & (slots - 1)
+        first[k] = k
+        while table[i] >= 0:
+            j = table[i]
+            if h[j] == h[k] and _same(words, ri, rows, j, k):
+                first[k] = j
+                break
+            i = (i + 1) & (slots - 1)
+        if first[k] == k:
+            table[i] = k
+
+
+@njit(cache=True)
+def _same(words: np.ndarray, ri: np.ndarray, rows: np.ndarray, j: int, k: int) -> bool:
+    """Whether views ``j`` and ``k`` and their rows' match integers are equal."""
+    for w in range(words.shape[1]):
+        if words[j, w] != words[k, w]:
+            return False
+    for w in range(ri.shape[1]):
+        if ri[rows[j], w] != ri[rows[k], w]:
+            return False
+    return True

@@ -165,7 +165,7 @@ def test_exact_last_round_world_picks_the_move_the_rollouts_say_is_best() -> Non
 
 def test_one_network_call_per_lockstep_ply() -> None:
     """All worlds × moves × decisions of a batch step together: one logits call per ply, not per game; a row with
-    one legal action plays it without the network."""
+    one legal action plays it without the network, and rows of one view share one row's logits."""
     for core, batch in decisions_of(2, 3, n=8):
         if len(batch) == 8 and (batch.mask.sum(1) > 1).all():
             break
@@ -191,8 +191,9 @@ def test_one_network_call_per_lockstep_ply() -> None:
     assert len(observed) == 1 + stats["steps"]  # the root decisions, then one observation per lockstep ply
     assert len(calls) <= len(observed) and calls[0] == observed[0] == 8
     assert observed[1] == stats["rows"] == 6 * int(batch.mask.sum())
-    assert sum(calls[1:]) + stats["forced"] == sum(observed[1:])  # a row either asks the network or is forced
-    assert stats["forced"] > 0
+    # a row asks the network, or is forced, or shares the logits of an earlier row with its view
+    assert sum(calls[1:]) + stats["forced"] + stats["shared"] == sum(observed[1:])
+    assert stats["forced"] > 0 and stats["shared"] > 0
     assert stats["steps"] <= 13  # the rest of the first round (12 plies) and a capture choice or so
     assert stats["rows"] > 10 * len(calls)  # rollouts (8 games x 6 worlds x their moves) far outnumber calls
 
@@ -249,18 +250,23 @@ class EveryRowAsksTheNetwork(GuidedPIMC):
 
 
 MLP = Path(__file__).resolve().parents[3] / "checkpoints" / "exit-2p.npz"
+MLP3 = MLP.with_name("exit-3p.npz")
 
 
-@pytest.mark.parametrize("policy, sample, set_aside", [("ppo", "false", "court"), ("ppo", "true", "court"),
-                                                       ("mlp", "false", "court"), ("mlp", "true", "spades")])
-def test_forced_rows_and_legal_features_change_no_value(policy: str, sample: str, set_aside: str) -> None:
+@pytest.mark.parametrize("policy, sample, set_aside, players", [
+    ("ppo", "false", "court", 2), ("ppo", "true", "court", 2), ("mlp", "false", "court", 2),
+    ("mlp", "true", "spades", 2), ("mlp", "true", "court", 3)])
+def test_forced_rows_shared_views_and_legal_features_change_no_value(policy: str, sample: str, set_aside: str,
+                                                                     players: int) -> None:
     """The search's action values and actions are those of the plain rollouts (every row asks the network, with
-    every action's features), argmax or sampled: skipping forced rows changes nothing, not even a row's stream."""
-    spec = f"pimc:policy={policy}:{CKPT if policy == 'ppo' else MLP},samples=4,sample={sample}"
+    every action's features), argmax or sampled: skipping forced rows changes nothing, not even a row's stream, and
+    neither does scoring each distinct view of the worlds once."""
+    path = CKPT if policy == "ppo" else MLP if players == 2 else MLP3
+    spec = f"pimc:policy={policy}:{path},samples=4,sample={sample}"
     fast, plain = agents.load(spec), agents.load(spec)
     plain.__class__ = EveryRowAsksTheNetwork
     checked = 0
-    for k, (core, batch) in enumerate(decisions_of(2, 40, n=6, set_aside=set_aside)):
+    for k, (core, batch) in enumerate(decisions_of(players, 40, n=6, set_aside=set_aside)):
         if k % 5:
             continue
         rng = core.rng.copy()
@@ -271,7 +277,7 @@ def test_forced_rows_and_legal_features_change_no_value(policy: str, sample: str
         np.testing.assert_array_equal(v_fast, v_plain)
         np.testing.assert_array_equal(a_fast, a_plain)
         checked += int(np.isfinite(v_fast).sum())
-    assert checked > 100 and fast.stats["forced"] > 0
+    assert checked > 100 and fast.stats["forced"] > 0 and fast.stats["shared"] > 0
 
 
 def test_both_rollouts_average_the_policys_and_the_experts_values() -> None:
