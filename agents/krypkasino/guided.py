@@ -31,9 +31,9 @@ mean replaces it only when ``z`` standard errors below it.
 |          |         | move as baseline); ``both``: every world × move rolled out once each way, its |
 |          |         | value the mean of the two (an ensemble of two evaluators on the same worlds)  |
 | rows     | 4096    | rollout rows per lockstep batch (memory; decisions are never split)           |
-| threads  | 1       | torch threads of the network calls (the process's setting is restored after  |
-|          |         | each call): these small batches gain nothing from more, and lose much when    |
-|          |         | the cores are busy                                                            |
+| threads  | 1       | threads of the network calls, torch's (``ppo``) or numpy's BLAS (``mlp``,     |
+|          |         | with threadpoolctl); the process's setting is restored after each call: these |
+|          |         | small batches gain nothing from more, and lose much when the cores are busy   |
 
 **Defaults.** Chosen by measurement (docs/results/krypkasino-search.md): against
 ``pimc`` on 200 duplicate decks every ingredient (``critic``, ``weights``, ``value=relative``,
@@ -157,7 +157,7 @@ class GuidedPIMC:
             if self.critic:
                 raise ValueError("pimc option critic needs a train.py checkpoint (policy=ppo:PATH): an mlp file's "
                                  "value head estimates another quantity (its card's value_unit)")
-            self.net: PolicyNet | MLPNet = MLPNet(path)
+            self.net: PolicyNet | MLPNet = MLPNet(path, self.threads)
             self.meta, self.obs_dim = self.net.meta(), self.net.obs_dim
         else:
             self.ppo = load_ppo(path)

@@ -4,7 +4,11 @@
 files only), :class:`MLPNet` an ``mlp`` checkpoint (numpy, no pickle, :mod:`krypenv.agents.mlp`).
 Both answer ``logits(obs, feats, mask)`` (float32, −inf at illegal actions; ``feats`` the move
 features when the network reads them, ``moves``: every action's or only the legal ones', see
-:func:`krypenv.agents.mlp.legal_rows`) and ``values(obs)``, and count their logit calls.
+:func:`krypenv.agents.mlp.legal_rows`) and ``values(obs)``, and count their logit calls.  Each call runs with
+the search's ``threads``: torch's threads, or numpy's BLAS threads (set through threadpoolctl, of the ``rl``
+extra; without it numpy's own setting), the process's setting restored after the call.  An idle OpenBLAS
+thread spins for a while after a call, which took a core from the move features' numba threads (measured:
+docs/research/expert-iteration.md, "Labelling speed").
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from krypenv.agents.krypkasino.move_features import VERSION
 from krypenv.agents.krypkasino.ppo import GAME, PPOAgent
 from krypenv.agents.mlp import legal_rows
 
-__all__ = ["MLPNet", "PolicyNet", "load_ppo"]
+__all__ = ["MLPNet", "PolicyNet", "blas_threads", "load_ppo"]
 
 
 @lru_cache(maxsize=8)
@@ -99,12 +103,35 @@ class PolicyNet:
         return v.numpy().reshape(-1).astype(np.float64)
 
 
+@lru_cache(maxsize=1)
+def _blas_controller() -> Any:
+    """threadpoolctl's controller of the process's thread pools (found once), or None without threadpoolctl."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
+
+
+@contextmanager
+def blas_threads(threads: int) -> Iterator[None]:
+    """numpy's BLAS with ``threads`` threads inside the block, the process's setting restored after it (nothing
+    changes without threadpoolctl)."""
+    controller = _blas_controller()
+    if controller is None:
+        yield
+        return
+    with controller.limit(limits=threads, user_api="blas"):
+        yield
+
+
 class MLPNet:
     """The network of an ``mlp:PATH`` checkpoint (:mod:`krypenv.agents.mlp`, numpy) as the search asks it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, threads: int = 1) -> None:
         from krypenv.agents.mlp import MLPAgent, resolve
 
+        self.threads = threads
         self.agent = MLPAgent(resolve(path))
         self.net = self.agent.net
         if self.agent.trained_game != GAME:
@@ -129,8 +156,10 @@ class MLPNet:
     def logits(self, obs: np.ndarray, feats: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """(R, 105) float32 logits, −inf at illegal actions."""
         self.calls += 1
-        return self.net.logits(obs, mask, feats).astype(np.float32)
+        with blas_threads(self.threads):
+            return self.net.logits(obs, mask, feats).astype(np.float32)
 
     def values(self, obs: np.ndarray) -> np.ndarray:
         """(R,) the value head's estimates (the card's ``value_unit``)."""
-        return self.net.values(obs)
+        with blas_threads(self.threads):
+            return self.net.values(obs)

@@ -385,3 +385,32 @@ def test_row_values_own_and_relative() -> None:
         assert vals[0] == side[0] and left[0] == 42 - sum(pts[:P])
         L.row_values(d.state, game_vector(rules), np.array([0]), True, vals, left)
         assert vals[0] == pytest.approx(side[0] - sum(others) / len(others))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mlp_network_calls_run_with_the_threads_option(threads: int) -> None:
+    """``threads`` sets numpy's BLAS threads for each call of an ``mlp`` network (restored after it), as it sets
+    torch's for a ``ppo`` one."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def blas() -> set[int]:
+        return {p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"}
+
+    before = blas()
+    assert before, "numpy's BLAS is not visible to threadpoolctl"
+    agent = agents.load(f"pimc:policy=mlp:{MLP},samples=3,threads={threads}")
+    inside: list[set[int]] = []
+    logits = agent.net.net.logits
+
+    def watching(*args):  # type: ignore[no-untyped-def]
+        inside.append(blas())
+        return logits(*args)
+
+    agent.net.net.logits = watching  # type: ignore[method-assign]
+    with threadpoolctl.threadpool_limits(limits=3, user_api="blas"):  # the process's own setting, to restore
+        for _core, batch in decisions_of(2, 3, n=2):
+            agent.act(batch)
+            break
+        assert blas() == {3}
+    assert inside and all(seen == {threads} for seen in inside)
+    assert blas() == before
