@@ -5,8 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Twelve sets (:data:`SETS`): ``search`` (issue 40: the guided search's forced rows and legal
-features), ``house`` (issue 42: the device kernels' builder, the GPU engine benchmark's CPU
+Thirteen sets (:data:`SETS`): ``search`` (issue 40: the guided search's forced rows and legal
+features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house`` (issue 42: the device kernels' builder, the GPU engine benchmark's CPU
 twin), ``bench`` (issue 41: the evaluation's pot bound, the mlp agent's draw), ``endgame`` (issue 40:
 the exact endgame's wrapper and pimc's game vector),
 ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
@@ -149,13 +149,22 @@ SETS["search"] = (["krypenv/agents/krypkasino/guided.py", "krypenv/agents/krypka
                    "krypenv.agents.krypkasino.move_features.x_row_features*", "krypenv.agents.mlp.x_legal_rows*"],
                   ["tests/agents/krypkasino/test_move_features.py", "tests/agents/krypkasino/test_guided.py",
                    "tests/agents/test_mlp.py"])
+SETS["views"] = (["krypenv/agents/krypkasino/guided.py", "krypenv/agents/krypkasino/policy_nets.py"],
+                 ["krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_shared_views*",
+                  "krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_rollout_actions*",
+                  "krypenv.agents.krypkasino.policy_nets.x__blas_controller*",
+                  "krypenv.agents.krypkasino.policy_nets.x_blas_threads*",
+                  "krypenv.agents.krypkasino.policy_nets.xǁMLPNetǁ*"],
+                 ["tests/agents/krypkasino/test_guided.py", "tests/agents/krypkasino/test_shared_views.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
                "aec": ["-k", "entry_loads or test_env_inputs"],  # aec: the registry tests that need docs/ left out
                "house": ["-k", "not interleaved"],  # house: the rounds of experiments/bench_compare.py (not staged)
                "search": ["-k", ("legal or forced or lockstep or either_layout or parallel_and_serial or refused or "
-                                 "reproducible or softmax or never_ask or vecenv_appends")]}
+                                 "reproducible or softmax or never_ask or vecenv_appends")],
+               "views": ["-k", ("shared or threads_option or forced or lockstep or never_ask or network_pieces or "
+                                "option_errors or bad_policies")]}
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 

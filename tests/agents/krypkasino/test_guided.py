@@ -414,3 +414,46 @@ def test_mlp_network_calls_run_with_the_threads_option(threads: int) -> None:
         assert blas() == {3}
     assert inside and all(seen == {threads} for seen in inside)
     assert blas() == before
+
+
+class ExpertToldTheVariant(GuidedPIMC):
+    """``rollout=expert``'s rollouts by their definition: every row the expert's, its tie-breaks from the row's own
+    stream, the expert told the set-aside variant ``told_spades`` (K8: which cards leave the table at a round's end)."""
+
+    told_spades = True
+
+    def _rollout_actions(self, rs, ri, cfg, rules, rows, rng, expert_from):  # type: ignore[no-untyped-def]
+        from krypenv.agents.krypkasino import tactics as T
+        from krypenv.agents.krypkasino.heuristics import act_batch
+
+        assert expert_from == 0
+        u = np.empty(rows.shape[0], np.float64)
+        L.draw(rng, rows, u)
+        out = np.empty(rows.shape[0], np.int64)
+        act_batch(rs, rs[:, cfg[C_E0]:cfg[C_E0] + 53], rows, rules.players, rules.hand_size, self.told_spades,
+                  T.EXPERT, self.expert_w, u, out)
+        return out
+
+
+def test_expert_rollouts_play_the_expert_of_the_tables_variant() -> None:
+    """``rollout=expert`` under the spades set-aside: the values of rollouts by the expert told the variant, and not
+    those of an expert told the court variant (the variant changes some values)."""
+    spec = f"pimc:policy=mlp:{MLP},samples=4,rollout=expert,rounds=0"  # to the deal's end: every round end
+    fast, spades, court = agents.load(spec), agents.load(spec), agents.load(spec)
+    spades.__class__ = court.__class__ = ExpertToldTheVariant
+    court.told_spades = False
+    differ = checked = 0
+    for k, (core, batch) in enumerate(decisions_of(2, 70, n=6, set_aside="spades")):
+        if k % 4:
+            continue
+        rng = core.rng.copy()
+        got = []
+        for agent in (fast, spades, court):
+            core.rng[:] = rng
+            got.append(agent.values(batch))
+        core.rng[:] = rng
+        np.testing.assert_array_equal(got[0][0], got[1][0])
+        np.testing.assert_array_equal(got[0][1], got[1][1])
+        differ += int(np.sum(np.nan_to_num(got[0][0], nan=0.0) != np.nan_to_num(got[2][0], nan=0.0)))
+        checked += int(np.isfinite(got[0][0]).sum())
+    assert checked > 100 and differ > 0
