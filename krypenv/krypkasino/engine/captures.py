@@ -470,8 +470,7 @@ def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
 
 @njit(cache=True)
 def sweep_values_known(values: int, tkey: int, total: int, sums: int, first: bool, scr: np.ndarray) -> int:
-    """:func:`hand_sweep_values_k` of a non-empty table whose total is known (and its subset sums, or −1 to compute
-    them when needed); with ``first``, only the lowest sweeping value (non-zero exactly when some value sweeps)."""
+    """Sweeping ``values`` (K13) of a non-empty table of known total and sums (−1: unknown); ``first``: the lowest."""
     values &= _DIVISORS[total]  # a sweep splits the table into parts of v: v divides the total
     if values == 0:
         return 0
