@@ -6,9 +6,10 @@
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
 Thirteen sets (:data:`SETS`): ``search`` (issue 40: the guided search's forced rows and legal
-features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house`` (issue 42: the device kernels' builder, the GPU engine benchmark's CPU
-twin), ``bench`` (issue 41: the evaluation's pot bound, the mlp agent's draw), ``endgame`` (issue 40:
-the exact endgame's wrapper and pimc's game vector),
+features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house``
+(issue 42: the device kernels' builder, the GPU engine benchmark's CPU twin), ``bench`` (issue 41: the
+evaluation's pot bound, the mlp agent's draw), ``endgame`` (issue 40: the exact endgame's wrapper and pimc's game
+vector),
 ``loop`` (issue 41: the self-play network's compact arithmetic), ``average``
 (issue 41: the average policy's buffers and fit), ``explore`` (issue 41: the behaviour policy and its importance
 weights),
