@@ -35,7 +35,9 @@ observation layout, and a table of another player count.  ``PATH`` is a file, or
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +47,7 @@ from krypenv.agents.checkpoint import SHIPPED
 
 from krypenv.agent_api import DecisionBatch
 
-__all__ = ["ACTION_FEATURES", "FORMAT", "FORMAT2", "MLPAgent", "Network", "draw", "load", "save"]
+__all__ = ["ACTION_FEATURES", "FORMAT", "FORMAT2", "MLPAgent", "Network", "blas_threads", "draw", "load", "save"]
 
 FORMAT = "krypenv-mlp/1"
 FORMAT2 = "krypenv-mlp/2"  # format 1 plus input scaling, an action scorer and a value head (module docstring)
@@ -82,6 +84,34 @@ def save(path: str | Path, card: dict[str, Any], hidden: list[tuple[np.ndarray, 
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez(path, **arrays)
     return path
+
+
+@lru_cache(maxsize=1)
+def _blas_controller() -> Any:
+    """threadpoolctl's controller of the process's thread pools (found once), or None without threadpoolctl."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
+
+
+@contextmanager
+def blas_threads(threads: int, required: bool = False) -> Iterator[None]:
+    """numpy's BLAS with ``threads`` threads inside the block, the process's setting restored after it.
+
+    threadpoolctl (the ``rl`` extra) sets it; without threadpoolctl nothing changes, or, when ``required``,
+    an ImportError says what to install.
+    """
+    controller = _blas_controller()
+    if controller is None:
+        if required:
+            raise ImportError("numpy's BLAS threads are set through threadpoolctl: pip install 'krypenv[rl]' "
+                              "(or threadpoolctl)")
+        yield
+        return
+    with controller.limit(limits=threads, user_api="blas"):
+        yield
 
 
 def _dense(x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], activation: str) -> np.ndarray:

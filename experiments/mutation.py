@@ -150,13 +150,14 @@ SETS["search"] = (["krypenv/agents/krypkasino/guided.py", "krypenv/agents/krypka
                    "krypenv.agents.krypkasino.move_features.x_row_features*", "krypenv.agents.mlp.x_legal_rows*"],
                   ["tests/agents/krypkasino/test_move_features.py", "tests/agents/krypkasino/test_guided.py",
                    "tests/agents/test_mlp.py"])
-SETS["views"] = (["krypenv/agents/krypkasino/guided.py", "krypenv/agents/krypkasino/policy_nets.py"],
+SETS["views"] = (["krypenv/agents/krypkasino/guided.py", "krypenv/agents/krypkasino/policy_nets.py",
+                  "krypenv/agents/mlp.py"],
                  ["krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_shared_views*",
                   "krypenv.agents.krypkasino.guided.xǁGuidedPIMCǁ_rollout_actions*",
-                  "krypenv.agents.krypkasino.policy_nets.x__blas_controller*",
-                  "krypenv.agents.krypkasino.policy_nets.x_blas_threads*",
+                  "krypenv.agents.mlp.x__blas_controller*", "krypenv.agents.mlp.x_blas_threads*",
                   "krypenv.agents.krypkasino.policy_nets.xǁMLPNetǁ*"],
-                 ["tests/agents/krypkasino/test_guided.py", "tests/agents/krypkasino/test_shared_views.py"])
+                 ["tests/agents/krypkasino/test_guided.py", "tests/agents/krypkasino/test_shared_views.py",
+                  "tests/agents/test_mlp.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

@@ -23,9 +23,9 @@ import numpy as np
 from krypenv.agents.checkpoint import resolve_checkpoint
 from krypenv.agents.krypkasino.move_features import VERSION
 from krypenv.agents.krypkasino.ppo import GAME, PPOAgent
-from krypenv.agents.mlp import legal_rows
+from krypenv.agents.mlp import blas_threads, legal_rows
 
-__all__ = ["MLPNet", "PolicyNet", "blas_threads", "load_ppo"]
+__all__ = ["MLPNet", "PolicyNet", "load_ppo"]
 
 
 @lru_cache(maxsize=8)
@@ -101,28 +101,6 @@ class PolicyNet:
             else:
                 v = self.policy.predict_values(s)
         return v.numpy().reshape(-1).astype(np.float64)
-
-
-@lru_cache(maxsize=1)
-def _blas_controller() -> Any:
-    """threadpoolctl's controller of the process's thread pools (found once), or None without threadpoolctl."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return None
-    return ThreadpoolController()
-
-
-@contextmanager
-def blas_threads(threads: int) -> Iterator[None]:
-    """numpy's BLAS with ``threads`` threads inside the block, the process's setting restored after it (nothing
-    changes without threadpoolctl)."""
-    controller = _blas_controller()
-    if controller is None:
-        yield
-        return
-    with controller.limit(limits=threads, user_api="blas"):
-        yield
 
 
 class MLPNet:

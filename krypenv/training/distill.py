@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.games import DEFAULT_GAME, GAMES
+from krypenv.training.common import machine as common_machine
 from krypenv.training.common import training_part
 from krypenv.training.labels import Labels, LabelSet
 from krypenv.training.student import train, training_data
@@ -189,9 +190,9 @@ def label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
     OpenBLAS's idle threads spin (measured: 40% of the CPU time of a shard); one thread also makes the
     student's sums, and so its greedy actions, the same on every machine's thread count.
     """
-    from threadpoolctl import threadpool_limits
+    from krypenv.agents.mlp import blas_threads
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_threads(1, required=True):
         return _label_shard(job)
 
 
@@ -332,13 +333,9 @@ def jobs_of(args: Args, iteration: int, student: str) -> list[LabelJob]:
 
 
 def machine() -> str:
-    """The machine in a few words (:func:`krypenv.bench.machine`): processor, cores, Python, torch."""
-    import torch
-
-    from krypenv.bench import machine as info
-
-    m = info()
-    return f"{m['cpu']}, {m['cpus']} cores, Python {m['python']}, torch {torch.__version__}"
+    """The machine in a few words (:func:`krypenv.training.common.machine`): processor, cores, Python, torch."""
+    m = common_machine()
+    return f"{m['cpu']}, {m['cpus']} cores, Python {m['python']}, torch {m['torch']} at {m['cpu_capability']}"
 
 
 def main(args: Args) -> list[dict[str, Any]]:

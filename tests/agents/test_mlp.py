@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from krypenv.agents import mlp
 from krypenv.agents.mlp import FORMAT, MLPAgent, save
 from scipy import stats
 
@@ -230,3 +231,32 @@ def test_a_scorer_reads_the_legal_actions_features_in_either_layout() -> None:
         env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
     with pytest.raises(ValueError, match=rf"{b.shape[0] - 1} rows of legal-action features for {b.shape[0]} legal"):
         legal_rows(legal[1:], b, a)
+
+
+# --------------------------------------------------------------------------- numpy's BLAS threads
+def blas_pools() -> set[int]:
+    """The thread counts of the process's BLAS pools, as threadpoolctl reads them."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return {p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"}
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_blas_threads_sets_inside_and_restores(threads: int) -> None:
+    """Inside the block numpy's BLAS runs ``threads`` threads; after it, the process's own setting again."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        with mlp.blas_threads(threads):
+            assert blas_pools() == {threads}
+        assert blas_pools() == {2}
+
+
+def test_blas_threads_without_threadpoolctl(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without threadpoolctl the block runs unchanged, or, when required, an ImportError names what to install."""
+    monkeypatch.setattr(mlp, "_blas_controller", lambda: None)
+    ran = []
+    with mlp.blas_threads(1):
+        ran.append(1)
+    assert ran == [1]
+    with pytest.raises(ImportError, match=r"krypenv\[rl\].*threadpoolctl"), mlp.blas_threads(1, required=True):
+        ran.append(2)
+    assert ran == [1]

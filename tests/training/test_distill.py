@@ -135,6 +135,21 @@ def test_a_shard_is_a_function_of_its_job() -> None:
     assert (taught <= np.nanmax(a.values, axis=1)).all()
 
 
+def test_a_shard_is_labelled_with_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """label_shard runs its work with numpy's BLAS at one thread and restores the process's setting after it."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def blas() -> set[int]:
+        return {p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"}
+
+    seen: list[set[int]] = []
+    monkeypatch.setattr(D, "_label_shard", lambda j: seen.append(blas()) or j)
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        assert D.label_shard("the job") == "the job"  # type: ignore[arg-type]
+        assert blas() == {2}
+    assert seen == [{1}]
+
+
 def test_kungsholmskille_labels() -> None:
     lab, _ = D.label_shard(job(game="kungsholmskille", players=4, games=3, teacher="pimc:worlds=2"))
     assert len(lab) > 10 and lab.state.shape[1] > 0
