@@ -34,9 +34,11 @@ deal, 95% CI over decks; lower is better) goes to TensorBoard, ``eval.csv`` and
 end the trained agent meets every baseline (random, greedy, creeper, expert) in a duplicate
 evaluation whose report is printed.
 
-Outputs in ``runs/<run-name>/``: ``args.json``, ``tb/`` (TensorBoard: ``tensorboard --logdir runs``),
-``eval.csv``, ``learning_curve.png``, ``checkpoints/latest.zip``, ``checkpoints/best.zip`` (the
-best periodic evaluation), ``final.zip`` and ``final_eval.txt``.  Checkpoints are SB3 zips with
+Outputs in ``runs/<run-name>/``: ``args.json``, ``machine.json`` (the processor, versions and the SIMD
+level of torch's CPU kernels: training is deterministic on one machine, not across machines),
+``tb/`` (TensorBoard: ``tensorboard --logdir runs``), ``eval.csv``, ``learning_curve.png``,
+``checkpoints/latest.zip``, ``checkpoints/best.zip`` (the best periodic evaluation), ``final.zip``,
+``final_eval.txt`` and ``summary.json``.  Checkpoints are SB3 zips with
 a ``krypenv.json`` member; ``krypenv eval --agents ppo:runs/<run>/final.zip,expert`` plays them.
 """
 
@@ -60,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.games import DEFAULT_GAME, GAMES
-from krypenv.training.common import Curve, resolve, training_part
+from krypenv.training.common import Curve, machine, resolve, training_part
 from krypenv.training.warm import imitate, init_checkpoint, load_weights, net_arch
 
 
@@ -344,7 +346,11 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     run_dir = Path(args.out_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
+    host = machine()
+    (run_dir / "machine.json").write_text(json.dumps(host, indent=1) + "\n")
     print(f"run {run_dir}  (tensorboard --logdir {args.out_dir})", flush=True)
+    print(f"machine: {host['cpu']}, {host['cpus']} cores, torch {host['torch']} at {host['cpu_capability']} "
+          "(the figures are this machine's: machine.json)", flush=True)
 
     # the games: the learner in a random seat, the league in the others
     env = part.make_env(args, league)
@@ -395,7 +401,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
 
     # the final table: the trained agent against every baseline
     summary: dict[str, Any] = {"run_dir": str(run_dir), "final": str(final), "env_steps": int(model.num_timesteps),
-                               "train_s": train_s, "curve": callback.rows}
+                               "train_s": train_s, "machine": host, "curve": callback.rows}
     if args.final_deals:
         table, final_vs_expert = part.final_table(part.agent_class().load(final), args)
         summary["final_vs_expert"] = final_vs_expert

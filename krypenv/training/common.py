@@ -35,7 +35,7 @@ from typing import Any
 
 from krypenv.games import GAMES
 
-__all__ = ["Curve", "Point", "resolve", "training_part"]
+__all__ = ["Curve", "Point", "machine", "resolve", "training_part"]
 
 
 @dataclass(frozen=True)
@@ -73,3 +73,18 @@ def resolve(args: Any) -> Any:
     part.check_options(args)
     fill = {k: v for k, v in part.DEFAULTS.items() if not getattr(args, k)}
     return dataclasses.replace(args, **fill)
+
+
+def machine() -> dict[str, Any]:
+    """What a run's figures depend on besides its arguments: processor, cores, versions, torch's SIMD level.
+
+    Training is deterministic on one machine, not across machines: torch's CPU kernels take the widest SIMD
+    the processor has (``cpu_capability``: AVX512, AVX2, ...; ``ATEN_CPU_CAPABILITY`` lowers it) and sum
+    floats in that kernel's order, so the same seed on another capability trains another trajectory
+    (measured: docs/results/krypkasino-training.md, "Machines").
+    """
+    import torch
+
+    from krypenv.bench import machine as info
+
+    return {**info(), "torch": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability()}

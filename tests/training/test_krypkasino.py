@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+import torch
 from krypenv.eval.krypkasino import EvalConfig, evaluate
 
 from krypenv import agents
@@ -60,6 +61,11 @@ def test_outputs(run):
     assert "docs/results/krypkasino-training.md, 'The quick start over seeds'" in out.stdout
     summary = json.loads((d / "summary.json").read_text())
     assert summary["env_steps"] >= 1024 and "final_vs_expert" in summary
+    # the machine the figures are this run's on: the file, the summary and the printed line agree
+    host = json.loads((d / "machine.json").read_text())
+    assert summary["machine"] == host and host["cpus"] >= 1 and host["torch"] == torch.__version__
+    assert f"machine: {host['cpu']}, {host['cpus']} cores, torch {host['torch']} at {host['cpu_capability']}" \
+        in out.stdout
     # --save-to: the final policy without the optimizer state; the run's final.zip resumes training
     import zipfile
 
@@ -69,6 +75,20 @@ def test_outputs(run):
     assert "policy.pth" in slim and "krypenv.json" in slim and "policy.optimizer.pth" not in slim
     assert agents.load(f"ppo:{tmp / 'ckpt' / 'p2.zip'}").meta["optimizer"] is False
     MaskablePPO.load(d / "final.zip", device="cpu")
+
+
+@pytest.mark.parametrize(("setting", "capability"), [("default", "DEFAULT"), ("avx2", "AVX2")])
+def test_machine_names_the_simd_level_torch_runs_at(setting: str, capability: str) -> None:
+    """The run's machine record says the SIMD level torch's kernels take, ATEN_CPU_CAPABILITY's when it is set."""
+    import os
+
+    if capability == "AVX2" and torch.backends.cpu.get_cpu_capability() == "DEFAULT":
+        pytest.skip("this processor has no AVX2")
+    code = "import json; from krypenv.training.common import machine; print(json.dumps(machine()))"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ATEN_CPU_CAPABILITY": setting},
+                         capture_output=True, text=True, timeout=120, check=True)
+    host = json.loads(out.stdout)
+    assert host["cpu_capability"] == capability and host["torch"] == torch.__version__
 
 
 def test_checkpoint_plays_as_ppo_spec(run):
