@@ -306,3 +306,42 @@ def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
         want = (f"{int(r['budget_steps']):,}", f"{int(r['deals']):,}",
                 *(f"{float(r[k]):.2f}" for k in ("gain", "ci_low", "ci_high")))
         assert (steps, decks, *(x.replace("−", "-") for x in (gain, low, high))) == want, (agent, seed)
+
+
+def fence_faults(text: str) -> list[str]:
+    """Code fences that do not close: a fence left open at the end, or a closing fence with text after it
+    (CommonMark then reads it as content, and the block runs on to the next fence or the end)."""
+    faults: list[str] = []
+    opened: tuple[str, int] | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        m = re.match(r" {0,3}(`{3,}|~{3,})(.*)$", line)
+        if not m:
+            continue
+        fence, rest = m.group(1), m.group(2)
+        if opened is None:
+            opened = (fence, n)
+        elif fence[0] == opened[0][0] and len(fence) >= len(opened[0]):
+            if rest.strip():
+                faults.append(f"line {n}: text after a closing fence")
+            else:
+                opened = None
+    if opened is not None:
+        faults.append(f"line {opened[1]}: a fence never closed")
+    return faults
+
+
+def test_fence_faults_finds_both_kinds() -> None:
+    """The checker below: a clean page passes, a botched close and an open end are both found."""
+    assert fence_faults("a\n```bash\nx\n```\n\n````\n```\n````\nb\n") == []
+    assert fence_faults("```bash\nx\n``` more text\ny\n") == ["line 3: text after a closing fence",
+                                                             "line 1: a fence never closed"]
+    assert fence_faults("~~~\nx\n") == ["line 1: a fence never closed"]
+
+
+def test_every_page_closes_its_code_fences() -> None:
+    """Every Markdown file of the project (the site, the README, the checkpoints' cards) closes each code block."""
+    skip = {".git", "_build", "build", "runs", "node_modules", ".venv"}
+    pages = [p for p in ROOT.rglob("*.md") if not skip & set(p.relative_to(ROOT).parts)]
+    assert ROOT / "README.md" in pages and DOCS / "research" / "expert-iteration.md" in pages
+    bad = {str(p.relative_to(ROOT)): f for p in pages if (f := fence_faults(p.read_text(encoding="utf-8")))}
+    assert not bad, bad
