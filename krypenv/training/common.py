@@ -29,13 +29,18 @@ name                   what it is
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from krypenv.games import GAMES
 
-__all__ = ["Curve", "Point", "machine", "resolve", "training_part"]
+__all__ = ["FLOAT_ENV", "Curve", "Point", "machine", "resolve", "training_part"]
+
+# environment variables that choose the CPU kernels torch sums floats with: ATen's SIMD level, MKL's instruction
+# path and MKL's conditional numerical reproducibility
+FLOAT_ENV = ("ATEN_CPU_CAPABILITY", "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR")
 
 
 @dataclass(frozen=True)
@@ -75,16 +80,30 @@ def resolve(args: Any) -> Any:
     return dataclasses.replace(args, **fill)
 
 
+def _version(package: str) -> str | None:
+    """An installed package's version, or None."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
 def machine() -> dict[str, Any]:
-    """What a run's figures depend on besides its arguments: processor, cores, versions, torch's SIMD level.
+    """What a run's figures depend on besides its arguments: processor, cores, libraries, torch's SIMD level.
 
     Training is deterministic on one machine, not across machines: torch's CPU kernels take the widest SIMD
     the processor has (``cpu_capability``: AVX512, AVX2, ...; ``ATEN_CPU_CAPABILITY`` lowers it) and sum
     floats in that kernel's order, so the same seed on another capability trains another trajectory
-    (measured: docs/results/krypkasino-training.md, "Machines").
+    (measured: docs/results/krypkasino-training.md, "Machines"). ``float_env``: the settings of
+    :data:`FLOAT_ENV` in the environment, each of which changes that order.
     """
     import torch
 
     from krypenv.bench import machine as info
 
-    return {**info(), "torch": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    libraries = {name: _version(name) for name in ("stable-baselines3", "sb3-contrib", "gymnasium")}
+    float_env = {k: os.environ[k] for k in FLOAT_ENV if k in os.environ}
+    return {**info(), **libraries, "torch": torch.__version__,
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(), "float_env": float_env}

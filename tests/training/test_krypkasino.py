@@ -79,16 +79,28 @@ def test_outputs(run):
 
 @pytest.mark.parametrize(("setting", "capability"), [("default", "DEFAULT"), ("avx2", "AVX2")])
 def test_machine_names_the_simd_level_torch_runs_at(setting: str, capability: str) -> None:
-    """The run's machine record says the SIMD level torch's kernels take, ATEN_CPU_CAPABILITY's when it is set."""
+    """The run's machine record says the SIMD level torch's kernels take, ATEN_CPU_CAPABILITY's when it is set,
+    and every float-path setting of the environment (and only those)."""
     import os
+
+    from krypenv.training.common import FLOAT_ENV
 
     if capability == "AVX2" and torch.backends.cpu.get_cpu_capability() == "DEFAULT":
         pytest.skip("this processor has no AVX2")
     code = "import json; from krypenv.training.common import machine; print(json.dumps(machine()))"
-    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ATEN_CPU_CAPABILITY": setting},
-                         capture_output=True, text=True, timeout=120, check=True)
+    env = {k: v for k, v in os.environ.items() if k not in FLOAT_ENV}
+    env.update(ATEN_CPU_CAPABILITY=setting, MKL_ENABLE_INSTRUCTIONS="AVX2", KRYPENV_UNRELATED="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                         check=True)
     host = json.loads(out.stdout)
     assert host["cpu_capability"] == capability and host["torch"] == torch.__version__
+    assert host["float_env"] == {"ATEN_CPU_CAPABILITY": setting, "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+    import gymnasium
+    import sb3_contrib
+    import stable_baselines3
+
+    assert (host["stable-baselines3"], host["sb3-contrib"], host["gymnasium"]) == \
+        (stable_baselines3.__version__, sb3_contrib.__version__, gymnasium.__version__)
 
 
 def test_checkpoint_plays_as_ppo_spec(run):
@@ -334,3 +346,10 @@ def test_league_first_draw_without_snapshots_skips_self():
     assert league.probabilities() == {"x": 1.0}
     with pytest.raises(ValueError, match="unknown members"):
         League({"x": agents.load("random")}, {"y": 1}, seed=0)
+
+
+def test_machine_names_a_missing_library_as_none() -> None:
+    """A library that is not installed is recorded as None, not an error."""
+    from krypenv.training.common import _version
+
+    assert _version("krypenv-no-such-package") is None and _version("numpy") == np.__version__
