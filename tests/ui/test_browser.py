@@ -5,9 +5,10 @@ Needs the ``playwright`` package (``pip install -e ".[ui]"``) and a Chromium at 
 missing.  Screenshots of every view go to ``tests/ui/artifacts/`` (ignored by git) and, when
 ``KRYPENV_SCREENSHOTS`` names a folder (``docs/img``), there too, for the docs (docs/guides/play.md).
 
-The tests wait on the page with Playwright's ``wait_for_function``, which evaluates a string in
+The tests wait on the page with Playwright's ``wait_for_function``, which polls with ``eval`` in
 the page: their pages bypass its Content-Security-Policy (no ``eval``), which
-:func:`test_the_page_plays_under_its_content_security_policy` holds on a page of its own.
+:func:`test_the_page_plays_under_its_content_security_policy` holds on a page of its own; that
+page's waits ask from outside (:func:`poll`).
 """
 
 from __future__ import annotations
@@ -89,9 +90,17 @@ def start(page: Any, base: str, game: str, players: int, seed: int, view: str = 
     page.select_option("#f-speed", "0")
     shot(page, f"{view}setup-{game}")
     page.click("#start")
-    page.wait_for_function("document.body.dataset.events !== undefined")
-    page.wait_for_function("location.hash.startsWith('#play/')")
+    poll(page, "document.body.dataset.events !== undefined && location.hash.startsWith('#play/')")
     return page.evaluate("location.hash").split("/")[1]
+
+
+def poll(page: Any, condition: str, timeout_s: float = 60.0) -> None:
+    """Wait until the JavaScript ``condition`` holds, asked from here (DevTools' evaluate, which a page's
+    Content-Security-Policy allows; ``wait_for_function`` polls with ``eval`` inside the page, which it forbids)."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(condition):
+        assert time.monotonic() < deadline, f"the page never reached {condition}"
+        page.wait_for_timeout(50)
 
 
 def wait_drawn(page: Any, base: str, gid: str) -> dict[str, Any]:
