@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Thirteen sets (:data:`SETS`): ``search`` (issue 40: the guided search's forced rows and legal
+Fourteen sets (:data:`SETS`): ``record`` (a training run's machine record, the BLAS-threads helper),
+``search`` (issue 40: the guided search's forced rows and legal
 features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house``
 (issue 42: the device kernels' builder, the GPU engine benchmark's CPU twin), ``bench`` (issue 41: the
 evaluation's pot bound, the mlp agent's draw), ``endgame`` (issue 40: the exact endgame's wrapper and pimc's game
@@ -158,6 +159,11 @@ SETS["views"] = (["krypenv/agents/krypkasino/guided.py", "krypenv/agents/krypkas
                   "krypenv.agents.krypkasino.policy_nets.xǁMLPNetǁ*"],
                  ["tests/agents/krypkasino/test_guided.py", "tests/agents/krypkasino/test_shared_views.py",
                   "tests/agents/test_mlp.py"])
+SETS["record"] = (["krypenv/training/common.py", "krypenv/agents/mlp.py", "krypenv/training/distill.py"],
+                  ["krypenv.training.common.x_machine*", "krypenv.training.common.x__version*",
+                   "krypenv.agents.mlp.x__blas_controller*", "krypenv.agents.mlp.x_blas_threads*",
+                   "krypenv.training.distill.x_label_shard*"],
+                  ["tests/training/test_krypkasino.py", "tests/agents/test_mlp.py", "tests/training/test_distill.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
@@ -166,7 +172,8 @@ PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and 
                "search": ["-k", ("legal or forced or lockstep or either_layout or parallel_and_serial or refused or "
                                  "reproducible or softmax or never_ask or vecenv_appends")],
                "views": ["-k", ("shared or threads_option or forced or lockstep or never_ask or network_pieces or "
-                                "option_errors or bad_policies")]}
+                                "option_errors or bad_policies")],
+               "record": ["-k", "machine or blas or threadpoolctl"]}
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 

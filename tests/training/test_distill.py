@@ -150,6 +150,17 @@ def test_a_shard_is_labelled_with_one_blas_thread(monkeypatch: pytest.MonkeyPatc
     assert seen == [{1}]
 
 
+def test_labelling_without_threadpoolctl_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Labels need the one BLAS thread (the student's sums, so its greedy actions, on every thread count): without
+    threadpoolctl a shard is refused with an ImportError naming the extra, before any work."""
+    from krypenv.agents import mlp
+
+    monkeypatch.setattr(mlp, "_blas_controller", lambda: None)
+    monkeypatch.setattr(D, "_label_shard", lambda j: pytest.fail("labelled without the BLAS setting"))
+    with pytest.raises(ImportError, match=r"krypenv\[rl\]"):
+        D.label_shard("the job")  # type: ignore[arg-type]
+
+
 def test_kungsholmskille_labels() -> None:
     lab, _ = D.label_shard(job(game="kungsholmskille", players=4, games=3, teacher="pimc:worlds=2"))
     assert len(lab) > 10 and lab.state.shape[1] > 0

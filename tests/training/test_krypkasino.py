@@ -348,6 +348,26 @@ def test_league_first_draw_without_snapshots_skips_self():
         League({"x": agents.load("random")}, {"y": 1}, seed=0)
 
 
+def test_machine_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """machine(): this process's capability and libraries, the float-path settings only, and krypenv.bench's facts."""
+    import sb3_contrib
+    import stable_baselines3
+
+    from krypenv.bench import machine as bench_machine
+    from krypenv.training.common import FLOAT_ENV, machine
+
+    for k in FLOAT_ENV:
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")
+    monkeypatch.setenv("KRYPENV_UNRELATED", "1")
+    host = machine()
+    assert host["float_env"] == {"MKL_CBWR": "COMPATIBLE"}
+    assert host["cpu_capability"] == torch.backends.cpu.get_cpu_capability() and host["torch"] == torch.__version__
+    assert host["sb3-contrib"] == sb3_contrib.__version__ and host["gymnasium"] is not None
+    assert host["stable-baselines3"] == stable_baselines3.__version__
+    assert {k: host[k] for k in bench_machine()} == bench_machine()
+
+
 def test_machine_names_a_missing_library_as_none() -> None:
     """A library that is not installed is recorded as None, not an error."""
     from krypenv.training.common import _version
