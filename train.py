@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.games import DEFAULT_GAME, GAMES
+from krypenv.threads import set_torch_threads
 from krypenv.training.common import Curve, machine, resolve, training_part
 from krypenv.training.warm import imitate, init_checkpoint, load_weights, net_arch
 
@@ -331,7 +332,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(args.torch_threads)
+    set_torch_threads(args.torch_threads)
     # the move scorer's gather/scatter gradients sum in thread order unless told otherwise (measured: weights
     # differed by 1e-7 after 4 updates of two runs with the same seed, then the runs diverged)
     torch.use_deterministic_algorithms(True)

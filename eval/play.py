@@ -71,7 +71,9 @@ def init_worker(player: ChunkPlayer, specs: list[str], game: str, config: Any, t
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     _WORKER.update(player=player, config=config, agents=load_agents(specs, game))
     if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(threads)
+        from krypenv.threads import set_torch_threads
+
+        set_torch_threads(threads)
 
 
 def work(chunk: Chunk) -> Any:

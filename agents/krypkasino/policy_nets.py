@@ -25,6 +25,8 @@ from krypenv.agents.krypkasino.move_features import VERSION
 from krypenv.agents.krypkasino.ppo import GAME, PPOAgent
 from krypenv.agents.mlp import blas_threads, legal_rows
 
+from krypenv.threads import set_torch_threads
+
 __all__ = ["MLPNet", "PolicyNet", "load_ppo"]
 
 
@@ -64,12 +66,12 @@ class PolicyNet:
         import torch as th
 
         before = th.get_num_threads()
-        th.set_num_threads(self.threads)
+        set_torch_threads(self.threads)
         try:
             with th.no_grad():
                 yield
         finally:
-            th.set_num_threads(before)
+            set_torch_threads(before)
 
     def logits(self, obs: np.ndarray, feats: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """(R, 105) float32 logits, −inf at illegal actions; one forward pass (the scorer on legal actions only)."""

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from krypenv.games import DEFAULT_GAME, GAMES
+from krypenv.threads import set_torch_threads
 from krypenv.training.common import machine as common_machine
 from krypenv.training.common import training_part
 from krypenv.training.labels import Labels, LabelSet
@@ -352,7 +353,7 @@ def main(args: Args) -> list[dict[str, Any]]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
     torch.manual_seed(args.seed)
-    torch.set_num_threads(args.torch_threads or len(os.sched_getaffinity(0)))
+    set_torch_threads(args.torch_threads or len(os.sched_getaffinity(0)))
     torch.use_deterministic_algorithms(True)  # the scorer's scatter-add sums in a fixed order: runs repeat
     core = part.distill_core(args.players, args.preset, 1)
     labels = LabelSet(out / "labels", {"game": args.game, "players": args.players, "preset": args.preset,

@@ -69,6 +69,7 @@ import torch
 from torch import nn
 
 from krypenv.games import DEFAULT_GAME, GAMES
+from krypenv.threads import set_torch_threads
 from krypenv.training import mmdnet
 from krypenv.training.average import AVERAGES, Averager
 from krypenv.training.critic import ExactNashConv, OracleCritic, opponent_ratios, policy_function
@@ -303,7 +304,7 @@ def main(args: Args, hook: Callable[[Snapshot], bool] | None = None, clock: Stop
     torch.manual_seed(args.seed)
     device, out = torch.device(args.device), Path(args.out)
     if device.type == "cpu":
-        torch.set_num_threads(args.torch_threads)
+        set_torch_threads(args.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
     env = make_env(args)
     exact = ExactNashConv(args) if args.eval_every else None

@@ -42,6 +42,7 @@ import numpy as np
 import torch
 
 from krypenv.games import DEFAULT_GAME
+from krypenv.threads import set_torch_threads
 from krypenv.training.critic import TreeValues
 from krypenv.training.mmdnet import Policy
 from krypenv.training.monitor import Monitor, Stopwatch
@@ -120,7 +121,7 @@ def main(args: Args) -> dict[str, Any]:
     from krypenv.training.exploit import parse_rules
 
     torch.manual_seed(args.seed)
-    torch.set_num_threads(args.torch_threads)
+    set_torch_threads(args.torch_threads)
     out = Path(args.out)
     tree = GameTree.load(args.game, args.preset, args.players, **parse_rules(args.rules))
     tv = TreeValues(tree)
