@@ -5,11 +5,16 @@ builds, once per table, the first agent of this lookup that applies:
 
 | players | teams | champion                                                                   |
 |---------|-------|----------------------------------------------------------------------------|
-| 2       | —     | :data:`TWO_PLAYERS`, ``pimc:samples=256,z=1``: pimc with four times its    |
-|         |       | worlds, leaving the expert's move at one standard error; it beats ``pimc`` |
-|         |       | by 2.15 [1.07, 3.23] points per deal over 2,000 fresh decks of two seeds   |
-|         |       | (results), at 0.015 s per decision.  The policy-guided search over         |
-|         |       | ``ppo-2p.zip``, the 2-player champion before it, is level with ``pimc``    |
+| 2       | —     | :data:`TWO_PLAYERS` over ``<dir>/exit-2p.npz`` (the expert-iteration       |
+|         |       | student): 256 worlds rolled out by the student, z = 1, and the last round  |
+|         |       | (deck empty) solved exactly, ``endgame:``.  It beats ``pimc`` by 3.09      |
+|         |       | [1.59, 4.59] points per deal and the champion before it by 1.63 [0.08,     |
+|         |       | 3.19] (1,000 decks, seed 4711), confirmed on 1,000 fresh decks (seed       |
+|         |       | 9200): CONFIRM; 42.5 ms per decision on 2 cores (docs/research/            |
+|         |       | expert-iteration.md).  Without that file (or if it was not trained for 2   |
+|         |       | players and the standard deck): :data:`TWO_PLAYERS_PLAIN`,                 |
+|         |       | ``pimc:samples=256,z=1``, the champion before it, which beats ``pimc`` by  |
+|         |       | 2.15 [1.07, 3.23] over 2,000 fresh decks of two seeds                      |
 | 3–6     | none  | ``pimc:policy=ppo:<dir>/ppo-{P}p.zip`` with :data:`GUIDED` options, when   |
 |         |       | that checkpoint exists and was trained for P players without teams         |
 |         |       | (shipped: ``ppo-3p.zip``, ``ppo-4p.zip`` and ``ppo-6p.zip``; over each of  |
@@ -31,7 +36,8 @@ the spec for a table without building it.
 
 | option      | default                | meaning                                            |
 |-------------|------------------------|----------------------------------------------------|
-| checkpoints | the repository's       | folder of the ``ppo-{P}p[-teams…].zip`` files      |
+| checkpoints | the repository's       | folder of ``exit-2p.npz`` and the                  |
+|             |                        | ``ppo-{P}p[-teams…].zip`` files                    |
 """
 
 from __future__ import annotations
@@ -48,7 +54,9 @@ from krypenv.krypkasino.rules import teams_tag
 
 CHECKPOINTS = SHIPPED
 GUIDED = "samples=32"  # the options of the policy-guided search (docs/results/krypkasino-search.md: measured)
-TWO_PLAYERS = "pimc:samples=256,z=1"  # the 2-player champion, no checkpoint (docs/results: measured on fresh decks)
+TWO_PLAYERS_NET = "exit-2p.npz"  # the 2-player student whose search is the champion (an mlp file: no pickle)
+TWO_PLAYERS = "endgame:pimc:samples=256,z=1,policy=mlp:{net}"  # docs/research/expert-iteration.md: measured
+TWO_PLAYERS_PLAIN = "pimc:samples=256,z=1"  # without that file: the 2-player champion before it (docs/results)
 FALLBACK = "pimc"
 
 
@@ -66,7 +74,7 @@ def checkpoint_name(players: int, teams: Any = None) -> str:
 def resolve(players: int, teams: Any = None, checkpoints: str | Path = CHECKPOINTS) -> str:
     """The spec ``champion`` plays at a table of ``players`` with ``teams`` (see the module docstring)."""
     if players == 2:
-        return TWO_PLAYERS
+        return _two_players(Path(checkpoints) / TWO_PLAYERS_NET)
     path = Path(checkpoints) / checkpoint_name(players, teams)
     if path.is_file():
         from krypenv.agents.krypkasino.ppo import read_metadata
@@ -78,6 +86,21 @@ def resolve(players: int, teams: Any = None, checkpoints: str | Path = CHECKPOIN
         if int(meta["players"]) == players and _teams(meta.get("teams")) == _teams(teams):
             return f"pimc:policy=ppo:{path},{GUIDED}"
     return FALLBACK
+
+
+def _two_players(net: Path) -> str:
+    """The 2-player spec: the search over ``net`` if that file is a 2-player standard-deck Krypkasino student."""
+    if not net.is_file():
+        return TWO_PLAYERS_PLAIN
+    from krypenv.agents.mlp import MLPAgent
+
+    try:
+        student = MLPAgent(net)
+    except ValueError as exc:
+        raise ValueError(f"champion: {exc}") from None
+    fits = (student.trained_game, student.players, student.card.get("preset", "standard")) == \
+        ("krypkasino", 2, "standard")
+    return TWO_PLAYERS.format(net=net) if fits else TWO_PLAYERS_PLAIN
 
 
 class Champion:
@@ -111,7 +134,8 @@ class Champion:
         return self.agent_for(batch.rules)[1].act(batch)
 
 
-register("champion", Champion, "the strongest agent measured for the table: with 2 players pimc:samples=256,z=1; "
+register("champion", Champion, "the strongest agent measured for the table: with 2 players "
+         "endgame:pimc:samples=256,z=1,policy=mlp:checkpoints/exit-2p.npz; "
          "policy-guided search over checkpoints/ppo-{P}p[-teams…].zip where one fits (3, 4, 6 players, 2v2); "
          "else pimc (module krypenv.agents.krypkasino.champion)",
          games=("krypkasino",), presets=("standard",))

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from krypenv.agents.krypkasino.champion import CHECKPOINTS, GUIDED, TWO_PLAYERS, Champion, checkpoint_name, resolve
+from krypenv.agents.krypkasino.champion import (
+    CHECKPOINTS,
+    GUIDED,
+    TWO_PLAYERS,
+    TWO_PLAYERS_NET,
+    TWO_PLAYERS_PLAIN,
+    Champion,
+    checkpoint_name,
+    resolve,
+)
+from krypenv.agents.krypkasino.endgame import EndgameAgent
 from krypenv.agents.krypkasino.guided import GuidedPIMC
 from krypenv.agents.krypkasino.pimc import PIMCAgent
 from krypenv.agents.krypkasino.ppo import add_metadata, metadata
@@ -25,7 +37,9 @@ def test_registered_and_resolved_per_table() -> None:
     assert "champion" not in agents.known("kungsholmskille")
     with pytest.raises(ValueError, match="agent 'champion' plays krypkasino, not kungsholmskille"):
         agents.load("champion", game="kungsholmskille")
-    assert resolve(2) == resolve(2, None, "/nowhere") == TWO_PLAYERS == "pimc:samples=256,z=1"  # no checkpoint
+    net = CHECKPOINTS / "exit-2p.npz"  # shipped: the expert-iteration student (docs/research/expert-iteration.md)
+    assert resolve(2) == TWO_PLAYERS.format(net=net) == f"endgame:pimc:samples=256,z=1,policy=mlp:{net}"
+    assert resolve(2, None, "/nowhere") == TWO_PLAYERS_PLAIN == "pimc:samples=256,z=1"  # without the file
     for players in (3, 4, 6):  # the shipped checkpoints (docs/results/krypkasino-players.md)
         assert resolve(players) == f"pimc:policy=ppo:{CHECKPOINTS / f'ppo-{players}p.zip'},{GUIDED}"
     assert resolve(5) == "pimc"
@@ -49,8 +63,11 @@ def test_plays_each_table_with_its_agent(tmp_path: Path) -> None:
         for _, (_core, batch) in zip(range(3), decisions_of(players, 11, n=3)):
             check_actions(champ.name, batch, champ.act(batch))
         assert isinstance(champ.agent_for(batch.rules)[1], kind)
-    two = agents.load("champion").agent_for(Rules(2))[1]
-    assert isinstance(two, PIMCAgent) and (two.samples, two.z, two.policy) == (256, 1.0, "expert")
+    assert isinstance(champ.agent_for(Rules(2))[1], PIMCAgent)  # no exit-2p.npz in that folder
+    spec, two = agents.load("champion").agent_for(Rules(2))
+    assert spec == resolve(2) and isinstance(two, EndgameAgent) and isinstance(two.inner, GuidedPIMC)
+    assert (two.inner.samples, two.inner.z) == (256, 1.0)
+    assert two.inner.net.agent.path == CHECKPOINTS / TWO_PLAYERS_NET
     assert resolve(4, ((0, 2), (1, 3)), tmp_path) == "pimc"
 
 
@@ -81,3 +98,28 @@ def test_a_broken_checkpoint_is_a_one_line_error(tmp_path: Path) -> None:
     assert "\n" not in str(err.value)
     with pytest.raises(ValueError, match="champion option checkpoints"):
         agents.load("champion:checkpoints=3")
+
+
+def student_copy(folder: Path, **card: object) -> Path:
+    """``exit-2p.npz`` copied into ``folder`` with its card's fields replaced by ``card``."""
+    with np.load(CHECKPOINTS / TWO_PLAYERS_NET, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["card"] = np.array(json.dumps({**json.loads(str(arrays["card"])), **card}))
+    path = folder / TWO_PLAYERS_NET
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.mark.parametrize(("card", "fits"), [({}, True), ({"players": 3}, False), ({"game": "kungsholmskille"}, False),
+                                            ({"preset": "tiny"}, False), ({"preset": "standard"}, True)])
+def test_the_two_player_search_needs_a_two_player_standard_student(tmp_path: Path, card: dict, fits: bool) -> None:
+    """2 players: the search over ``<dir>/exit-2p.npz`` only when its card says Krypkasino, 2 players, standard."""
+    path = student_copy(tmp_path, **card)
+    assert resolve(2, None, tmp_path) == (TWO_PLAYERS.format(net=path) if fits else TWO_PLAYERS_PLAIN)
+
+
+def test_a_broken_two_player_student_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / TWO_PLAYERS_NET).write_bytes(b"not an npz")
+    with pytest.raises(ValueError, match=r"^champion: mlp checkpoint .*exit-2p.npz: not a readable") as err:
+        agents.load(f"champion:checkpoints={tmp_path}").agent_for(Rules(2))
+    assert "\n" not in str(err.value)
