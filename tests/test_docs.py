@@ -275,6 +275,19 @@ def test_the_readme_expert_iteration_table_is_the_measured_csv() -> None:
         assert better * float(r["ci_low"]) > 0 and better * float(r["ci_high"]) > 0, key
 
 
+def test_the_readme_two_player_search_rows_are_the_measured_csv() -> None:
+    """The README's 2-player expert-iteration rows are rows of exit-matches.csv, each over 1,000 decks with its
+    interval below 0 (the search better: the README's claim), the search against `pimc` and against `champion`
+    on two deck sets."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Expert iteration at 2 players**")[1].split("**Expert iteration at the larger tables**")[0]
+    matches = _exit_matches()
+    keys = _checked_match_rows(section, matches)
+    assert {(b, seed) for *_, b, _, seed in keys} == {("pimc", "4711"), ("champion", "4711"), ("champion", "9200")}
+    for key in keys:
+        assert key[1] == "2" and key[4] == "1000" and float(matches[key]["ci_high"]) < 0, key
+
+
 def test_the_expert_iteration_tables_are_the_measured_csvs() -> None:
     """docs/research/expert-iteration.md's tables hold the rows of exit-curve.csv, exit-matches.csv and
     exit-exploit.csv, no more."""
