@@ -10,9 +10,9 @@ builds, once per table, the first agent of this lookup that applies:
 |         |       | (deck empty) solved exactly, ``endgame:``.  It beats ``pimc`` by 3.09      |
 |         |       | [1.59, 4.59] points per deal and the champion before it by 1.63 [0.08,     |
 |         |       | 3.19] (1,000 decks, seed 4711), confirmed on 1,000 fresh decks (seed       |
-|         |       | 9200): −1.92 [−3.53, −0.31]; 42.5 ms per decision on 2 cores (docs/research/            |
-|         |       | expert-iteration.md).  Without that file (or if it was not trained for 2   |
-|         |       | players and the standard deck): :data:`TWO_PLAYERS_PLAIN`,                 |
+|         |       | 9200): 1.92 [0.31, 3.53]; 42.5 ms per decision on 2 cores                  |
+|         |       | (docs/research/expert-iteration.md).  Without that file (or if it was not  |
+|         |       | trained for 2 players and the standard deck): :data:`TWO_PLAYERS_PLAIN`,   |
 |         |       | ``pimc:samples=256,z=1``, the champion before it, which beats ``pimc`` by  |
 |         |       | 2.15 [1.07, 3.23] over 2,000 fresh decks of two seeds                      |
 | 3–6     | none  | ``pimc:policy=ppo:<dir>/ppo-{P}p.zip`` with :data:`GUIDED` options, when   |
