@@ -49,3 +49,12 @@ def test_the_wheel_installs_only_krypenv(tmp_path: Path) -> None:
     for must in ("krypenv/agents/base.py", "krypenv/agents/krypkasino/pimc.py", "krypenv/eval/stats.py",
                  "krypenv/checkpoints/ppo-2p.zip", "krypenv/ui/static/index.html", "krypenv/games.py"):
         assert must in names, must
+
+
+def test_the_test_extra_brings_the_build_backend_the_wheel_test_uses() -> None:
+    """The wheel test builds without isolation, so the ``test`` extra requires [build-system]'s setuptools."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    backend = [r for r in project["build-system"]["requires"] if r.startswith("setuptools")]
+    assert backend and set(backend) <= set(project["project"]["optional-dependencies"]["test"]), backend
