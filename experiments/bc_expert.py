@@ -22,6 +22,7 @@ from krypenv.eval.krypkasino.report import text
 
 from krypenv import agents
 from krypenv.agent_api import DecisionBatch
+from krypenv.threads import set_torch_threads
 
 
 def main() -> None:
@@ -30,7 +31,7 @@ def main() -> None:
     parser.add_argument("--decks", type=int, default=3000, help="duplicate decks of expert self-play to imitate")
     parser.add_argument("--epochs", type=int, default=8, help="passes over the training decisions")
     args = parser.parse_args()
-    th.set_num_threads(2)
+    set_torch_threads(2)
     th.manual_seed(0)
     expert = agents.load("expert")
     obs_l, mask_l, act_l = [], [], []

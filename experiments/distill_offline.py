@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from krypenv import agents
+from krypenv.threads import set_torch_threads
 from krypenv.training import distill as D
 from krypenv.training.labels import Labels, LabelSet
 from krypenv.training.student import Student, from_mlp, train, training_data
@@ -51,7 +52,7 @@ def main() -> None:
     run = runs[0]
     args = dataclasses.replace(D.Args(**run), **{k: v for k, v in vars(a).items() if k in D.Args.__annotations__})
     torch.manual_seed(args.seed)
-    torch.set_num_threads(args.torch_threads or 2)
+    set_torch_threads(args.torch_threads or 2)
     torch.use_deterministic_algorithms(True)
     part = D.training_part(args.game)
     core = part.distill_core(args.players, args.preset, 1)

@@ -36,6 +36,7 @@ import torch
 
 from krypenv.openspiel.policy import TabularPolicyFile
 from krypenv.openspiel.tree import GameTree
+from krypenv.threads import set_torch_threads
 from krypenv.training.mmdnet import Policy
 
 CFR = Path(__file__).resolve().parents[1] / "checkpoints" / "cfr-tiny.json.gz"
@@ -115,7 +116,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, default=None)
     args = parser.parse_args()
     torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
+    set_torch_threads(args.threads)
     tree = GameTree.load("krypkasino", "tiny", 2)
     target_np = targets(tree, args.target)
     print(f"target {args.target}: NashConv {tree.nash_conv(target_np)['nash_conv']:.6f}", flush=True)

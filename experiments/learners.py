@@ -62,6 +62,8 @@ from typing import Any
 import learners_duel
 import numpy as np
 
+from krypenv.threads import set_torch_threads
+
 RUN_FIELDS = ["learner", "config", "phase", "seed", "decisions", "cpu_seconds", "seconds"]
 FIELDS = [*RUN_FIELDS, "nash_conv"]  # Krypkasino's rows; Kungsholmskille's: GAME_FIELDS
 GAME_FIELDS = {"krypkasino": FIELDS, "kungsholmskille": [*RUN_FIELDS, "expert_margin", "margin_half"]}
@@ -468,9 +470,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """One run (module docstring)."""
     args = parse_args(argv)
-    import torch
-
-    torch.set_num_threads(1)
+    set_torch_threads(1)
     rec = Recorder(args)
     RUNNERS[args.learner](args, rec, configs(args.game, args.learner)[args.config])
     rec.monitor.close()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import torch
 
+from krypenv.threads import set_torch_threads
 from krypenv.training.mmdnet import probabilities, used_columns
 from krypenv.training.selfplay import Args, make_env
 
@@ -60,7 +61,7 @@ def used(games: int = 2048, steps: int = 400) -> tuple[int, int, int, int]:
 
 def main() -> None:
     """Time each pair and print it (module docstring)."""
-    torch.set_num_threads(1)
+    set_torch_threads(1)
     g = torch.Generator().manual_seed(0)
     rows = 7300
     mask = torch.rand(rows, 16, generator=g) < 0.15

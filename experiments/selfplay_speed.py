@@ -37,6 +37,8 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from krypenv.threads import set_torch_threads
+
 ROOT = Path(__file__).resolve().parents[1]
 BASE = {"device": "cpu", "preset": "tiny", "hidden": 128, "magnet_every": 0, "progress": False, "tensorboard": False}
 CONFIGS = {  # name: (what it is, the trainer's settings)
@@ -169,7 +171,7 @@ def main() -> None:
             for name in args.configs:
                 for label, module in (("before " + args.before, old), ("after", selfplay)):
                     settings = {**BASE, **CONFIGS[name][1], "torch_threads": threads}
-                    torch.set_num_threads(threads)
+                    set_torch_threads(threads)
                     g = measure(module, settings, args.iterations, out / f"{r}-{threads}-{name}-{label[:5]}")
                     print(f"{name:12} {label:16} {threads:>7} {g['wall']:>10,.0f} {g['cpu']:>10,.0f} "
                           f"{g['mflop']:>9.3f} {g['gflops']:>11.1f} {g['bound_cpu']:>10,.0f} "

@@ -61,12 +61,13 @@ def test_the_hazard_is_real() -> None:
 
 
 def test_krypenv_sets_torchs_threads_only_through_the_helper() -> None:
-    """No module of the package, its agents, its evaluation or train.py calls torch's setter directly."""
+    """No module of the package, its agents, its evaluation, its experiments or train.py calls torch's setter
+    directly."""
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    files = [root / "train.py", *(p for d in ("krypenv", "agents", "eval") for p in (root / d).rglob("*.py"))]
+    files = [root / "train.py", *(p for d in ("krypenv", "agents", "eval", "experiments") for p in (root / d).rglob("*.py"))]
     direct = re.compile(r"(torch|th|\])\.set_num_threads\(|\[\"torch\"\]\.set_num_threads")
     offenders = [str(p.relative_to(root)) for p in files if p.name != "threads.py" and direct.search(p.read_text())]
     assert len(files) > 50 and offenders == []
