@@ -67,7 +67,8 @@ def test_krypenv_sets_torchs_threads_only_through_the_helper() -> None:
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    files = [root / "train.py", *(p for d in ("krypenv", "agents", "eval", "experiments") for p in (root / d).rglob("*.py"))]
+    dirs = ("krypenv", "agents", "eval", "experiments")
+    files = [root / "train.py", *(p for d in dirs for p in (root / d).rglob("*.py"))]
     direct = re.compile(r"(torch|th|\])\.set_num_threads\(|\[\"torch\"\]\.set_num_threads")
     offenders = [str(p.relative_to(root)) for p in files if p.name != "threads.py" and direct.search(p.read_text())]
     assert len(files) > 50 and offenders == []
