@@ -15,10 +15,10 @@ sys.path.insert(0, str(ROOT / "experiments"))
 
 import endgame_labels as EL
 import relabel_endgame as R
-
-from krypenv import agents
 from krypenv.agents.krypkasino.endgame import solvable_rows
 from krypenv.agents.krypkasino.pimc import game_vector
+
+from krypenv import agents
 from krypenv.krypkasino.config import C_E0
 from krypenv.training import distill as D
 from krypenv.training.labels import LabelSet
