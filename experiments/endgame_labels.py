@@ -69,14 +69,20 @@ def label_shard(student: str, preset: str, seed: int, iteration: int, index: int
                               "seat": seats[keep], "seed": np.asarray(seeds, np.int64)[envs[keep]],
                               "state": core.state[envs[keep]]})
             core._act_external(envs, played, status[:envs.size])
+    if not parts:
+        raise ValueError(f"shard {index} of iteration {iteration}: its {games} games reached no last-round decision "
+                         "with two or more legal actions")
     labels = Labels(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
     card = {"games": games, "seed": seed, "teacher": "endgame (exact, last round only)", "student": student,
             "beta": 0.0, "student_play": f"greedy, explore {explore}", "seconds": round(time.perf_counter() - t0, 3)}
     return labels, card
 
 
-def main() -> None:
-    """Write the missing shards (module docstring)."""
+LIMITS = {"shards": (1, 99_999), "games_per_shard": (1, 4096), "iteration": (0, 999)}  # shard names; memory
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: SystemExit with a one-line message naming a bad option."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("student", help="an mlp checkpoint of 2-player Krypkasino (it plays every seat)")
     p.add_argument("--out", required=True, help="the run folder (labels/ and args.json)")
@@ -86,9 +92,20 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--explore", type=float, default=0.1, help="probability of a decision drawn from the policy")
     p.add_argument("--preset", default="standard")
-    a = p.parse_args()
+    a = p.parse_args(argv)
+    for name, (lo, hi) in LIMITS.items():
+        if not lo <= getattr(a, name) <= hi:
+            raise SystemExit(f"--{name.replace('_', '-')} must be from {lo:,} to {hi:,}, got {getattr(a, name)}")
     if not 0 <= a.explore <= 1:
         raise SystemExit(f"--explore must be in [0, 1], got {a.explore}")
+    if a.seed < 0:
+        raise SystemExit(f"--seed must be >= 0, got {a.seed}")
+    return a
+
+
+def main() -> None:
+    """Write the missing shards (module docstring)."""
+    a = parse()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     args = D.Args(out=str(out), players=2, preset=a.preset, seed=a.seed, teacher="endgame (exact, last round only)",
@@ -110,4 +127,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ValueError as exc:  # a student file that is not an mlp checkpoint, a preset that does not exist, ...
+        raise SystemExit(f"endgame_labels: error: {exc}") from None

@@ -104,8 +104,8 @@ def test_exploration_draws_from_the_policy_at_its_rate(explore: float) -> None:
     assert abs(off - q.sum()) < 4.5 * np.sqrt((q * (1 - q)).sum()) + 1, (off, q.sum(), np.sqrt((q * (1 - q)).sum()))
 
 
-def test_the_command_resumes_and_refuses_a_bad_rate(tmp_path: Path) -> None:
-    """A shard already written is kept (the run resumes); --explore outside [0, 1] is a one-line error."""
+def test_the_command_resumes(tmp_path: Path) -> None:
+    """A shard already written is kept (the run resumes with the same command)."""
     cmd = [sys.executable, str(ROOT / "experiments" / "endgame_labels.py"), STUDENT, "--out", str(tmp_path / "r"),
            "--shards", "1", "--games-per-shard", "8"]
     subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
@@ -113,6 +113,20 @@ def test_the_command_resumes_and_refuses_a_bad_rate(tmp_path: Path) -> None:
     stamp = path.stat().st_mtime_ns
     again = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT)
     assert path.stat().st_mtime_ns == stamp and "shard 0" not in again.stdout
-    for bad in ("-0.1", "1.5"):
-        r = subprocess.run([*cmd, "--explore", bad], capture_output=True, text=True, cwd=ROOT, check=False)
-        assert r.returncode != 0 and "--explore must be in [0, 1]" in r.stderr
+    bad = subprocess.run([*cmd, "--preset", "nosuch"], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert bad.returncode != 0 and bad.stderr.startswith("endgame_labels: error:") and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(("option", "bad", "good"), [
+    ("--shards", ["0", "100000"], ["1", "99999"]), ("--games-per-shard", ["0", "4097"], ["1", "4096"]),
+    ("--iteration", ["-1", "1000"], ["0", "999"]), ("--explore", ["-0.1", "1.01"], ["0", "1"]),
+    ("--seed", ["-1"], ["0"])])
+def test_each_option_is_checked_at_both_edges(option: str, bad: list[str], good: list[str]) -> None:
+    """Each bounded option refuses the values just outside its range with a message naming it, and takes its
+    edges."""
+    for value in bad:
+        with pytest.raises(SystemExit, match=f"^{option} must"):
+            EL.parse([STUDENT, "--out", "x", f"{option}={value}"])
+    for value in good:
+        got = EL.parse([STUDENT, "--out", "x", f"{option}={value}"])
+        assert float(getattr(got, option[2:].replace("-", "_"))) == float(value)
