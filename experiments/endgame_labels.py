@@ -38,6 +38,9 @@ from krypenv.training import distill as D
 from krypenv.training.labels import Labels, LabelSet
 
 
+TEACHER = "endgame (exact, last round only)"  # the teacher named in every shard's card and in args.json
+
+
 def label_shard(student: str, preset: str, seed: int, iteration: int, index: int, games: int, explore: float
                 ) -> tuple[Labels, dict]:
     """Play one shard's games with the student; its last-round labels and card (module docstring)."""
@@ -54,15 +57,16 @@ def label_shard(student: str, preset: str, seed: int, iteration: int, index: int
             envs, seats = core.pending()
             if envs.size == 0:
                 break
+            rows = np.asarray(envs, np.int64)
             batch = core.decisions(envs, seats)
             probs = net.action_probabilities(batch)
             u = batch.uniforms(2)  # the exploration draw, the sample
             cdf = np.cumsum(probs, axis=1)
             drawn = np.minimum((cdf < u[:, 1:2] * cdf[:, -1:]).sum(axis=1), cdf.shape[1] - 1)
             played = check_actions("endgame_labels", batch, np.where(u[:, 0] < explore, drawn, probs.argmax(axis=1)))
-            keep = solvable_rows(core.deals.state, np.asarray(envs, np.int64), 2) & ((batch.mask != 0).sum(axis=1) >= 2)
+            keep = solvable_rows(core.deals.state, rows, 2) & ((batch.mask != 0).sum(axis=1) >= 2)
             if keep.any():
-                values, taught, _ = solve_batch(core.deals.state, core.choice, np.asarray(envs, np.int64)[keep],
+                values, taught, _ = solve_batch(core.deals.state, core.choice, rows[keep],
                                                 game_vector(batch.rules), batch.mask.shape[1])
                 parts.append({"obs": batch.obs[keep], "mask": batch.mask[keep] != 0, "values": values,
                               "teacher": taught, "played": played[keep], "by_teacher": np.zeros(keep.sum(), bool),
@@ -73,7 +77,7 @@ def label_shard(student: str, preset: str, seed: int, iteration: int, index: int
         raise ValueError(f"shard {index} of iteration {iteration}: its {games} games reached no last-round decision "
                          "with two or more legal actions")
     labels = Labels(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
-    card = {"games": games, "seed": seed, "teacher": "endgame (exact, last round only)", "student": student,
+    card = {"games": games, "seed": seed, "teacher": TEACHER, "student": student,
             "beta": 0.0, "student_play": f"greedy, explore {explore}", "seconds": round(time.perf_counter() - t0, 3)}
     return labels, card
 
@@ -108,7 +112,7 @@ def main() -> None:
     a = parse()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    args = D.Args(out=str(out), players=2, preset=a.preset, seed=a.seed, teacher="endgame (exact, last round only)",
+    args = D.Args(out=str(out), players=2, preset=a.preset, seed=a.seed, teacher=TEACHER,
                   init=f"mlp:{a.student}", guide_from=0)
     (out / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
     core = D.training_part("krypkasino").distill_core(2, a.preset, 1)
