@@ -37,7 +37,6 @@ from krypenv.agent_api import check_actions
 from krypenv.training import distill as D
 from krypenv.training.labels import Labels, LabelSet
 
-
 TEACHER = "endgame (exact, last round only)"  # the teacher named in every shard's card and in args.json
 
 
