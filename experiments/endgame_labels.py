@@ -35,7 +35,7 @@ from krypenv.agents.mlp import blas_threads
 from krypenv import agents
 from krypenv.agent_api import check_actions
 from krypenv.training import distill as D
-from krypenv.training.labels import Labels, LabelSet
+from krypenv.training.labels import Labels, LabelSet, card_for
 
 TEACHER = "endgame (exact, last round only)"  # the teacher named in every shard's card and in args.json
 
@@ -60,8 +60,7 @@ def label_shard(student: str, preset: str, seed: int, iteration: int, index: int
             batch = core.decisions(envs, seats)
             probs = net.action_probabilities(batch)
             u = batch.uniforms(2)  # the exploration draw, the sample
-            cdf = np.cumsum(probs, axis=1)
-            drawn = np.minimum((cdf < u[:, 1:2] * cdf[:, -1:]).sum(axis=1), cdf.shape[1] - 1)
+            drawn = D.policy_draw(probs, u[:, 1])
             played = check_actions("endgame_labels", batch, np.where(u[:, 0] < explore, drawn, probs.argmax(axis=1)))
             keep = solvable_rows(core.deals.state, rows, 2) & ((batch.mask != 0).sum(axis=1) >= 2)
             if keep.any():
@@ -115,8 +114,7 @@ def main() -> None:
                   init=f"mlp:{a.student}", guide_from=0)
     (out / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
     core = D.training_part("krypkasino").distill_core(2, a.preset, 1)
-    labels = LabelSet(out / "labels", {"game": "krypkasino", "players": 2, "preset": a.preset, "obs_size": core.dim,
-                                      "n_actions": core.n_actions, "state_size": core.state.shape[1]})
+    labels = LabelSet(out / "labels", card_for("krypkasino", 2, a.preset, core))
     labels.clean()
     t0, n = time.perf_counter(), 0
     for k in range(a.shards):

@@ -61,10 +61,10 @@ from krypenv.games import DEFAULT_GAME, GAMES
 from krypenv.threads import set_torch_threads
 from krypenv.training.common import machine as common_machine
 from krypenv.training.common import training_part
-from krypenv.training.labels import Labels, LabelSet
+from krypenv.training.labels import Labels, LabelSet, card_for
 from krypenv.training.student import train, training_data
 
-__all__ = ["Args", "LabelJob", "jobs_of", "label_shard", "main", "teacher_of"]
+__all__ = ["Args", "LabelJob", "jobs_of", "label_shard", "main", "policy_draw", "teacher_of"]
 
 
 def arg(default: Any, help: str) -> Any:
@@ -197,6 +197,12 @@ def label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
         return _label_shard(job)
 
 
+def policy_draw(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Each row's action drawn from its probabilities by the uniform ``u[row]`` (the inverse of the row's CDF)."""
+    cdf = np.cumsum(probs, axis=1)
+    return np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1), cdf.shape[1] - 1)
+
+
 def _label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
     """:func:`label_shard`'s work."""
     from krypenv import agents
@@ -224,11 +230,7 @@ def _label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
         played = taught.copy()
         if student is not None:
             probs = student.action_probabilities(batch)
-            if job.sample:
-                cdf = np.cumsum(probs, axis=1)
-                own = np.minimum((cdf < u[:, 1:2] * cdf[:, -1:]).sum(axis=1), cdf.shape[1] - 1)
-            else:
-                own = probs.argmax(axis=1)
+            own = policy_draw(probs, u[:, 1]) if job.sample else probs.argmax(axis=1)
             played = np.where(by_teacher, taught, own)
         played = check_actions("distill", batch, played)
         keep = np.asarray(batch.mask != 0).sum(axis=1) >= 2
@@ -356,9 +358,7 @@ def main(args: Args) -> list[dict[str, Any]]:
     set_torch_threads(args.torch_threads or len(os.sched_getaffinity(0)))
     torch.use_deterministic_algorithms(True)  # the scorer's scatter-add sums in a fixed order: runs repeat
     core = part.distill_core(args.players, args.preset, 1)
-    labels = LabelSet(out / "labels", {"game": args.game, "players": args.players, "preset": args.preset,
-                                      "obs_size": core.dim, "n_actions": core.n_actions,
-                                      "state_size": core.state.shape[1]})
+    labels = LabelSet(out / "labels", card_for(args.game, args.players, args.preset, core))
     labels.clean()
     students = out / "students"
     log_path = out / "log.csv"

@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMAT", "LabelSet", "Labels"]
+__all__ = ["FORMAT", "LabelSet", "Labels", "card_for"]
 
 FORMAT = "krypenv-labels/1"
 CARD_KEYS = ("game", "players", "preset", "obs_size", "n_actions", "state_size")
@@ -66,6 +66,12 @@ DTYPES = {"mask": np.bool_, "values": np.float32, "teacher": np.int16, "played":
           "seed": np.int64, "state": np.int8}
 SHARD = re.compile(r"^it(\d{3})-(\d{5})\.npz$")
 MAX_SHARD_LABELS = 1 << 20  # a shard bigger than this is refused (bounded reads)
+
+
+def card_for(game: str, players: int, preset: str, core: Any) -> dict[str, Any]:
+    """A label set's card for the decisions of ``core`` (a distillation core: its ``dim``, ``n_actions``, ``state``)."""
+    return {"game": game, "players": players, "preset": preset, "obs_size": core.dim, "n_actions": core.n_actions,
+            "state_size": core.state.shape[1]}
 
 
 @dataclass
