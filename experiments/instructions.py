@@ -36,13 +36,14 @@ void start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
 void stop(void) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_DUMP_STATS_AT("work"); }
 """
 
-CHILD = r'''
-import ctypes, os, sys
+# One workload's set-up in a child process: ``name`` (argv[1]) and a function ``run()`` that does one unit of work and
+# returns how many decisions or steps it made (experiments/profile_jit.py runs the same workloads under perf).
+WORKLOAD = r'''
+import os, sys
 import numpy as np
 from krypenv.games import GAMES
 from krypenv.rng import k_pick_legal
-cg = ctypes.CDLL(os.environ["CALLGRIND_HELPER"])
-name, units = sys.argv[1], int(sys.argv[2])
+name = sys.argv[1]
 game = "kungsholmskille" if name.startswith("kille_") else "krypkasino"
 kind = name.removeprefix("kille_")
 entry = GAMES[game].part("entry")
@@ -84,6 +85,12 @@ else:
             env.step(int(pick[0]))
             steps += 1
         return steps
+'''
+
+CHILD = WORKLOAD + r'''
+import ctypes
+cg = ctypes.CDLL(os.environ["CALLGRIND_HELPER"])
+units = int(sys.argv[2])
 run()  # warm-up: the numba cache loads, first calls
 done = 0
 cg.start()

@@ -34,9 +34,9 @@ from :mod:`krypenv.krypkasino.engine`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from krypenv.gpu_lean import rolled
+from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE, card_name
 from krypenv.krypkasino.engine.captures import (
     O_CARD_A,
@@ -85,7 +85,7 @@ def action_name(action: int, pending: int = -1) -> str:
 # vector of the scratch): enumerated, never stored, so nothing here allocates and the same
 # functions run on CPU and CUDA threads.  Scratch regions used: O_CARD_A (the candidate),
 # O_CARD_B (a running min or max), besides the capture search's own.
-@njit(cache=True)
+@borrowing
 def holds(cand: np.ndarray, fixed: np.ndarray) -> bool:
     """Whether a candidate capture (52,) counts contains every fixed card."""
     for c in range(rolled(52)):
@@ -94,7 +94,7 @@ def holds(cand: np.ndarray, fixed: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True)
+@borrowing
 def _same(cand: np.ndarray, fixed: np.ndarray) -> bool:
     """Whether a candidate capture is exactly the fixed cards."""
     for c in range(rolled(52)):
@@ -103,7 +103,7 @@ def _same(cand: np.ndarray, fixed: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True)
+@borrowing
 def fix_common(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, scr: np.ndarray) -> tuple[int, int]:
     """Raise ``fixed`` to the minimum over the candidates (of value keys ``keys`` on ``table``) holding it; return
     (remaining count, index of the last remaining candidate)."""
@@ -125,7 +125,7 @@ def fix_common(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, scr: np.n
     return n_rem, last
 
 
-@njit(cache=True)
+@borrowing
 def choice_mask_into(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, out: np.ndarray,
                      scr: np.ndarray) -> None:
     """Write the capture-choice actions 52–104 into ``out`` for the candidates of ``keys`` and fixed cards ``fixed``."""
@@ -145,7 +145,7 @@ def choice_mask_into(table: np.ndarray, keys: np.ndarray, fixed: np.ndarray, out
     out[CONFIRM] = confirm
 
 
-@njit(cache=True)
+@counted
 def mask_into(hand: np.ndarray, table: np.ndarray, choice: np.ndarray, sweep_bits: int, out: np.ndarray,
               scr: np.ndarray) -> None:
     """Write the full (105,) action mask of the seat to act: card actions, or capture-choice actions.
@@ -159,7 +159,7 @@ def mask_into(hand: np.ndarray, table: np.ndarray, choice: np.ndarray, sweep_bit
         choice_mask_into(table, card_capture_keys(table, choice[0], scr), choice[1:], out, scr)
 
 
-@njit(cache=True)
+@counted
 def _play_card(st: np.ndarray, i: int, players: int, card: int, choice: np.ndarray, buf: np.ndarray,
                later_kinds: np.ndarray, later_sizes: np.ndarray, spades: bool, scr: np.ndarray, forced: int) -> int:
     """A card action: MOVED if the card creeps, sweeps or has one capture; CHOOSING if it has several.
@@ -195,7 +195,7 @@ def _play_card(st: np.ndarray, i: int, players: int, card: int, choice: np.ndarr
     return CHOOSING
 
 
-@njit(cache=True)
+@counted
 def apply_action(st: np.ndarray, i: int, players: int, action: int, choice: np.ndarray, buf: np.ndarray,
                  later_kinds: np.ndarray, later_sizes: np.ndarray, spades: bool, scr: np.ndarray,
                  forced: int) -> int:

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.gpu_lean import divmod_small, fresh, rolled
+from krypenv.jit import borrowing
 from krypenv.krypkasino.actions import CHOICE_SIZE, ILLEGAL, MOVED, N_ACTIONS, apply_action, mask_into
 from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.config import (
@@ -62,34 +63,34 @@ def _choice(st: np.ndarray, cfg: np.ndarray, i: int) -> np.ndarray:
     return st[i, cfg[C_E0]:cfg[C_E0] + CHOICE_SIZE]
 
 
-@njit(cache=True)
+@borrowing
 def _col_last(cfg: np.ndarray) -> int:
     return cfg[C_E0] + CHOICE_SIZE
 
 
-@njit(cache=True)
+@borrowing
 def _col_seat(cfg: np.ndarray) -> int:
     return cfg[C_E0] + CHOICE_SIZE + LAST_MOVE
 
 
-@njit(cache=True)
+@borrowing
 def _col_over(cfg: np.ndarray) -> int:
     return cfg[C_E0] + CHOICE_SIZE + LAST_MOVE + 1
 
 
-@njit(cache=True)
+@borrowing
 def learner_seat(st: np.ndarray, cfg: np.ndarray, i: int) -> int:
     """The learner's seat in env ``i``."""
     return st[i, _col_seat(cfg)]
 
 
-@njit(cache=True)
+@borrowing
 def episode_over(st: np.ndarray, cfg: np.ndarray, i: int) -> bool:
     """True once env ``i``'s episode has ended (its match is over, or an illegal action lost it)."""
     return st[i, _col_over(cfg)] != 0
 
 
-@njit(cache=True)
+@borrowing
 def seat_score(st: np.ndarray, cfg: np.ndarray, i: int, s: int) -> int:
     """Seat ``s``'s current deal score in env ``i`` (K16, K17)."""
     P = cfg[C_P]
@@ -104,14 +105,14 @@ def seat_score(st: np.ndarray, cfg: np.ndarray, i: int, s: int) -> int:
     return score
 
 
-@njit(cache=True)
+@borrowing
 def seat_value(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, s: int) -> int:
     """Seat ``s``'s match score in env ``i``: earlier deals, the current one, penalties."""
     P = cfg[C_P]
     return seat_score(st, cfg, i, s) + ints[i, I_TOTALS + s] + ints[i, I_TOTALS + P + s]
 
 
-@njit(cache=True)
+@borrowing
 def side_value(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, side: int) -> float:
     """The value of one side (team, or seat without teams) in env ``i``; "relative" subtracts the others' mean."""
     P, n_sides, relative = cfg[C_P], cfg[C_SIDES], cfg[C_RELATIVE]
@@ -129,20 +130,20 @@ def side_value(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, side: 
     return float(own)
 
 
-@njit(cache=True)
+@borrowing
 def side_values_into(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, out: np.ndarray) -> None:
     """(n_sides,) values of env ``i``."""
     for k in range(cfg[C_SIDES]):
         out[k] = side_value(st, ints, cfg, i, k)
 
 
-@njit(cache=True)
+@borrowing
 def learner_value(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int) -> float:
     """Value of the learner's side in env ``i``."""
     return side_value(st, ints, cfg, i, cfg[C_SIDE_OF + learner_seat(st, cfg, i)])
 
 
-@njit(cache=True)
+@borrowing
 def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, scr: np.ndarray) -> None:
     """Deal the next deal of env ``i``'s match: a fresh deck from its stream, the dealer rotating left (K19).
 
@@ -164,7 +165,7 @@ def _new_deal(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray
     choice[1:] = 0
 
 
-@njit(cache=True)
+@borrowing
 def reset_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, base: np.ndarray, cfg: np.ndarray, i: int,
               scr: np.ndarray) -> None:
     """Start a new episode in env ``i``: deal 0 with the first dealer; a random learner seat if configured.
@@ -180,7 +181,7 @@ def reset_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, base: np.ndarra
     _new_deal(st, rng, ints, cfg, i, scr)
 
 
-@njit(cache=True)
+@borrowing
 def rollover_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, scr: np.ndarray) -> bool:
     """If env ``i``'s deal is finished, bank its scores and deal the next one of the match; True if the episode is
     over."""
@@ -204,7 +205,7 @@ def _last_capture(st: np.ndarray, cfg: np.ndarray, i: int) -> np.ndarray:
     return st[i, _col_last(cfg) + 4:_col_last(cfg) + LAST_MOVE]
 
 
-@njit(cache=True)
+@borrowing
 def _record_last_move(st: np.ndarray, cfg: np.ndarray, i: int, seat: int, tabbes_before: int) -> None:
     """Complete env ``i``'s last-move record (seat, card, tabbes gained, K15 taker; the capture is in place)."""
     last = _col_last(cfg)
@@ -214,7 +215,7 @@ def _record_last_move(st: np.ndarray, cfg: np.ndarray, i: int, seat: int, tabbes
     st[i, last + 3] = st[i, kernels.TAKER] if st[i, kernels.DONE] else -1
 
 
-@njit(cache=True)
+@borrowing
 def act_one(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, action: int, lose: bool,
             scr: np.ndarray, forced: int) -> int:
     """Apply an action of the seat to act in env ``i`` (MOVED, CHOOSING or ILLEGAL); records the last move.
@@ -239,7 +240,7 @@ def act_one(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, action: i
     return status
 
 
-@njit(cache=True)
+@borrowing
 def observe_one(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, observer: int, obs: np.ndarray,
                 mask: np.ndarray, scr: np.ndarray) -> None:
     """Write ``observer``'s observation and action mask (zeros unless it is to act) for env ``i``."""
@@ -255,7 +256,7 @@ def observe_one(st: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int, obser
         mask_into(kernels.hand_of(st, i, observer), kernels.table_of(st, i), choice, sweep, mask, scr)
 
 
-@njit(cache=True)
+@borrowing
 def random_action(st: np.ndarray, cfg: np.ndarray, i: int, u: float, scr: np.ndarray) -> tuple[int, int]:
     """The uniform random legal action of the seat to act in env ``i`` for uniform ``u``, and the hand's
     sweep values (−1 during a capture choice): the ⌊u·n⌋-th of its n legal actions in action order
@@ -281,7 +282,7 @@ def random_action(st: np.ndarray, cfg: np.ndarray, i: int, u: float, scr: np.nda
     return -1, forced
 
 
-@njit(cache=True)
+@borrowing
 def to_act(st: np.ndarray, cfg: np.ndarray, i: int) -> int:
     """Relative seat (to the learner) whose turn it is in env ``i``, or −1 once the episode is over."""
     if episode_over(st, cfg, i) or st[i, kernels.DONE]:
@@ -290,7 +291,7 @@ def to_act(st: np.ndarray, cfg: np.ndarray, i: int) -> int:
     return kernels.seat_after(st[i, kernels.TURN], P - learner_seat(st, cfg, i), P)  # (turn − learner) mod P
 
 
-@njit(cache=True)
+@borrowing
 def advance_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarray, i: int,
                 scr: np.ndarray) -> None:
     """Deal on through a match and play built-in opponents until the learner or an external seat must act."""
@@ -307,7 +308,7 @@ def advance_one(st: np.ndarray, rng: np.ndarray, ints: np.ndarray, cfg: np.ndarr
 
 
 # --------------------------------------------------------------------------- per-range bodies
-@njit(cache=True)
+@borrowing
 def _reset_range(st, rng, ints, base, cfg, lo, hi, active, scr):
     for i in range(lo, hi):
         if active[i]:
@@ -315,7 +316,7 @@ def _reset_range(st, rng, ints, base, cfg, lo, hi, active, scr):
             advance_one(st, rng, ints, cfg, i, scr)
 
 
-@njit(cache=True)
+@borrowing
 def _step_range(st, rng, ints, cfg, lo, hi, actions, lose, status, scr):
     for i in range(lo, hi):
         status[i] = act_one(st, ints, cfg, i, actions[i], lose, scr, -1)
@@ -323,7 +324,7 @@ def _step_range(st, rng, ints, cfg, lo, hi, actions, lose, status, scr):
             advance_one(st, rng, ints, cfg, i, scr)
 
 
-@njit(cache=True)
+@borrowing
 def finish_one(st, rng, ints, base, cfg, i, rew, dones, final, term_obs, term_mask, scr):
     """Env ``i``'s reward since the learner's previous decision and its done flag; a finished
     episode's final learner value and terminal observation, then a new episode (auto-reset)."""
@@ -338,13 +339,13 @@ def finish_one(st, rng, ints, base, cfg, i, rew, dones, final, term_obs, term_ma
         advance_one(st, rng, ints, cfg, i, scr)
 
 
-@njit(cache=True)
+@borrowing
 def _finish_range(st, rng, ints, base, cfg, lo, hi, rew, dones, final, term_obs, term_mask, scr):
     for i in range(lo, hi):
         finish_one(st, rng, ints, base, cfg, i, rew, dones, final, term_obs, term_mask, scr)
 
 
-@njit(cache=True)
+@borrowing
 def _step_all_range(st, rng, ints, base, cfg, lo, hi, actions, lose, status, rew, dones, final, obs, masks,
                     term_obs, term_mask, scr):
     for i in range(lo, hi):
@@ -354,7 +355,7 @@ def _step_all_range(st, rng, ints, base, cfg, lo, hi, actions, lose, status, rew
         observe_one(st, ints, cfg, i, learner_seat(st, cfg, i), obs[i], masks[i], scr)
 
 
-@njit(cache=True)
+@borrowing
 def _observe_range(st, ints, cfg, lo, hi, obs, masks, scr):
     for i in range(lo, hi):
         observe_one(st, ints, cfg, i, learner_seat(st, cfg, i), obs[i], masks[i], scr)
@@ -370,7 +371,7 @@ def k_reset_par(st, rng, ints, base, cfg, active, scr):
         _reset_range(st, rng, ints, base, cfg, lo, hi, active, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def k_reset_ser(st, rng, ints, base, cfg, active, scr):
     """Serial twin of :func:`k_reset_par`."""
     _reset_range(st, rng, ints, base, cfg, 0, active.shape[0], active, scr[0])
@@ -385,7 +386,7 @@ def k_step_par(st, rng, ints, cfg, actions, lose, status, scr):
         _step_range(st, rng, ints, cfg, lo, hi, actions, lose, status, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def k_step_ser(st, rng, ints, cfg, actions, lose, status, scr):
     """Serial twin of :func:`k_step_par`."""
     _step_range(st, rng, ints, cfg, 0, actions.shape[0], actions, lose, status, scr[0])
@@ -402,7 +403,7 @@ def k_step_all_par(st, rng, ints, base, cfg, actions, lose, status, rew, dones, 
                         term_obs, term_mask, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def k_step_all_ser(st, rng, ints, base, cfg, actions, lose, status, rew, dones, final, obs, masks, term_obs,
                    term_mask, scr):
     """Serial twin of :func:`k_step_all_par`."""
@@ -419,7 +420,7 @@ def k_finish_par(st, rng, ints, base, cfg, rew, dones, final, term_obs, term_mas
         _finish_range(st, rng, ints, base, cfg, lo, hi, rew, dones, final, term_obs, term_mask, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def k_finish_ser(st, rng, ints, base, cfg, rew, dones, final, term_obs, term_mask, scr):
     """Serial twin of :func:`k_finish_par`."""
     _finish_range(st, rng, ints, base, cfg, 0, rew.shape[0], rew, dones, final, term_obs, term_mask, scr[0])
@@ -434,13 +435,13 @@ def k_observe_par(st, ints, cfg, obs, masks, scr):
         _observe_range(st, ints, cfg, lo, hi, obs, masks, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def k_observe_ser(st, ints, cfg, obs, masks, scr):
     """Serial twin of :func:`k_observe_par`."""
     _observe_range(st, ints, cfg, 0, obs.shape[0], obs, masks, scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def k_waiting(st, cfg, out):
     """Per env, the relative seat whose external agent must act now, or −1."""
     kinds = cfg[C_SEAT_KINDS:C_SEAT_KINDS + cfg[C_P]]
@@ -449,7 +450,7 @@ def k_waiting(st, cfg, out):
         out[i] = r if r >= 0 and kinds[r] == EXTERNAL else -1
 
 
-@njit(cache=True)
+@borrowing
 def k_act_external(st, rng, ints, cfg, idx, actions, status, scr):
     """External agents' actions in envs ``idx`` (an illegal one changes nothing), then built-in opponents."""
     for k in range(idx.shape[0]):
@@ -459,14 +460,14 @@ def k_act_external(st, rng, ints, cfg, idx, actions, status, scr):
             advance_one(st, rng, ints, cfg, i, scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def k_observe_seats(st, ints, cfg, idx, seats, obs, masks, scr):
     """Observations and masks of envs ``idx`` for the given absolute seats."""
     for k in range(idx.shape[0]):
         observe_one(st, ints, cfg, idx[k], seats[k], obs[k], masks[k], scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def k_act(st, rng, ints, cfg, i, action, lose, scr):
     """One action of the seat to act in env ``i``, then the next deal of a match if this one ended."""
     status = act_one(st, ints, cfg, i, action, lose, scr[0], -1)
@@ -474,7 +475,7 @@ def k_act(st, rng, ints, cfg, i, action, lose, scr):
     return status
 
 
-@njit(cache=True)
+@borrowing
 def k_aec_step(st, rng, ints, cfg, action, lose, vals, delta, obs, mask, info, scr):
     """AEC step of env 0: act, deal the next deal of a match, reward per seat, the next agent's observation.
 
@@ -501,19 +502,19 @@ def k_aec_step(st, rng, ints, cfg, action, lose, vals, delta, obs, mask, info, s
     observe_one(st, ints, cfg, 0, st[0, kernels.TURN], obs, mask, scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def k_advance(st, rng, ints, cfg, i, scr):
     """Env ``i``: deal on through a match and play built-in opponents until the learner or an external seat acts."""
     advance_one(st, rng, ints, cfg, i, scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def k_observe(st, ints, cfg, i, observer, obs, mask, scr):
     """Observation and mask of env ``i`` for an absolute seat."""
     observe_one(st, ints, cfg, i, observer, obs, mask, scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def k_values(st, ints, cfg, i, out):
     """(n_sides,) values of env ``i``."""
     side_values_into(st, ints, cfg, i, out)

@@ -47,9 +47,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 from krypenv.gpu_lean import rolled
+from krypenv.jit import borrowing
 from krypenv.krypkasino.cards import POINTS
 from krypenv.krypkasino.engine import kernels
 
@@ -106,7 +106,7 @@ def bounds(players: int, rules: Rules, deals: int) -> tuple[np.ndarray, np.ndarr
     return np.zeros_like(high), high
 
 
-@njit(cache=True)
+@borrowing
 def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.ndarray, sweep_bits: int,
                 side_of: np.ndarray, deals_left: int, ended: bool, out: np.ndarray) -> None:
     """Write ``observer``'s observation of deal ``i`` into ``out`` (D,) int8 (layout in the module docstring).

@@ -27,8 +27,8 @@ what is wrong, including ``discard:gok,7`` (the higher rank first).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from krypenv.jit import borrowing
 from krypenv.kungsholmskille.cards import N_RANKS, RANKS
 
 BUD, KNACKA, FOLD, STAY, STAND, SHOW = range(6)
@@ -41,7 +41,7 @@ CALL_WORDS = ("bud", "knacka", "fold", "stay", "stand", "show")
 MAX_LEGAL = 1 + 5 + 10  # most legal moves of one decision: stand, 5 singles, C(5,2) pairs (L8)
 
 
-@njit(cache=True)
+@borrowing
 def pair_index(x: int, y: int) -> int:
     """Position 0–230 of the pair x ≤ y in lexicographic order."""
     return 21 * x - x * (x - 1) // 2 + (y - x)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from krypenv.jit import borrowing, counted
 from krypenv.kungsholmskille.cards import N_COPIES
 from krypenv.kungsholmskille.config import (
     B_UNIF,
@@ -50,7 +51,7 @@ from krypenv.rng import draw_deck_into, rand_float
 
 
 # --------------------------------------------------------------------------- one env
-@njit(cache=True)
+@borrowing
 def deal_one(st, cash, ep, rng, cfg, i, pot, buf):
     """Deal env ``i``'s deal number ``ep[i, E_DEAL]`` (L4) with a fresh deck (L1, L20) from its stream and the given
     pot; the pot's last deal (L21) is marked.  The deck is shuffled in place in the record (``buf``: the scratch)."""
@@ -63,7 +64,7 @@ def deal_one(st, cash, ep, rng, cfg, i, pot, buf):
     kernels.reset_row(st[i], cash[i], P, deck, dealer, pot, deal, last)
 
 
-@njit(cache=True)
+@borrowing
 def reset_one(st, cash, ep, rng, cfg, i, buf):
     """A new episode in env ``i``: every seat antes 2 (L3), a random learner seat if configured, deal 0."""
     P = cfg[C_P]
@@ -78,7 +79,7 @@ def reset_one(st, cash, ep, rng, cfg, i, buf):
     deal_one(st, cash, ep, rng, cfg, i, 2 * P, buf)
 
 
-@njit(cache=True)
+@borrowing
 def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
     """Settle env ``i``'s finished deal and deal the next one; True when the episode is over.
 
@@ -110,7 +111,7 @@ def rollover_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
     return False
 
 
-@njit(cache=True)
+@borrowing
 def act_one(st, cash, ep, cfg, i, a, lose):
     """Make action ``a`` for the seat to act in env ``i``: MOVED, or ILLEGAL (nothing changes unless ``lose``)."""
     row = st[i]
@@ -131,7 +132,7 @@ def act_one(st, cash, ep, cfg, i, a, lose):
     return MOVED
 
 
-@njit(cache=True)
+@borrowing
 def to_act_rel(st, ep, cfg, i):
     """The seat to act in env ``i`` relative to the learner, or −1 once the episode is over."""
     if ep[i, E_OVER] != RUNNING or st[i, kernels.DONE]:
@@ -139,7 +140,7 @@ def to_act_rel(st, ep, cfg, i):
     return (st[i, kernels.TO_ACT] - ep[i, E_SEAT]) % cfg[C_P]
 
 
-@njit(cache=True)
+@borrowing
 def advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
     """Deal on (L12) and make forced moves (``skip_forced``) and built-in opponents' moves until the
     learner or an external seat must decide, or the episode is over."""
@@ -154,7 +155,7 @@ def advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf):
         kernels.play_random_row(row, cash[i], P, rand_float(rng, i), buf)
 
 
-@njit(cache=True)
+@borrowing
 def observe_one(st, cash, ep, cfg, i, observer, obs, mask, buf):
     """``observer``'s observation and mask (zeros unless it is to act) in env ``i``."""
     ended = ep[i, E_OVER] != RUNNING
@@ -164,7 +165,7 @@ def observe_one(st, cash, ep, cfg, i, observer, obs, mask, buf):
     mask_into(st[i], observer, ended, mask, buf)
 
 
-@njit(cache=True)
+@borrowing
 def finish_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, rew, over, final, term_obs, term_mask, buf):
     """Env ``i``'s learner reward since its previous decision and over code; a finished episode's final
     money and terminal observation, then a new episode (auto-reset) advanced to the learner."""
@@ -181,7 +182,7 @@ def finish_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, rew, over, final, 
 
 
 # --------------------------------------------------------------------------- batch bodies
-@njit(cache=True)
+@counted
 def _reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, active):
     buf = np.empty(BUF, np.int64)
     for i in range(lo, hi):
@@ -190,7 +191,7 @@ def _reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, active):
             advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
 
 
-@njit(cache=True)
+@counted
 def _step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status):
     buf = np.empty(BUF, np.int64)
     for i in range(lo, hi):
@@ -198,14 +199,14 @@ def _step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, los
         advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
 
 
-@njit(cache=True)
+@counted
 def _finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, rew, over, final, term_obs, term_mask):
     buf = np.empty(BUF, np.int64)
     for i in range(lo, hi):
         finish_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, rew, over, final, term_obs, term_mask, buf)
 
 
-@njit(cache=True)
+@counted
 def _step_all_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status, rew, over, final,
                     obs, masks, term_obs, term_mask):
     buf = np.empty(BUF, np.int64)
@@ -216,7 +217,7 @@ def _step_all_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions,
         observe_one(st, cash, ep, cfg, i, ep[i, E_SEAT], obs[i], masks[i], buf)
 
 
-@njit(cache=True)
+@counted
 def _observe_range(st, cash, ep, cfg, lo, hi, obs, masks):
     buf = np.empty(BUF, np.int64)
     for i in range(lo, hi):
@@ -233,7 +234,7 @@ def k_reset_par(st, cash, ep, rng, cfg, prev_st, prev_cash, active, chunks):
         _reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, active)
 
 
-@njit(cache=True)
+@borrowing
 def k_reset_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, active, chunks):
     """Serial twin of :func:`k_reset_par`."""
     _reset_range(st, cash, ep, rng, cfg, prev_st, prev_cash, 0, st.shape[0], active)
@@ -248,7 +249,7 @@ def k_step_par(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, status
         _step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status)
 
 
-@njit(cache=True)
+@borrowing
 def k_step_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, status, chunks):
     """Serial twin of :func:`k_step_par`."""
     _step_range(st, cash, ep, rng, cfg, prev_st, prev_cash, 0, st.shape[0], actions, lose, status)
@@ -263,7 +264,7 @@ def k_finish_par(st, cash, ep, rng, cfg, prev_st, prev_cash, rew, over, final, t
         _finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, rew, over, final, term_obs, term_mask)
 
 
-@njit(cache=True)
+@borrowing
 def k_finish_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, rew, over, final, term_obs, term_mask, chunks):
     """Serial twin of :func:`k_finish_par`."""
     _finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, 0, st.shape[0], rew, over, final, term_obs, term_mask)
@@ -280,7 +281,7 @@ def k_step_all_par(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, st
                         obs, masks, term_obs, term_mask)
 
 
-@njit(cache=True)
+@borrowing
 def k_step_all_ser(st, cash, ep, rng, cfg, prev_st, prev_cash, actions, lose, status, rew, over, final, obs, masks,
                    term_obs, term_mask, chunks):
     """Serial twin of :func:`k_step_all_par`."""
@@ -297,13 +298,13 @@ def k_observe_par(st, cash, ep, cfg, obs, masks, chunks):
         _observe_range(st, cash, ep, cfg, lo, hi, obs, masks)
 
 
-@njit(cache=True)
+@borrowing
 def k_observe_ser(st, cash, ep, cfg, obs, masks, chunks):
     """Serial twin of :func:`k_observe_par`."""
     _observe_range(st, cash, ep, cfg, 0, st.shape[0], obs, masks)
 
 
-@njit(cache=True)
+@borrowing
 def k_waiting(st, ep, cfg, out):
     """Per env, the relative seat whose external agent must act now, or −1."""
     for i in range(out.shape[0]):
@@ -311,7 +312,7 @@ def k_waiting(st, ep, cfg, out):
         out[i] = r if r >= 0 and cfg[C_KINDS + r] == EXTERNAL else -1
 
 
-@njit(cache=True)
+@counted
 def k_act_external(st, cash, ep, rng, cfg, prev_st, prev_cash, idx, actions, status):
     """External agents' actions in envs ``idx`` (an illegal one changes nothing), then built-in opponents."""
     buf = np.empty(BUF, np.int64)
@@ -322,7 +323,7 @@ def k_act_external(st, cash, ep, rng, cfg, prev_st, prev_cash, idx, actions, sta
             advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
 
 
-@njit(cache=True)
+@counted
 def k_observe_seats(st, cash, ep, cfg, idx, seats, obs, masks):
     """Observations and masks of envs ``idx`` for the given absolute seats."""
     buf = np.empty(BUF, np.int64)
@@ -330,7 +331,7 @@ def k_observe_seats(st, cash, ep, cfg, idx, seats, obs, masks):
         observe_one(st, cash, ep, cfg, idx[k], seats[k], obs[k], masks[k], buf)
 
 
-@njit(cache=True)
+@counted
 def k_aec_step(st, cash, ep, rng, cfg, prev_st, prev_cash, action, lose, base, delta, obs, mask):
     """AEC step of env 0: act, deal on / forced moves, each seat's reward (money change since ``base``,
     which is updated) and, while the episode runs, the observation and mask of the seat to act next (``obs``,

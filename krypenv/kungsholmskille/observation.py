@@ -57,8 +57,8 @@ slices; :func:`bounds` the Box limits; :func:`encode_into` is the compiled encod
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from krypenv.jit import borrowing
 from krypenv.kungsholmskille.cards import DECK_SIZE, HAND_SIZE, N_RANKS
 from krypenv.kungsholmskille.engine import kernels
 
@@ -128,13 +128,13 @@ def bounds(players: int, max_deals: int, deck_size: int = DECK_SIZE) -> tuple[np
     return low, high
 
 
-@njit(cache=True)
+@borrowing
 def _sat(x: int) -> int:
     """``x`` saturated to ±MONEY_CAP (int16)."""
     return max(-MONEY_CAP, min(MONEY_CAP, x))
 
 
-@njit(cache=True)
+@borrowing
 def _call(v: int, one: int) -> int:
     """An engine call code as −1 (not said), 1 (it was ``one``) or 0 (the other word)."""
     if v < 0:
@@ -142,7 +142,7 @@ def _call(v: int, one: int) -> int:
     return 1 if v == one else 0
 
 
-@njit(cache=True)
+@borrowing
 def encode_into(row: np.ndarray, cr: np.ndarray, money: np.ndarray, deal_no: int, deals_left: int, ended: bool,
                 players: int, observer: int, out: np.ndarray) -> None:
     """Write ``observer``'s observation of a deal record into ``out`` (D,) int16 (layout in the module docstring).
@@ -205,7 +205,7 @@ def encode_into(row: np.ndarray, cr: np.ndarray, money: np.ndarray, deal_no: int
     out[o + 5] = deals_left
 
 
-@njit(cache=True)
+@borrowing
 def mask_into(row: np.ndarray, observer: int, ended: bool, out: np.ndarray, buf: np.ndarray) -> None:
     """The observer's legal-action mask (279,) int8: the legal actions if it is to act, else all zero."""
     out[:] = 0

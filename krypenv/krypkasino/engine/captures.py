@@ -46,6 +46,7 @@ from numba import njit
 from numba.core.extending import overload
 
 from krypenv.gpu_lean import divmod_small, rolled
+from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE
 
 MAX_COMBOS = 128  # combinations of one played value that fit in any table (127 for a played ace)
@@ -73,7 +74,7 @@ _LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
 _GUARD = 0x4040404040404040  # bit 6 of every byte: counts (≤ 8) and needs (≤ 14) never reach it
 
 
-@njit(cache=True)
+@counted
 def new_scratch() -> np.ndarray:
     """A scratch vector for the capture kernels (one per thread); its hash set starts empty."""
     scr = np.zeros(SCRATCH_WORDS, np.int64)
@@ -81,7 +82,7 @@ def new_scratch() -> np.ndarray:
     return scr
 
 
-@njit(cache=True)
+@borrowing
 def clear_scratch(scr: np.ndarray) -> None:
     """Make ``scr`` a fresh scratch vector in place: an empty hash set, status 0 (a GPU thread's local array)."""
     scr[O_SEEN:O_USED] = -1
@@ -95,13 +96,13 @@ def uniforms_of(scr: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- value keys
-@njit(cache=True)
+@borrowing
 def nib(key: int, k: int) -> int:
     """Count of value ``k`` in a value key."""
     return (key >> (4 * k)) & 15
 
 
-@njit(cache=True)
+@borrowing
 def fits(key: int, part: int) -> bool:
     """True if the multiset ``part`` is contained in ``key`` (every count ≤): SWAR over byte lanes."""
     even = ((key & _LOW_NIBBLES) | _GUARD) - (part & _LOW_NIBBLES)
@@ -109,7 +110,7 @@ def fits(key: int, part: int) -> bool:
     return (even & odd & _GUARD) == _GUARD
 
 
-@njit(cache=True)
+@borrowing
 def table_value_key(cards: np.ndarray) -> int:
     """Value key of a (52,) count vector, valued as table cards (A = 1, K3)."""
     clubs, diamonds, hearts, spades = cards[0:13], cards[13:26], cards[26:39], cards[39:52]
@@ -120,7 +121,7 @@ def table_value_key(cards: np.ndarray) -> int:
     return key
 
 
-@njit(cache=True)
+@borrowing
 def subset_sums(key: int) -> int:
     """Bitmask of the sums 0..14 reachable by sub-multisets of a value key."""
     bits = 1
@@ -134,7 +135,7 @@ def subset_sums(key: int) -> int:
     return bits
 
 
-@njit(cache=True)
+@borrowing
 def key_total(key: int) -> int:
     """Sum of the values in a value key."""
     total = 0
@@ -147,7 +148,7 @@ def key_total(key: int) -> int:
     return total
 
 
-@njit(cache=True)
+@borrowing
 def hand_value_bits(hand: np.ndarray) -> int:
     """Bitmask of the played values (K3) present in a (52,) hand."""
     clubs, diamonds, hearts, spades = hand[0:13], hand[13:26], hand[26:39], hand[39:52]
@@ -159,7 +160,7 @@ def hand_value_bits(hand: np.ndarray) -> int:
 
 
 # --------------------------------------------------------------------------- combinations
-@njit(cache=True)
+@borrowing
 def combos_into(tkey: int, v: int, out: np.ndarray, work: np.ndarray) -> int:
     """Write the value keys of every combination of ``v`` (K10) that fits in ``tkey``; return their number.
 
@@ -215,7 +216,7 @@ def combos_into(tkey: int, v: int, out: np.ndarray, work: np.ndarray) -> int:
 # An open-addressing set of non-negative keys, empty slots −1.  Every search leaves it empty
 # again by clearing just the slots it used (listed in ``used``), so a scratch vector is
 # reused without an O(slots) wipe.
-@njit(cache=True)
+@borrowing
 def _hs_insert(table: np.ndarray, key: int) -> int:
     """Insert ``key``; return its slot if it was new, −1 if it was already there."""
     mask = table.shape[0] - 1
@@ -230,7 +231,7 @@ def _hs_insert(table: np.ndarray, key: int) -> int:
         i = (i + 1) & mask
 
 
-@njit(cache=True)
+@borrowing
 def _hs_clear(table: np.ndarray, used: np.ndarray, n: int) -> None:
     """Empty the ``n`` slots listed in ``used``."""
     for k in range(n):
@@ -238,7 +239,7 @@ def _hs_clear(table: np.ndarray, used: np.ndarray, n: int) -> None:
 
 
 # --------------------------------------------------------------------------- maximal captures (K11)
-@njit(cache=True)
+@borrowing
 def _maximal_search(tkey: int, combos: np.ndarray, m: int, seen: np.ndarray, used: np.ndarray,
                     stack: np.ndarray, res: np.ndarray) -> int:
     """Depth-first search over remainders; the maximal captures go to ``res``.
@@ -334,14 +335,14 @@ def maximal_captures_k(tkey: int, sums: int, v: int, scr: np.ndarray) -> np.ndar
     return overflow_maximal(tkey, m, scr, scr[O_RES:O_RES])
 
 
-@njit(cache=True)
+@counted
 def maximal_value_captures(tkey: int, v: int) -> np.ndarray:
     """Value keys of every distinct maximal capture of ``v`` from ``tkey`` (K11), as a new array."""
     return maximal_captures_s(tkey, v, new_scratch()).copy()
 
 
 # --------------------------------------------------------------------------- whole-table splits (K13)
-@njit(cache=True)
+@borrowing
 def _partition_search(key: int, combos: np.ndarray, m: int, seen: np.ndarray, used: np.ndarray,
                       stack: np.ndarray) -> int:
     """1 if ``key`` splits into the combinations, 0 if not, −1 on overflow (``seen`` empty on entry and exit).
@@ -378,7 +379,7 @@ def _partition_search(key: int, combos: np.ndarray, m: int, seen: np.ndarray, us
     return found
 
 
-@njit(cache=True)
+@counted
 def _splits(key: int, total: int, sums: int, v: int, scr: np.ndarray) -> bool:
     """:func:`partitions_into_s` given the key's total and subset sums."""
     if total == 0 or divmod_small(total, v)[1] != 0:
@@ -426,19 +427,19 @@ def _overflow_splits_cuda(key, m, scr):
     return impl
 
 
-@njit(cache=True)
+@borrowing
 def partitions_into_s(key: int, v: int, scr: np.ndarray) -> bool:
     """True if the value multiset ``key`` splits into disjoint combinations each summing to ``v``."""
     return _splits(key, key_total(key), subset_sums(key), v, scr)
 
 
-@njit(cache=True)
+@counted
 def partitions_into(key: int, v: int) -> bool:
     """:func:`partitions_into_s` with a fresh scratch vector."""
     return partitions_into_s(key, v, new_scratch())
 
 
-@njit(cache=True)
+@borrowing
 def is_maximal_capture_s(tkey: int, ckey: int, v: int, scr: np.ndarray) -> bool:
     """True if ``ckey`` (within ``tkey``) is a maximal capture of value ``v`` (K11); empty = creep (K12)."""
     if ckey == 0:
@@ -448,19 +449,19 @@ def is_maximal_capture_s(tkey: int, ckey: int, v: int, scr: np.ndarray) -> bool:
     return partitions_into_s(ckey, v, scr)
 
 
-@njit(cache=True)
+@counted
 def is_maximal_capture(tkey: int, ckey: int, v: int) -> bool:
     """:func:`is_maximal_capture_s` with a fresh scratch vector."""
     return is_maximal_capture_s(tkey, ckey, v, new_scratch())
 
 
-@njit(cache=True)
+@borrowing
 def sweep_values_s(tkey: int, scr: np.ndarray) -> int:
     """Bitmask of played values 2–14 whose maximal capture takes the whole table (K13); 0 for an empty table."""
     return hand_sweep_values_k(0x7FFC, tkey, scr)
 
 
-@njit(cache=True)
+@borrowing
 def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
     """Bitmask of the played ``values`` (a bitmask, bit v) that sweep the table ``tkey`` (K13)."""
     if tkey == 0:
@@ -468,7 +469,7 @@ def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
     return sweep_values_known(values, tkey, key_total(tkey), -1, False, scr)
 
 
-@njit(cache=True)
+@borrowing
 def sweep_values_known(values: int, tkey: int, total: int, sums: int, first: bool, scr: np.ndarray) -> int:
     """Sweeping ``values`` (K13) of a non-empty table of known total and sums (−1: unknown); ``first``: the lowest."""
     values &= _DIVISORS[total]  # a sweep splits the table into parts of v: v divides the total
@@ -485,19 +486,19 @@ def sweep_values_known(values: int, tkey: int, total: int, sums: int, first: boo
     return good
 
 
-@njit(cache=True)
+@borrowing
 def add_to_sums(sums: int, k: int) -> int:
     """The subset sums (:func:`subset_sums`) of a value key with one more card of table value ``k``."""
     return (sums | (sums << k)) & _SUM_MASK
 
 
-@njit(cache=True)
+@borrowing
 def hand_sweep_values_s(hand: np.ndarray, tkey: int, scr: np.ndarray) -> int:
     """Bitmask of the hand's played values that sweep the table ``tkey`` (K13); non-zero means a sweep is forced."""
     return hand_sweep_values_k(hand_value_bits(hand), tkey, scr)
 
 
-@njit(cache=True)
+@counted
 def hand_sweep_values(hand: np.ndarray, table: np.ndarray) -> int:
     """Bitmask of the hand's played values whose maximal capture takes the whole table (K13).
 
@@ -507,14 +508,14 @@ def hand_sweep_values(hand: np.ndarray, table: np.ndarray) -> int:
     return hand_sweep_values_s(hand, table_value_key(table), new_scratch())
 
 
-@njit(cache=True)
+@borrowing
 def card_mask_into(hand: np.ndarray, forced: int, out: np.ndarray) -> None:
     """Write which hand cards may be played into ``out[:52]``: those of the ``forced`` sweep values, else all."""
     for c in range(rolled(52)):
         out[c] = hand[c] > 0 and (forced == 0 or (forced >> HAND_VALUE[c]) & 1 == 1)
 
 
-@njit(cache=True)
+@borrowing
 def legal_card_mask(hand: np.ndarray, table: np.ndarray, out: np.ndarray) -> None:
     """Write into ``out`` (52,) which hand cards may be played: the sweepers if K13 forces one, else all."""
     card_mask_into(hand, hand_sweep_values(hand, table), out)

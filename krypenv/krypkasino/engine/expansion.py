@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from krypenv.gpu_lean import divmod_small, rolled
+from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.engine.captures import (
     hand_sweep_values,
@@ -28,7 +29,7 @@ from krypenv.krypkasino.engine.captures import (
 )
 
 
-@njit(cache=True)
+@borrowing
 def _n_value_options(table: np.ndarray, k: int, need: int) -> int:
     """How many ways to take ``need`` cards of value ``k`` from the table's suits (0–2 copies each)."""
     a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]
@@ -44,7 +45,7 @@ def _n_value_options(table: np.ndarray, k: int, need: int) -> int:
     return n
 
 
-@njit(cache=True)
+@borrowing
 def _write_value_option(table: np.ndarray, k: int, need: int, row: int, out: np.ndarray) -> None:
     """Write the ``row``-th way (in the order of :func:`_n_value_options`) of taking value ``k``."""
     a0, a1, a2, a3 = table[k - 1], table[13 + k - 1], table[26 + k - 1], table[39 + k - 1]
@@ -59,7 +60,7 @@ def _write_value_option(table: np.ndarray, k: int, need: int, row: int, out: np.
                     row -= 1
 
 
-@njit(cache=True)
+@borrowing
 def n_card_captures(table: np.ndarray, ckey: int) -> int:
     """How many distinct card sets realise the value-level capture ``ckey``."""
     total = 1
@@ -70,7 +71,7 @@ def n_card_captures(table: np.ndarray, ckey: int) -> int:
     return total
 
 
-@njit(cache=True)
+@borrowing
 def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> None:
     """Write into ``out`` (52,) the ``index``-th card set realising ``ckey`` (mixed radix over values)."""
     for c in range(rolled(52)):
@@ -82,7 +83,7 @@ def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> N
             _write_value_option(table, k, need, row, out)
 
 
-@njit(cache=True)
+@borrowing
 def n_candidates(table: np.ndarray, ckeys: np.ndarray) -> int:
     """How many card-level captures realise the value-level captures ``ckeys`` together."""
     total = 0
@@ -91,7 +92,7 @@ def n_candidates(table: np.ndarray, ckeys: np.ndarray) -> int:
     return total
 
 
-@njit(cache=True)
+@borrowing
 def candidate_into(table: np.ndarray, ckeys: np.ndarray, m: int, out: np.ndarray) -> None:
     """Write the ``m``-th card-level capture realising ``ckeys`` into ``out`` (52,): key by key, each key's card
     sets in :func:`card_capture` order.  The candidates are enumerated, never stored (no allocation)."""
@@ -112,7 +113,7 @@ def card_capture_keys(table: np.ndarray, card: int, scr: np.ndarray) -> np.ndarr
     return maximal_captures_k(tkey, subset_sums(tkey), HAND_VALUE[card], scr)
 
 
-@njit(cache=True)
+@counted
 def expand_captures(table: np.ndarray, ckeys: np.ndarray) -> np.ndarray:
     """All card-level captures (M, 52) int8 realising the value-level captures ``ckeys`` (:func:`candidate_into`)."""
     out = np.zeros((n_candidates(table, ckeys), 52), dtype=np.int8)
@@ -121,19 +122,19 @@ def expand_captures(table: np.ndarray, ckeys: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@counted
 def card_captures_s(table: np.ndarray, card: int, scr: np.ndarray) -> np.ndarray:
     """Every distinct maximal capture (M, 52) of ``card`` on ``table`` (K11), ignoring K13; M = 0: it creeps."""
     return expand_captures(table, card_capture_keys(table, card, scr))
 
 
-@njit(cache=True)
+@counted
 def card_captures(table: np.ndarray, card: int) -> np.ndarray:
     """:func:`card_captures_s` with a fresh scratch vector."""
     return card_captures_s(table, card, new_scratch())
 
 
-@njit(cache=True)
+@counted
 def legal_captures(hand: np.ndarray, table: np.ndarray, card: int) -> np.ndarray:
     """The captures (M, 52) a legal ``card`` may make: just the whole table when K13 forces a sweep.
 

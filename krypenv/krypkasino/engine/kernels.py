@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit, prange
 
 from krypenv.gpu_lean import fresh, rolled
+from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
     card_mask_into,
@@ -66,26 +67,26 @@ POS, TURN, DEALER, ROUND, LAST_CAPTURER, TAKER, DONE, N_MOVES, IN_HANDS, N_LOGGE
 HANDS = 532
 
 
-@njit(cache=True)
+@borrowing
 def piles_at(players: int) -> int:
     """First column of the capture piles."""
     return HANDS + 52 * players
 
 
-@njit(cache=True)
+@borrowing
 def tabbes_at(players: int) -> int:
     """First column of the tabbe counts."""
     return HANDS + 104 * players
 
 
-@njit(cache=True)
+@borrowing
 def deck_length(st: np.ndarray, i: int) -> int:
     """Cards in deal ``i``'s deck: ``DECK_LEN``, or 104 (K1) in a record that never set it."""
     n = np.int64(st[i, DECK_LEN])
     return 104 if n == 0 else n
 
 
-@njit(cache=True)
+@borrowing
 def deck_counts_into(st: np.ndarray, i: int, out: np.ndarray) -> None:
     """Write the copies of each card code in deal ``i``'s deck into ``out[:52]``: 2 each for the standard
     104-card deck (K1), else counted from the variant deck in the record (K20)."""
@@ -98,7 +99,7 @@ def deck_counts_into(st: np.ndarray, i: int, out: np.ndarray) -> None:
         out[st[i, DECK + k]] += 1
 
 
-@njit(cache=True)
+@borrowing
 def deck_points(st: np.ndarray, i: int) -> int:
     """Card points (K4) of deal ``i``'s whole deck: 42 for the standard deck, the variant deck's total (K20)."""
     n = deck_length(st, i)
@@ -116,7 +117,7 @@ def record_width(players: int) -> int:
 
 
 # --------------------------------------------------------------------------- one deal
-@njit(cache=True)
+@borrowing
 def seat_after(seat: int, k: int, players: int) -> int:
     """The seat ``k`` places to the left of ``seat`` (0 ≤ seat < players, 0 ≤ k ≤ players): ``(seat + k) % players``
     without a division (a 64-bit one is a subroutine call on a GPU thread)."""
@@ -124,7 +125,7 @@ def seat_after(seat: int, k: int, players: int) -> int:
     return s - players if s >= players else s
 
 
-@njit(cache=True)
+@borrowing
 def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
     """K8: move court cards (or spades) from the table to the set-aside pile."""
     table, aside = table_of(st, i), st[i, ASIDE:ASIDE + 52]
@@ -135,7 +136,7 @@ def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
             table[c] = 0
 
 
-@njit(cache=True)
+@borrowing
 def _deal_packets(st: np.ndarray, i: int, players: int, kinds: np.ndarray, sizes: np.ndarray) -> None:
     """Deal packets from the deck front: players clockwise from the dealer's left, or the table (K6, K7)."""
     p = np.int64(st[i, POS])
@@ -154,7 +155,7 @@ def _deal_packets(st: np.ndarray, i: int, players: int, kinds: np.ndarray, sizes
     st[i, POS] = p
 
 
-@njit(cache=True)
+@borrowing
 def reset_deal(st: np.ndarray, i: int, players: int, deck_row: np.ndarray, dealer_seat: int, kinds: np.ndarray,
                sizes: np.ndarray, spades: bool) -> None:
     """Start deal ``i`` from a deck order and dealer: initial deal (K6, K21) and setting aside (K8).
@@ -189,7 +190,7 @@ def table_of(st: np.ndarray, i: int) -> np.ndarray:
     return st[i, TABLE:TABLE + 52]
 
 
-@njit(cache=True)
+@borrowing
 def check_move(st: np.ndarray, i: int, card: int, cap: np.ndarray, scr: np.ndarray) -> int:
     """Why the move (card, capture counts) is illegal in deal ``i``, or OK (K11–K13)."""
     if st[i, DONE]:
@@ -218,7 +219,7 @@ def check_move(st: np.ndarray, i: int, card: int, cap: np.ndarray, scr: np.ndarr
     return OK
 
 
-@njit(cache=True)
+@borrowing
 def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray, later_kinds: np.ndarray,
                later_sizes: np.ndarray, spades: bool) -> None:
     """Play a checked move in deal ``i`` and advance: tabbes (K14), new rounds (K7, K8), end of deal (K15)."""
@@ -274,7 +275,7 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
             row[DONE] = 1
 
 
-@njit(cache=True)
+@borrowing
 def legal_cards_into(st: np.ndarray, i: int, out: np.ndarray, scr: np.ndarray) -> int:
     """Write the legal cards of the seat to play into ``out[:52]`` (K13); return the forced sweep values (0: none)."""
     hand = hand_of(st, i, st[i, TURN])
@@ -283,7 +284,7 @@ def legal_cards_into(st: np.ndarray, i: int, out: np.ndarray, scr: np.ndarray) -
     return forced
 
 
-@njit(cache=True)
+@counted
 def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np.ndarray, scr: np.ndarray) -> int:
     """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the
     card."""
@@ -321,7 +322,7 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
     return card
 
 
-@njit(cache=True)
+@borrowing
 def play_deals_one(st: np.ndarray, rng: np.ndarray, i: int, players: int, deck_size: int, kinds: np.ndarray,
                    sizes: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, spades: bool, deals: int,
                    cap: np.ndarray, scr: np.ndarray) -> int:
@@ -344,13 +345,13 @@ def play_deals_one(st: np.ndarray, rng: np.ndarray, i: int, players: int, deck_s
 
 
 # --------------------------------------------------------------------------- batch drivers
-@njit(cache=True)
+@borrowing
 def chunk_bounds(n: int, chunks: int, ch: int) -> tuple[int, int]:
     """Deals ``[lo, hi)`` of chunk ``ch`` when ``n`` deals are split into ``chunks``."""
     return ch * n // chunks, (ch + 1) * n // chunks
 
 
-@njit(cache=True)
+@borrowing
 def _reset_range(st, lo, hi, players, active, decks, dealers, kinds, sizes, spades):
     for i in range(lo, hi):
         if active[i]:
@@ -366,13 +367,13 @@ def reset_many_par(st, players, active, decks, dealers, kinds, sizes, spades, sc
         _reset_range(st, lo, hi, players, active, decks, dealers, kinds, sizes, spades)
 
 
-@njit(cache=True)
+@borrowing
 def reset_many_ser(st, players, active, decks, dealers, kinds, sizes, spades, scr):
     """Serial twin of :func:`reset_many_par`."""
     _reset_range(st, 0, active.shape[0], players, active, decks, dealers, kinds, sizes, spades)
 
 
-@njit(cache=True)
+@borrowing
 def _legal_range(st, lo, hi, out, scr):
     for i in range(lo, hi):
         if st[i, DONE]:
@@ -390,13 +391,13 @@ def legal_cards_par(st, out, scr):
         _legal_range(st, lo, hi, out, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def legal_cards_ser(st, out, scr):
     """Serial twin of :func:`legal_cards_par`."""
     _legal_range(st, 0, out.shape[0], out, scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def _step_range(st, lo, hi, players, active, cards, caps, status, kinds, sizes, spades, scr):
     for i in range(lo, hi):
         if not active[i]:
@@ -416,13 +417,13 @@ def step_many_par(st, players, active, cards, caps, status, kinds, sizes, spades
         _step_range(st, lo, hi, players, active, cards, caps, status, kinds, sizes, spades, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def step_many_ser(st, players, active, cards, caps, status, kinds, sizes, spades, scr):
     """Serial twin of :func:`step_many_par`."""
     _step_range(st, 0, active.shape[0], players, active, cards, caps, status, kinds, sizes, spades, scr[0])
 
 
-@njit(cache=True)
+@borrowing
 def _random_range(st, lo, hi, active, u, cards, caps, scr):
     for i in range(lo, hi):
         if active[i] and not st[i, DONE]:
@@ -441,13 +442,13 @@ def random_moves_par(st, active, u, cards, caps, scr):
         _random_range(st, lo, hi, active, u, cards, caps, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def random_moves_ser(st, active, u, cards, caps, scr):
     """Serial twin of :func:`random_moves_par`."""
     _random_range(st, 0, active.shape[0], active, u, cards, caps, scr[0])
 
 
-@njit(cache=True)
+@counted
 def _play_random_range(st, lo, hi, players, u, kinds, sizes, spades, scr):
     cap = np.empty(52, np.int8)
     for i in range(lo, hi):
@@ -465,13 +466,13 @@ def play_random_par(st, players, u, kinds, sizes, spades, scr):
         _play_random_range(st, lo, hi, players, u, kinds, sizes, spades, scr[ch])
 
 
-@njit(cache=True)
+@borrowing
 def play_random_ser(st, players, u, kinds, sizes, spades, scr):
     """Serial twin of :func:`play_random_par`."""
     _play_random_range(st, 0, u.shape[0], players, u, kinds, sizes, spades, scr[0])
 
 
-@njit(cache=True)
+@counted
 def _play_deals_range(st, rng, lo, hi, players, deck_size, kinds, sizes, later_kinds, later_sizes, spades, deals,
                       decisions, scr):
     cap = np.empty(52, np.int8)

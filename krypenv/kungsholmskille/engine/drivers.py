@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from krypenv.jit import borrowing, counted
 from krypenv.kungsholmskille.actions import MAX_LEGAL
 from krypenv.kungsholmskille.engine.kernels import (
     DONE,
@@ -25,13 +26,13 @@ from krypenv.kungsholmskille.engine.kernels import (
 )
 
 
-@njit(cache=True)
+@borrowing
 def chunk_bounds(n: int, chunks: int, ch: int) -> tuple[int, int]:
     """Deals ``[lo, hi)`` of chunk ``ch`` when ``n`` deals are split into ``chunks``."""
     return ch * n // chunks, (ch + 1) * n // chunks
 
 
-@njit(cache=True)
+@borrowing
 def _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots, deals, last):
     for i in range(lo, hi):
         if active[i]:
@@ -47,13 +48,13 @@ def reset_par(st, cash, players, active, decks, dealers, pots, deals, last, chun
         _reset_range(st, cash, lo, hi, players, active, decks, dealers, pots, deals, last)
 
 
-@njit(cache=True)
+@borrowing
 def reset_ser(st, cash, players, active, decks, dealers, pots, deals, last, chunks):
     """Serial twin of :func:`reset_par`."""
     _reset_range(st, cash, 0, st.shape[0], players, active, decks, dealers, pots, deals, last)
 
 
-@njit(cache=True)
+@counted
 def _legal_range(st, lo, hi, out):
     buf = np.empty(MAX_LEGAL + 5, np.int64)
     for i in range(lo, hi):
@@ -73,13 +74,13 @@ def legal_par(st, out, chunks):
         _legal_range(st, lo, hi, out)
 
 
-@njit(cache=True)
+@borrowing
 def legal_ser(st, out, chunks):
     """Serial twin of :func:`legal_par`."""
     _legal_range(st, 0, st.shape[0], out)
 
 
-@njit(cache=True)
+@borrowing
 def _step_range(st, cash, lo, hi, players, actions, active, status, do_apply):
     for i in range(lo, hi):
         row = st[i]
@@ -100,13 +101,13 @@ def step_par(st, cash, players, actions, active, status, do_apply, chunks):
         _step_range(st, cash, lo, hi, players, actions, active, status, do_apply)
 
 
-@njit(cache=True)
+@borrowing
 def step_ser(st, cash, players, actions, active, status, do_apply, chunks):
     """Serial twin of :func:`step_par`."""
     _step_range(st, cash, 0, st.shape[0], players, actions, active, status, do_apply)
 
 
-@njit(cache=True)
+@counted
 def _random_range(st, cash, lo, hi, players, u):
     buf = np.empty(MAX_LEGAL + 5, np.int64)
     left = 0
@@ -128,13 +129,13 @@ def play_random_par(st, cash, players, u, chunks):
     return left
 
 
-@njit(cache=True)
+@borrowing
 def play_random_ser(st, cash, players, u, chunks):
     """Serial twin of :func:`play_random_par`."""
     return _random_range(st, cash, 0, st.shape[0], players, u)
 
 
-@njit(cache=True)
+@counted
 def _play_deals_range(st, cash, rng, lo, hi, players, deals, decisions):
     buf = np.empty(MAX_LEGAL + 5, np.int64)
     u = np.empty(42, np.float64)

@@ -55,8 +55,8 @@ functions over a batch are in :mod:`krypenv.kungsholmskille.engine.drivers`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from krypenv.jit import borrowing
 from krypenv.kungsholmskille.actions import (
     BUD,
     DISCARD1,
@@ -113,7 +113,7 @@ assert ANTES + MAXP <= CASH_WIDTH
 
 
 # --------------------------------------------------------------------------- one deal
-@njit(cache=True)
+@borrowing
 def next_in(row: np.ndarray, players: int, s: int) -> int:
     """The nearest seat after ``s``, clockwise, that has not folded."""
     t = s + 1 if s + 1 < players else 0
@@ -122,7 +122,7 @@ def next_in(row: np.ndarray, players: int, s: int) -> int:
     return t
 
 
-@njit(cache=True)
+@borrowing
 def reset_row(row: np.ndarray, cr: np.ndarray, players: int, deck: np.ndarray, dealer: int, pot: int,
               deal: int, last: int) -> None:
     """Start a deal: L2 forehand = dealer+1, L4 deal one card at a time clockwise from forehand.
@@ -156,7 +156,7 @@ def reset_row(row: np.ndarray, cr: np.ndarray, players: int, deck: np.ndarray, d
     cr[POT] = pot
 
 
-@njit(cache=True)
+@borrowing
 def legal_list(row: np.ndarray, buf: np.ndarray) -> int:
     """Write the legal actions of the seat to act into ``buf`` in index order; return how many (0 when done)."""
     ph = row[PHASE]
@@ -208,7 +208,7 @@ def legal_list(row: np.ndarray, buf: np.ndarray) -> int:
     return 0
 
 
-@njit(cache=True)
+@borrowing
 def check(row: np.ndarray, a: int) -> int:
     """Why action ``a`` is illegal for the seat to act, or OK (L5–L11)."""
     if row[DONE]:
@@ -251,7 +251,7 @@ def check(row: np.ndarray, a: int) -> int:
     return OK
 
 
-@njit(cache=True)
+@borrowing
 def _finish(row: np.ndarray, outcome: int, winner: int) -> None:
     """Mark the deal done with its outcome and pot winner."""
     row[PHASE] = FINISHED
@@ -261,7 +261,7 @@ def _finish(row: np.ndarray, outcome: int, winner: int) -> None:
     row[WINNER] = winner
 
 
-@njit(cache=True)
+@borrowing
 def settle(row: np.ndarray, cr: np.ndarray, players: int) -> None:
     """L21: a budrunda in the pot's last deal: the pot is split equally, the remainder one krona each clockwise
     from the dealer's left neighbour; a new pot follows, every player antes 2 (L3)."""
@@ -277,7 +277,7 @@ def settle(row: np.ndarray, cr: np.ndarray, players: int) -> None:
     _finish(row, SETTLED, -1)
 
 
-@njit(cache=True)
+@borrowing
 def budrunda(row: np.ndarray, cr: np.ndarray, players: int) -> None:
     """L12: the pot stays; antes 1 each if nobody folded, else 1 per folder.  In the pot's last deal: L21."""
     if row[LAST]:
@@ -293,7 +293,7 @@ def budrunda(row: np.ndarray, cr: np.ndarray, players: int) -> None:
     _finish(row, BUDRUNDA, -1)
 
 
-@njit(cache=True)
+@borrowing
 def walkover(row: np.ndarray, cr: np.ndarray, players: int, knocker: int) -> None:
     """L15: the knocker takes the pot; every player antes 1."""
     cr[MONEY + knocker] = cr[POT]
@@ -303,7 +303,7 @@ def walkover(row: np.ndarray, cr: np.ndarray, players: int, knocker: int) -> Non
     _finish(row, WALKOVER, knocker)
 
 
-@njit(cache=True)
+@borrowing
 def last_card(row: np.ndarray, s: int) -> int:
     """The lowest rank seat ``s`` holds (its only card after four tricks)."""
     for x in range(21):
@@ -312,7 +312,7 @@ def last_card(row: np.ndarray, s: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@borrowing
 def showdown(row: np.ndarray, cr: np.ndarray, players: int, shower: int) -> None:
     """L13/L14: the shower wins below everyone, else the lowest other, last in the L13 order, wins and is paid the
     penalty."""
@@ -347,14 +347,14 @@ def showdown(row: np.ndarray, cr: np.ndarray, players: int, shower: int) -> None
     _finish(row, SHOWDOWN, winner)
 
 
-@njit(cache=True)
+@borrowing
 def _draw(row: np.ndarray, s: int) -> None:
     """L8: seat ``s`` draws the talon's front card."""
     row[HANDS + 21 * s + row[DECK + row[TPOS]]] += 1
     row[TPOS] += 1
 
 
-@njit(cache=True)
+@borrowing
 def apply(row: np.ndarray, cr: np.ndarray, players: int, a: int) -> None:
     """Make the checked legal action ``a`` for the seat to act and move the deal on (L5–L15)."""
     s = np.int64(row[TO_ACT])
@@ -468,14 +468,14 @@ def apply(row: np.ndarray, cr: np.ndarray, players: int, a: int) -> None:
                 row[TO_ACT] = nxt
 
 
-@njit(cache=True)
+@borrowing
 def play_random_row(row: np.ndarray, cr: np.ndarray, players: int, u: float, buf: np.ndarray) -> None:
     """Make a uniformly random legal move (chosen by one uniform ``u``)."""
     n = legal_list(row, buf)
     apply(row, cr, players, buf[min(int(u * n), n - 1)])
 
 
-@njit(cache=True)
+@borrowing
 def play_deals_one(st: np.ndarray, cash: np.ndarray, rng: np.ndarray, i: int, players: int, deals: int,
                    buf: np.ndarray, u: np.ndarray) -> int:
     """Deal ``deals`` standard deals in turn in row ``i`` from stream ``rng[i]`` (dealer P − 1, pot 2P, L2–L4) and
