@@ -5,7 +5,8 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Fourteen sets (:data:`SETS`): ``record`` (a training run's machine record, the BLAS-threads helper),
+Fifteen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
+``record`` (a training run's machine record, the BLAS-threads helper),
 ``search`` (issue 40: the guided search's forced rows and legal
 features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house``
 (issue 42: the device kernels' builder, the GPU engine benchmark's CPU twin), ``bench`` (issue 41: the
@@ -164,6 +165,9 @@ SETS["record"] = (["krypenv/training/common.py", "krypenv/agents/mlp.py", "krype
                    "krypenv.agents.mlp.x__blas_controller*", "krypenv.agents.mlp.x_blas_threads*",
                    "krypenv.training.distill.x_label_shard*"],
                   ["tests/training/test_krypkasino.py", "tests/agents/test_mlp.py", "tests/training/test_distill.py"])
+SETS["draw"] = (["krypenv/training/distill.py", "krypenv/training/labels.py"],
+                ["krypenv.training.distill.x_policy_draw*", "krypenv.training.labels.x_card_for*"],
+                ["tests/training/test_distill.py", "tests/training/test_labels.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
@@ -173,7 +177,8 @@ PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and 
                                  "reproducible or softmax or never_ask or vecenv_appends")],
                "views": ["-k", ("shared or threads_option or forced or lockstep or never_ask or network_pieces or "
                                 "option_errors or bad_policies")],
-               "record": ["-k", "machine or blas or threadpoolctl"]}
+               "record": ["-k", "machine or blas or threadpoolctl"],
+               "draw": ["-k", "policy_draw or label or shard or card"]}
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 

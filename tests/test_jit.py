@@ -111,3 +111,18 @@ def test_whole_episodes_leave_every_count_balanced(game: str, players: int) -> N
     stats = json.loads(done.stdout.strip().splitlines()[-1])
     for name, (alloc, free, mi_alloc, mi_free) in stats.items():
         assert alloc == free and mi_alloc == mi_free, (name, alloc, free, mi_alloc, mi_free)
+
+
+def test_the_hot_functions_are_compiled_without_counting() -> None:
+    """The functions of an engine decision and an env step are ``@borrowing`` (no runtime), the capture search's
+    overflow path ``@counted`` (it allocates)."""
+    from krypenv.krypkasino import env_kernels, observation
+    from krypenv.krypkasino.engine import captures, kernels
+    from krypenv.kungsholmskille import env_kernels as kille_env
+    from krypenv.kungsholmskille.engine import kernels as kille
+
+    hot = [kernels.apply_move, captures.table_value_key, captures.hand_sweep_values_s, captures.combos_into,
+           observation.encode_into, env_kernels.act_one, env_kernels.observe_one, env_kernels.advance_one,
+           kille.apply, kille_env.act_one, kille_env.observe_one]
+    assert [f.py_func.__name__ for f in hot if f.targetoptions["_nrt"] is not False] == []
+    assert captures._splits.targetoptions["_nrt"] is True

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from krypenv.training.labels import ARRAYS, FORMAT, Labels, LabelSet
+from krypenv.training.labels import ARRAYS, FORMAT, Labels, LabelSet, card_for
 
 CARD = {"game": "krypkasino", "players": 2, "preset": "standard", "obs_size": 5, "n_actions": 4, "state_size": 3}
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,3 +181,15 @@ def test_killed_mid_write_and_resumed_loses_and_repeats_nothing(tmp_path: Path) 
     assert len(b.load()[0]) == sum(30 + k for k in range(4))
     with zipfile.ZipFile(b.shards()[2]) as z:
         assert z.testzip() is None
+
+
+def test_card_for_a_core(tmp_path: Path) -> None:
+    """card_for takes the observation width, the actions and the state width from a core: a set made with it holds
+    that core's labels."""
+    from types import SimpleNamespace
+
+    core = SimpleNamespace(dim=5, n_actions=4, state=np.zeros((2, 3), np.int8))
+    card = card_for("krypkasino", 2, "standard", core)
+    assert card == CARD
+    LabelSet(tmp_path / "s", card).write(0, 0, labels(7), {"games": 1})
+    assert LabelSet(tmp_path / "s").card == {"format": FORMAT, **CARD}
