@@ -198,9 +198,10 @@ def label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
 
 
 def policy_draw(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Each row's action drawn from its probabilities by the uniform ``u[row]`` (the inverse of the row's CDF)."""
+    """Each row's action drawn from its probabilities by the uniform ``u[row]`` in [0, 1] (the inverse of the row's
+    CDF, scaled to the row's sum): never past the last action, as ``u · sum < sum`` is false for the last entry."""
     cdf = np.cumsum(probs, axis=1)
-    return np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1), cdf.shape[1] - 1)
+    return (cdf < u[:, None] * cdf[:, -1:]).sum(axis=1)
 
 
 def _label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:

@@ -399,3 +399,6 @@ def test_policy_draw_follows_the_probabilities() -> None:
     assert (np.abs(counts - n * probs) <= 4.5 * np.sqrt(n * probs * (1 - probs)) + 1e-9).all(), counts / n - probs
     edge = np.array([[0.25, 0.0, 0.75]] * 4)
     assert D.policy_draw(edge, np.array([0.0, 0.25, 0.2500001, 1.0])).tolist() == [0, 0, 2, 2]
+    weights = 2.0 * edge  # rows summing to 2 (a float32 softmax sums near 1, not to it): drawn as the normalised row
+    assert D.policy_draw(weights, np.array([0.0, 0.25, 0.2500001, 1.0])).tolist() == [0, 0, 2, 2]
+    assert D.policy_draw(np.array([[0.0, 0.0, 1.0]]), np.array([1.0])).tolist() == [2]  # u = 1: the last action
