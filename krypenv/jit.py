@@ -20,8 +20,10 @@ A function that needs the runtime (one that may allocate, as the capture search'
 :func:`krypenv.krypkasino.engine.captures.overflow_maximal`, or one that returns an array) is ``@counted``: compiled
 with the runtime even when a ``@borrowing`` function calls it (numba otherwise compiles a callee with its first
 caller's setting).  Calling it from ``@borrowing`` code is safe when it returns no array, since it counts only its
-own references.  The CUDA target compiles the same Python functions as device functions, where there is no runtime
-either.
+own references.  A function of another module that ``@borrowing`` code calls (the streams of :mod:`krypenv.rng`)
+states no setting and is compiled either way, by whichever caller compiles it first; it allocates nothing and
+returns no array, so either is safe.  The CUDA target compiles the same Python functions as device functions, where
+there is no runtime either.
 """
 
 from __future__ import annotations
@@ -30,5 +32,7 @@ from numba import njit
 
 __all__ = ["borrowing", "counted"]
 
-borrowing = njit(cache=True, _nrt=False)  # numba's option for a function compiled without its runtime (NRT)
-counted = njit(cache=True, _nrt=True)  # with the runtime, whoever calls it
+#: Compile without numba's runtime (its option ``_nrt``): no reference counting; no allocation, no array returned.
+borrowing = njit(cache=True, _nrt=False)
+#: Compile with numba's runtime, whoever calls the function: it may allocate, or it returns an array.
+counted = njit(cache=True, _nrt=True)
