@@ -32,11 +32,10 @@ thread per env, :mod:`krypenv.krypkasino.cuda_kernels`).  Its regions, in order:
 | ``O_UNIF``           | 104   | a deck's uniforms, read as float64 (:func:`uniforms_of`)          |
 | ``O_STATUS``         | 1     | ``STATUS_OVERFLOW`` once a search outgrew its region (GPU only)   |
 
-A search whose remainders outgrow the hash set (only on huge hand-built tables: never in
-millions of random deals) is finished on heap buffers on the CPU; on the GPU, which cannot
-allocate, it sets ``STATUS_OVERFLOW`` in the scratch instead and the driver reports the
-env to the host, which raises rather than hand out a wrong result
-(:func:`overflow_maximal`, :func:`overflow_splits`: one name, one implementation per target).
+A search whose remainders outgrow the hash set (only on huge hand-built tables) is finished on heap buffers on the
+CPU (so its callers are ``@counted``, :mod:`krypenv.jit`); on the GPU, which cannot allocate, it sets
+``STATUS_OVERFLOW`` in the scratch and the driver reports the env to the host, which raises rather than hand out a
+wrong result (:func:`overflow_maximal`, :func:`overflow_splits`: one name, one implementation per target).
 """
 
 from __future__ import annotations
