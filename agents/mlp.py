@@ -275,11 +275,16 @@ class MLPAgent:
         return draw(p, batch)
 
 
+def policy_draw(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Each row's action drawn from its probabilities by the uniform ``u[row]`` in [0, 1] (the inverse of the row's
+    CDF, scaled to the row's sum): never past the last action, as ``u · sum < sum`` is false for the last entry."""
+    cdf = np.cumsum(probs, axis=1)
+    return (cdf < u[:, None] * cdf[:, -1:]).sum(axis=1)
+
+
 def draw(p: np.ndarray, batch: DecisionBatch) -> np.ndarray:
     """An action per decision drawn from ``p`` (B, A) with one uniform of each decision's game stream (always legal)."""
-    u = batch.uniforms(1)[:, 0]
-    cdf = np.cumsum(p, axis=1)
-    out = (cdf < u[:, None] * cdf[:, -1:]).sum(axis=1)
+    out = policy_draw(p, batch.uniforms(1)[:, 0])
     legal = np.asarray(batch.mask) != 0
     return np.array([a if legal[i, a] else int(np.flatnonzero(legal[i])[-1]) for i, a in enumerate(out)], np.int64)
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from krypenv.agents.krypkasino.endgame import solvable_rows, solve_batch
 from krypenv.agents.krypkasino.pimc import game_vector
-from krypenv.agents.mlp import blas_threads
+from krypenv.agents.mlp import blas_threads, policy_draw
 
 from krypenv import agents
 from krypenv.agent_api import check_actions
@@ -60,7 +60,7 @@ def label_shard(student: str, preset: str, seed: int, iteration: int, index: int
             batch = core.decisions(envs, seats)
             probs = net.action_probabilities(batch)
             u = batch.uniforms(2)  # the exploration draw, the sample
-            drawn = D.policy_draw(probs, u[:, 1])
+            drawn = policy_draw(probs, u[:, 1])
             played = check_actions("endgame_labels", batch, np.where(u[:, 0] < explore, drawn, probs.argmax(axis=1)))
             keep = solvable_rows(core.deals.state, rows, 2) & ((batch.mask != 0).sum(axis=1) >= 2)
             if keep.any():

@@ -165,8 +165,8 @@ SETS["record"] = (["krypenv/training/common.py", "krypenv/agents/mlp.py", "krype
                    "krypenv.agents.mlp.x__blas_controller*", "krypenv.agents.mlp.x_blas_threads*",
                    "krypenv.training.distill.x_label_shard*"],
                   ["tests/training/test_krypkasino.py", "tests/agents/test_mlp.py", "tests/training/test_distill.py"])
-SETS["draw"] = (["krypenv/training/distill.py", "krypenv/training/labels.py"],
-                ["krypenv.training.distill.x_policy_draw*", "krypenv.training.labels.x_card_for*"],
+SETS["draw"] = (["krypenv/agents/mlp.py", "krypenv/training/labels.py"],
+                ["krypenv.agents.mlp.x_policy_draw*", "krypenv.training.labels.x_card_for*"],
                 ["tests/training/test_distill.py", "tests/training/test_labels.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)

@@ -64,7 +64,7 @@ from krypenv.training.common import training_part
 from krypenv.training.labels import Labels, LabelSet, card_for
 from krypenv.training.student import train, training_data
 
-__all__ = ["Args", "LabelJob", "jobs_of", "label_shard", "main", "policy_draw", "teacher_of"]
+__all__ = ["Args", "LabelJob", "jobs_of", "label_shard", "main", "teacher_of"]
 
 
 def arg(default: Any, help: str) -> Any:
@@ -197,17 +197,11 @@ def label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
         return _label_shard(job)
 
 
-def policy_draw(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Each row's action drawn from its probabilities by the uniform ``u[row]`` in [0, 1] (the inverse of the row's
-    CDF, scaled to the row's sum): never past the last action, as ``u · sum < sum`` is false for the last entry."""
-    cdf = np.cumsum(probs, axis=1)
-    return (cdf < u[:, None] * cdf[:, -1:]).sum(axis=1)
-
-
 def _label_shard(job: LabelJob) -> tuple[Labels, dict[str, Any]]:
     """:func:`label_shard`'s work."""
     from krypenv import agents
     from krypenv.agent_api import check_actions
+    from krypenv.agents.mlp import policy_draw
 
     t0 = time.perf_counter()
     part = training_part(job.game)

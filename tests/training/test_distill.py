@@ -12,7 +12,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from krypenv.agents.mlp import MLPAgent
+from krypenv.agents.mlp import MLPAgent, policy_draw
 from scipy import stats
 
 from krypenv import agents
@@ -393,12 +393,12 @@ def test_policy_draw_follows_the_probabilities() -> None:
     probs /= probs.sum(axis=1, keepdims=True)
     n = 40_000
     rows = np.repeat(np.arange(5), n)
-    drawn = D.policy_draw(probs[rows], rng.random(5 * n))
+    drawn = policy_draw(probs[rows], rng.random(5 * n))
     counts = np.stack([np.bincount(drawn[rows == r], minlength=6) for r in range(5)])
     assert (counts[:, [1, 4]] == 0).all()
     assert (np.abs(counts - n * probs) <= 4.5 * np.sqrt(n * probs * (1 - probs)) + 1e-9).all(), counts / n - probs
     edge = np.array([[0.25, 0.0, 0.75]] * 4)
-    assert D.policy_draw(edge, np.array([0.0, 0.25, 0.2500001, 1.0])).tolist() == [0, 0, 2, 2]
+    assert policy_draw(edge, np.array([0.0, 0.25, 0.2500001, 1.0])).tolist() == [0, 0, 2, 2]
     weights = 2.0 * edge  # rows summing to 2 (a float32 softmax sums near 1, not to it): drawn as the normalised row
-    assert D.policy_draw(weights, np.array([0.0, 0.25, 0.2500001, 1.0])).tolist() == [0, 0, 2, 2]
-    assert D.policy_draw(np.array([[0.0, 0.0, 1.0]]), np.array([1.0])).tolist() == [2]  # u = 1: the last action
+    assert policy_draw(weights, np.array([0.0, 0.25, 0.2500001, 1.0])).tolist() == [0, 0, 2, 2]
+    assert policy_draw(np.array([[0.0, 0.0, 1.0]]), np.array([1.0])).tolist() == [2]  # u = 1: the last action
