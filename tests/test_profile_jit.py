@@ -35,7 +35,8 @@ def test_numba_symbols_are_named() -> None:
 
 
 @pytest.mark.parametrize(("option", "bad", "good"), [("--seconds", ["0.99", "600.5"], ["1", "600"]),
-                                                      ("--top", ["0", "501"], ["1", "500"])])
+                                                      ("--top", ["0", "501"], ["1", "500"]),
+                                                      ("--lines", ["-1", "501"], ["0", "500"])])
 def test_each_option_is_checked_at_both_edges(option: str, bad: list[str], good: list[str]) -> None:
     """Values just outside an option's range are refused with a message naming it; its edges are taken."""
     for value in bad:
@@ -43,3 +44,15 @@ def test_each_option_is_checked_at_both_edges(option: str, bad: list[str], good:
             profile_jit.parse(["engine", f"{option}={value}"])
     for value in good:
         assert float(getattr(profile_jit.parse(["engine", f"{option}={value}"]), option[2:])) == float(value)
+
+
+def test_source_lines_are_read_from_their_file(tmp_path: Path) -> None:
+    """``file:line`` gives that line's text, stripped; an unknown file or line (``?``, 0, past the end) gives ``?``."""
+    src = tmp_path / "m.py"
+    src.write_text("a = 1\n    b = 2\n")
+    assert profile_jit.source_line(f"{src}:2") == "b = 2"
+    assert profile_jit.source_line(f"{src}:1") == "a = 1"
+    assert profile_jit.source_line(f"{src}:?") == "?"
+    assert profile_jit.source_line(f"{src}:0") == "?"  # addr2line's "no line"; not the last line
+    assert profile_jit.source_line(f"{src}:3") == "?"
+    assert profile_jit.source_line(f"{tmp_path / 'none.py'}:1") == "?"
