@@ -22,7 +22,6 @@ from numba import njit, prange
 from krypenv.gpu_lean import divmod_small, fresh, rolled
 from krypenv.jit import borrowing
 from krypenv.krypkasino.actions import CHOICE_SIZE, ILLEGAL, MOVED, N_ACTIONS, apply_action, mask_into
-from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.config import (
     C_DEALS,
     C_DECK_SIZE,
@@ -269,17 +268,7 @@ def random_action(st: np.ndarray, cfg: np.ndarray, i: int, u: float, scr: np.nda
         mask_into(hand, table, choice, 0, mask, scr)
         return pick_legal(mask, u), -1
     forced = hand_sweep_values_s(hand, table_value_key(table), scr)
-    n = 0
-    for c in range(rolled(52)):
-        if hand[c] and (forced == 0 or (forced >> HAND_VALUE[c]) & 1):
-            n += 1
-    k = min(int(u * n), n - 1)
-    for c in range(rolled(52)):
-        if hand[c] and (forced == 0 or (forced >> HAND_VALUE[c]) & 1):
-            if k == 0:
-                return c, forced
-            k -= 1
-    return -1, forced
+    return kernels.pick_card(hand, forced, u), forced
 
 
 @borrowing

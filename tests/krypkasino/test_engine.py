@@ -839,3 +839,23 @@ def test_example_M() -> None:
     assert names(d.table[0]) == ["QS"]
     assert d.card_points()[0].tolist() == [1, 0]
     assert d.tabbes.sum() == 0
+
+
+def test_pick_card_is_the_kth_legal_card_in_card_order() -> None:
+    """``pick_card`` picks the ⌊u·n⌋-th of the n playable cards (the forced sweep values' only, K13) in card order,
+    against a list built by hand: random hands of 0–2 copies, every forced value set size, u at 0, 1⁻, 1 (the last
+    card) and the edges between two picks."""
+    from krypenv.krypkasino.cards import HAND_VALUE
+
+    rng = np.random.default_rng(11)
+    for trial in range(600):
+        hand = (rng.random(52) < rng.choice([0.0, 0.05, 0.2, 0.6, 1.0])) * rng.integers(1, 3, 52)
+        hand = hand.astype(np.int8)
+        forced = 0 if trial % 3 == 0 else int(sum(1 << v for v in range(2, 15) if rng.random() < 0.3))
+        legal = [c for c in range(52) if hand[c] and (forced == 0 or forced >> int(HAND_VALUE[c]) & 1)]
+        n = len(legal)
+        us = [0.0, np.nextafter(1.0, 0.0), 1.0, *rng.random(4)] + [k / n for k in range(n)] + [np.nextafter(k / n, 0.0)
+                                                                                          for k in range(1, n)]
+        for u in us:
+            want = legal[min(int(u * n), n - 1)] if n else -1
+            assert kernels.pick_card(hand, forced, u) == want, (hand.tolist(), forced, u)

@@ -23,7 +23,6 @@ from krypenv.krypkasino.engine.captures import (
     hand_sweep_values,
     maximal_captures_k,
     new_scratch,
-    nib,
     subset_sums,
     table_value_key,
 )
@@ -64,10 +63,14 @@ def _write_value_option(table: np.ndarray, k: int, need: int, row: int, out: np.
 def n_card_captures(table: np.ndarray, ckey: int) -> int:
     """How many distinct card sets realise the value-level capture ``ckey``."""
     total = 1
-    for k in range(1, 1 + rolled(13)):
-        need = nib(ckey, k)
+    k = 0
+    ckey >>= 4
+    while ckey:  # stops after the highest value taken
+        k += 1
+        need = ckey & 15
         if need:
             total *= _n_value_options(table, k, need)
+        ckey >>= 4
     return total
 
 
@@ -76,11 +79,15 @@ def card_capture(table: np.ndarray, ckey: int, index: int, out: np.ndarray) -> N
     """Write into ``out`` (52,) the ``index``-th card set realising ``ckey`` (mixed radix over values)."""
     for c in range(rolled(52)):
         out[c] = 0
-    for k in range(1, 1 + rolled(13)):
-        need = nib(ckey, k)
+    k = 0
+    ckey >>= 4
+    while ckey:  # stops after the highest value taken
+        k += 1
+        need = ckey & 15
         if need:
             index, row = divmod_small(index, _n_value_options(table, k, need))
             _write_value_option(table, k, need, row, out)
+        ckey >>= 4
 
 
 @borrowing

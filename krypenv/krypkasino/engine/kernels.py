@@ -39,15 +39,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from krypenv.bits import nth_set_bit, popcount
 from krypenv.gpu_lean import fresh, rolled
 from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
     card_mask_into,
     hand_sweep_values_s,
+    hand_value_bits,
     is_maximal_capture_s,
+    key_total,
     maximal_captures_k,
     subset_sums,
+    sweep_values_known,
     table_value_key,
     uniforms_of,
 )
@@ -284,6 +288,27 @@ def legal_cards_into(st: np.ndarray, i: int, out: np.ndarray, scr: np.ndarray) -
     return forced
 
 
+# played value v (2–14) -> the set of the cards played as v (K3, an ace as 14): bit c for card code c
+_VALUE_CARDS = np.array([sum(1 << c for c in range(52) if HAND_VALUE[c] == v) for v in range(15)], np.int64)
+
+
+@borrowing
+def pick_card(hand: np.ndarray, forced: int, u: float) -> int:
+    """The ⌊u·n⌋-th, in card order, of the n cards of ``hand`` that may be played: those of the ``forced`` sweep
+    values (K13) if any, else all (0 ≤ u ≤ 1; u = 1 gives the last); −1 for an empty hand."""
+    held = np.int64(0)  # the card set of the hand (krypenv.bits)
+    for c in range(rolled(52)):
+        held |= np.int64(hand[c] > 0) << c
+    if forced:
+        allowed = np.int64(0)
+        for v in range(2, 15):
+            if (forced >> v) & 1:
+                allowed |= _VALUE_CARDS[v]
+        held &= allowed
+    n = popcount(held)
+    return nth_set_bit(held, min(int(u * n), n - 1))
+
+
 @counted
 def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np.ndarray, scr: np.ndarray) -> int:
     """A uniformly random legal card, then a uniformly random legal capture of it; writes the capture, returns the
@@ -291,28 +316,16 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
     table = table_of(st, i)
     hand = hand_of(st, i, st[i, TURN])
     tkey = table_value_key(table)
-    forced = hand_sweep_values_s(hand, tkey, scr)  # non-zero: K13 forces a sweep with these values
-    n = 0
-    if forced == 0:
-        for c in range(rolled(52)):
-            n += hand[c] > 0
-    else:
-        for c in range(rolled(52)):
-            if hand[c] and (forced >> HAND_VALUE[c]) & 1:
-                n += 1
-    pick = min(int(u_card * n), n - 1)
-    card = -1
-    for c in range(rolled(52)):
-        if hand[c] and (forced == 0 or (forced >> HAND_VALUE[c]) & 1):
-            if pick == 0:
-                card = c
-                break
-            pick -= 1
+    sums = subset_sums(tkey)  # once, for the sweep and the captures
+    forced = 0  # non-zero: K13 forces a sweep with these values
+    if tkey:
+        forced = sweep_values_known(hand_value_bits(hand), tkey, key_total(tkey), sums, False, scr)
+    card = pick_card(hand, forced, u_card)
     if forced:
         for c in range(rolled(52)):
             cap_out[c] = table[c]  # K13: the forced sweep takes the whole table
         return card
-    keys = maximal_captures_k(tkey, subset_sums(tkey), HAND_VALUE[card], scr)
+    keys = maximal_captures_k(tkey, sums, HAND_VALUE[card], scr)
     if keys.shape[0] == 0:
         for c in range(rolled(52)):
             cap_out[c] = 0
