@@ -1,9 +1,9 @@
-"""Bit tricks on 64-bit card sets, for CPU and CUDA threads alike: population count and the n-th set bit.
+"""Bit tricks on 64-bit words (card sets, value keys), for CPU and CUDA threads alike: counts and positions of bits.
 
-A *card set* is an int64 with bit ``c`` set for each card code ``c`` (0–51) it holds.  Both helpers compile to
-one LLVM intrinsic each (``llvm.ctpop``, ``llvm.cttz``): a ``popcnt``/``tzcnt`` instruction on the CPU, ``popc``
-and ``brev``/``clz`` on a GPU thread, so that picking the k-th legal card is a handful of instructions instead of
-a pass over 52 counts.
+A *card set* is an int64 with bit ``c`` set for each card code ``c`` (0–51) it holds.  Each helper is one LLVM
+intrinsic (``llvm.ctpop``, ``llvm.cttz``, ``llvm.ctlz``): a ``popcnt``, ``tzcnt`` or ``lzcnt`` instruction on the
+CPU, ``popc``, ``brev`` and ``clz`` on a GPU thread.  Picking the k-th legal card is then a handful of instructions
+instead of a pass over 52 counts, and a value key's highest value is one instruction.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from numba.core.extending import intrinsic
 
 from krypenv.jit import borrowing
 
-__all__ = ["nth_set_bit", "popcount", "trailing_zeros"]
+__all__ = ["leading_zeros", "nth_set_bit", "popcount", "trailing_zeros"]
 
 
 @intrinsic
@@ -39,6 +39,18 @@ def trailing_zeros(typingctx: Any, x: Any) -> Any:
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return x(x), codegen
+
+
+@intrinsic
+def leading_zeros(typingctx: Any, x: Any) -> Any:
+    """The number of zero bits above the highest set bit of a non-zero integer (``llvm.ctlz``; undefined for 0)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
 
     return x(x), codegen
 

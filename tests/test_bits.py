@@ -7,12 +7,17 @@ import random
 import numpy as np
 from numba import njit
 
-from krypenv.bits import nth_set_bit, popcount
+from krypenv.bits import leading_zeros, nth_set_bit, popcount, trailing_zeros
 
 
 @njit(cache=False)
 def _popcount(x: int) -> int:
     return popcount(np.int64(x))
+
+
+@njit(cache=False)
+def _zeros(x: int) -> tuple[int, int]:
+    return leading_zeros(np.int64(x)), trailing_zeros(np.int64(x))
 
 
 def _words() -> list[int]:
@@ -36,3 +41,10 @@ def test_nth_set_bit_is_the_sorted_bit_list() -> None:
         bits = [b for b in range(63) if w >> b & 1]
         for n in range(len(bits) + 2):
             assert nth_set_bit(w, n) == (bits[n] if n < len(bits) else -1), (w, n)
+
+
+def test_leading_and_trailing_zeros_place_the_highest_and_lowest_bits() -> None:
+    """Zeros above the highest set bit are ``64 − bit_length``, below the lowest the index of ``x & −x``."""
+    for w in _words():
+        if w:
+            assert _zeros(w) == (64 - w.bit_length(), (w & -w).bit_length() - 1), w

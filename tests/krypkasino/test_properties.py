@@ -331,3 +331,18 @@ def test_sweeps_from_a_known_total_and_sums_equal_oracle(table: list[int], value
         assert {s for s in range(15) if (subset_sums(bigger) >> s) & 1} == {
             s for s in range(15) if O.has_combination([k for k, n in enumerate(vals) for _ in range(n)] + [extra], s)
             or s == 0}
+
+
+@pytest.mark.parametrize("k", range(1, 14))
+def test_sweeps_with_the_highest_value_one_to_eight_times(k: int) -> None:
+    """K13 on tables whose highest value ``k`` lies 1–8 times (its count's top bit at each place of the value key's
+    nibble), alone and with a lower card: every value 2–14 sweeps as the oracle says (each card lies in a part, so
+    a value below ``k`` never sweeps; ``k`` itself may)."""
+    for n in range(1, 9):
+        copies = [(j % 4) * 13 + k - 1 for j in range(n)]  # suit j % 4 of rank k (two decks: at most 8 copies)
+        for table in (copies, copies + [0] if k > 1 else copies):
+            tv = _vec(table)
+            want = {v for v in range(2, 15) if O.can_sweep(tv.tolist(), v)}
+            got = int(sweep_values_known(0x7FFC, table_value_key(tv), key_total(table_value_key(tv)), -1, False,
+                                         new_scratch()))
+            assert {v for v in range(15) if (got >> v) & 1} == want, (k, n, table)

@@ -32,10 +32,9 @@ thread per env, :mod:`krypenv.krypkasino.cuda_kernels`).  Its regions, in order:
 | ``O_UNIF``           | 104   | a deck's uniforms, read as float64 (:func:`uniforms_of`)          |
 | ``O_STATUS``         | 1     | ``STATUS_OVERFLOW`` once a search outgrew its region (GPU only)   |
 
-A search whose remainders outgrow the hash set (only on huge hand-built tables) is finished on heap buffers on the
-CPU (so its callers are ``@counted``, :mod:`krypenv.jit`); on the GPU, which cannot allocate, it sets
-``STATUS_OVERFLOW`` in the scratch and the driver reports the env to the host, which raises rather than hand out a
-wrong result (:func:`overflow_maximal`, :func:`overflow_splits`: one name, one implementation per target).
+A search whose remainders outgrow the hash set (huge hand-built tables only) ends on heap buffers on the CPU (its
+callers are ``@counted``, :mod:`krypenv.jit`); the GPU cannot allocate: it sets ``STATUS_OVERFLOW`` and the host
+raises (:func:`overflow_maximal`, :func:`overflow_splits`: one name, one implementation per target).
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ import numpy as np
 from numba import njit
 from numba.core.extending import overload
 
+from krypenv.bits import leading_zeros
 from krypenv.gpu_lean import divmod_small, rolled
 from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE
@@ -471,7 +471,7 @@ def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
 @borrowing
 def sweep_values_known(values: int, tkey: int, total: int, sums: int, first: bool, scr: np.ndarray) -> int:
     """Sweeping ``values`` (K13) of a non-empty table of known total and sums (−1: unknown); ``first``: the lowest."""
-    values &= _DIVISORS[total]  # a sweep splits the table into parts of v: v divides the total
+    values &= _DIVISORS[total] & -(np.int64(1) << ((63 - leading_zeros(tkey)) >> 2))  # parts of v: v | total, v ≥ max
     if values == 0:
         return 0
     if sums < 0:
