@@ -13,9 +13,10 @@ child writes ``/tmp/perf-PID.map``, which ``perf report`` reads: every text symb
 compiled code (inlined functions count in their caller).  Needs ``perf`` and ``nm`` (binutils); the machine's own
 ``perf_event_paranoid`` must allow recording a child process.
 
-``--lines N`` also lists the N source lines with the most samples: the child compiles with line tables
-(``NUMBA_DEBUGINFO=1``, the same optimisation), keeps each library's object, and ``addr2line`` gives every sampled
-address its innermost source line (the inlined function's own line where a function was inlined).
+``--lines N`` also lists the N source lines with the most samples: the child compiles with debug info
+(``NUMBA_DEBUGINFO=1``) for its line tables, but undoes what numba's debug mode changes besides (bounds checks,
+variables kept alive, no inlining), so that the code sampled is the program's.  It keeps each library's object,
+and ``addr2line`` gives every sampled address its innermost source line (an inlined function's own line).
 """
 
 from __future__ import annotations
@@ -32,6 +33,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from instructions import WORKLOAD, WORKLOADS
+
+PRELUDE = r'''
+import os
+if os.environ.get("PROFILE_OBJDIR"):  # --lines: debug info for its line tables, the program's code otherwise
+    from numba.core import cpu, lowering
+
+    def _finalize(self, flags, options, _finalize=cpu.CPUTargetOptions.finalize):
+        _finalize(self, flags, options)
+        flags.boundscheck = False  # debug info turns on bounds checks and longer lifetimes: not the program's code
+        flags.dbg_extend_lifetimes = False
+
+    def _pre_lower(self, _pre_lower=lowering.Lower.pre_lower):
+        _pre_lower(self)
+        self.builder.function.attributes.discard("noinline")  # and forbids inlining
+
+    cpu.CPUTargetOptions.finalize = _finalize
+    lowering.Lower.pre_lower = _pre_lower
+'''
 
 MAPPER = r'''
 import gc, subprocess, tempfile
@@ -131,7 +150,7 @@ def profile(workload: str, seconds: float, lines: bool = False) -> tuple[Counter
         if objdir is not None:
             objdir.mkdir()
             env.update(NUMBA_DEBUGINFO="1", PROFILE_OBJDIR=str(objdir))
-        child = subprocess.Popen([sys.executable, "-c", WORKLOAD + MAPPER + TAIL, workload, "0"], env=env,
+        child = subprocess.Popen([sys.executable, "-c", PRELUDE + WORKLOAD + MAPPER + TAIL, workload, "0"], env=env,
                                  stdout=subprocess.PIPE, text=True)
         assert child.stdout is not None
         for line in child.stdout:

@@ -23,7 +23,7 @@ def test_every_workload_runs(name: str, monkeypatch: pytest.MonkeyPatch) -> None
     exec(instructions.WORKLOAD, scope)  # noqa: S102 -- the scripts' own workload text
     assert scope["run"]() > 0
     compile(instructions.CHILD, "child", "exec")
-    compile(instructions.WORKLOAD + profile_jit.MAPPER + profile_jit.TAIL, "child", "exec")
+    compile(profile_jit.PRELUDE + instructions.WORKLOAD + profile_jit.MAPPER + profile_jit.TAIL, "child", "exec")
 
 
 def test_numba_symbols_are_named() -> None:
