@@ -46,7 +46,7 @@ from numba.core.extending import overload
 from krypenv.bits import leading_zeros
 from krypenv.gpu_lean import divmod_small, rolled
 from krypenv.jit import borrowing, counted
-from krypenv.krypkasino.cards import HAND_VALUE
+from krypenv.krypkasino.cards import HAND_VALUE, TABLE_VALUE
 
 MAX_COMBOS = 128  # combinations of one played value that fit in any table (127 for a played ace)
 HASH_SLOTS = 512  # hash set slots for remainders (kept at most half full)
@@ -69,6 +69,7 @@ _QUOTIENT = np.array([[r // max(k, 1) for k in range(14)] for r in range(15)], n
 MAX_TOTAL = 8 * sum(range(1, 14))  # largest possible table total (every value 8 times)
 # bit v (2..14) of _DIVISORS[t] is set when v divides t: the played values that may split a table of total t
 _DIVISORS = np.array([sum(1 << v for v in range(2, 15) if t % v == 0) for t in range(MAX_TOTAL + 1)], np.int64)
+_KEY_SHIFT = (4 * TABLE_VALUE).astype(np.int64)  # card c's nibble in a value key: its table value's (K3)
 _LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
 _GUARD = 0x4040404040404040  # bit 6 of every byte: counts (≤ 8) and needs (≤ 14) never reach it
 
@@ -112,11 +113,9 @@ def fits(key: int, part: int) -> bool:
 @borrowing
 def table_value_key(cards: np.ndarray) -> int:
     """Value key of a (52,) count vector, valued as table cards (A = 1, K3)."""
-    clubs, diamonds, hearts, spades = cards[0:13], cards[13:26], cards[26:39], cards[39:52]
     key = np.int64(0)
-    for rank in range(rolled(13)):
-        n = np.int64(clubs[rank]) + diamonds[rank] + hearts[rank] + spades[rank]
-        key += n << (4 * (rank + 1))
+    for c in range(rolled(52)):  # one pass with a shift per card: vector code on the CPU
+        key += np.int64(cards[c]) << _KEY_SHIFT[c]
     return key
 
 
@@ -150,11 +149,9 @@ def key_total(key: int) -> int:
 @borrowing
 def hand_value_bits(hand: np.ndarray) -> int:
     """Bitmask of the played values (K3) present in a (52,) hand."""
-    clubs, diamonds, hearts, spades = hand[0:13], hand[13:26], hand[26:39], hand[39:52]
-    bits = 0
-    for rank in range(rolled(13)):
-        if clubs[rank] | diamonds[rank] | hearts[rank] | spades[rank]:
-            bits |= 1 << (14 if rank == 0 else rank + 1)  # an ace is played as 14
+    bits = np.int64(0)
+    for c in range(rolled(52)):
+        bits |= np.int64(hand[c] != 0) << HAND_VALUE[c]  # an ace is played as 14 (K3)
     return bits
 
 
