@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 from numba.core.extending import overload
 
-from krypenv.bits import leading_zeros
+from krypenv.bits import leading_zeros, trailing_zeros
 from krypenv.gpu_lean import divmod_small, rolled
 from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE, TABLE_VALUE
@@ -122,14 +122,12 @@ def table_value_key(cards: np.ndarray) -> int:
 @borrowing
 def subset_sums(key: int) -> int:
     """Bitmask of the sums 0..14 reachable by sub-multisets of a value key."""
-    bits = 1
-    k = 0
-    key >>= 4
-    while key:  # stops after the highest value present
-        k += 1
-        for _ in range(key & 15):
+    bits = np.int64(1)
+    while key:  # the values present, lowest first: one step each
+        k = trailing_zeros(key) >> 2
+        for _ in range((key >> (4 * k)) & 15):
             bits = add_to_sums(bits, k)
-        key >>= 4
+        key &= ~(np.int64(15) << (4 * k))
     return bits
 
 
