@@ -89,6 +89,7 @@ from krypenv.agents.krypkasino.move_features import legal_features
 from krypenv.agents.krypkasino.pimc import LEARNED, MAX_SAMPLES, game_vector
 from krypenv.agents.krypkasino.policy_nets import MLPNet, PolicyNet, load_ppo
 from krypenv.agents.krypkasino.ppo import GAME, check_deck
+from krypenv.agents.mlp import policy_draw
 
 from krypenv.agent_api import DecisionBatch
 from krypenv.krypkasino.actions import N_ACTIONS
@@ -215,10 +216,7 @@ class GuidedPIMC:
         """The rollout actions: argmax, or with ``sample`` a draw from the softmax by the uniforms ``u``."""
         if u is None:
             return logits.argmax(axis=1).astype(np.int64)
-        p = np.exp(logits - logits.max(axis=1, keepdims=True))
-        cdf = np.cumsum(p, axis=1)
-        pick = (cdf < (u * cdf[:, -1])[:, None]).sum(axis=1)
-        return np.minimum(pick, logits.shape[1] - 1).astype(np.int64)
+        return policy_draw(np.exp(logits - logits.max(axis=1, keepdims=True)), u).astype(np.int64)
 
     def _rollout_actions(self, rs: np.ndarray, ri: np.ndarray, cfg: np.ndarray, rules: Any, rows: np.ndarray,
                          rng: np.ndarray, expert_from: int) -> np.ndarray:
