@@ -1,8 +1,10 @@
 """Bit tricks on 64-bit words (card sets, value keys), for CPU and CUDA threads alike: counts and positions of bits.
 
-A *card set* is an int64 with bit ``c`` set for each card code ``c`` (0–51) it holds.  Each helper is one LLVM
-intrinsic (``llvm.ctpop``, ``llvm.cttz``, ``llvm.ctlz``): a ``popcnt``, ``tzcnt`` or ``lzcnt`` instruction on the
-CPU, ``popc``, ``brev`` and ``clz`` on a GPU thread.  Picking the k-th legal card is then a handful of instructions
+A *card set* is an int64 with bit ``c`` set for each card code ``c`` (0–51) it holds.  ``popcount(x)`` (the set
+bits), ``trailing_zeros(x)`` and ``leading_zeros(x)`` (the zeros below the lowest and above the highest set bit of
+a non-zero ``x``) are numba intrinsics, callable from compiled code only.  Each is one LLVM intrinsic
+(``llvm.ctpop``, ``llvm.cttz``, ``llvm.ctlz``): a ``popcnt``, ``tzcnt`` or ``lzcnt`` instruction on the CPU,
+``popc``, ``brev`` and ``clz`` on a GPU thread.  Picking the k-th legal card is then a handful of instructions
 instead of a pass over 52 counts, and a value key's highest value is one instruction.
 """
 
