@@ -10,6 +10,7 @@ instead of a pass over 52 counts, and a value key's highest value is one instruc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from llvmlite import ir
@@ -21,40 +22,25 @@ from krypenv.jit import borrowing
 __all__ = ["leading_zeros", "nth_set_bit", "popcount", "trailing_zeros"]
 
 
-@intrinsic
-def popcount(typingctx: Any, x: Any) -> Any:
-    """The number of set bits of an integer (``llvm.ctpop``)."""
-    if not isinstance(x, types.Integer):
-        return None
+def _bit_intrinsic(name: str, emit: Callable[[Any, Any], Any], doc: str) -> Any:
+    """A numba intrinsic ``name(x)`` on an integer, its code ``emit(builder, x)`` (one LLVM instruction)."""
 
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return builder.ctpop(args[0])
+    def typer(typingctx: Any, x: Any) -> Any:
+        if not isinstance(x, types.Integer):
+            return None
+        return x(x), lambda context, builder, sig, args: emit(builder, args[0])
 
-    return x(x), codegen
-
-
-@intrinsic
-def trailing_zeros(typingctx: Any, x: Any) -> Any:
-    """The number of zero bits below the lowest set bit of a non-zero integer (``llvm.cttz``; undefined for 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
-
-    return x(x), codegen
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = doc
+    return intrinsic(typer)
 
 
-@intrinsic
-def leading_zeros(typingctx: Any, x: Any) -> Any:
-    """The number of zero bits above the highest set bit of a non-zero integer (``llvm.ctlz``; undefined for 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
-
-    return x(x), codegen
+_NONZERO = ir.Constant(ir.IntType(1), 1)  # cttz/ctlz's flag: the operand is not 0 (the result for 0 is undefined)
+popcount = _bit_intrinsic("popcount", lambda b, x: b.ctpop(x), "The number of set bits of an integer (llvm.ctpop).")
+trailing_zeros = _bit_intrinsic("trailing_zeros", lambda b, x: b.cttz(x, _NONZERO),
+                                "The zero bits below the lowest set bit of a non-zero integer (llvm.cttz).")
+leading_zeros = _bit_intrinsic("leading_zeros", lambda b, x: b.ctlz(x, _NONZERO),
+                               "The zero bits above the highest set bit of a non-zero integer (llvm.ctlz).")
 
 
 @borrowing
