@@ -109,8 +109,8 @@ class TabularPolicyFile:
             if not dist:  # all below 1e-6: keep the likeliest
                 best = max(self.table[text], key=lambda a: self.table[text][a])
                 dist = {best: 1.0}
-            total = sum(dist.values())
-            policy[key] = {str(a): round(p / total, 6) for a, p in dist.items()}
+            total = sum(dist.values())  # the renormalised entries are rounded again: one that rounds to 0 is left out
+            policy[key] = {str(a): q for a, p in dist.items() if (q := round(p / total, 6)) > 0}
         data = {"format": FORMAT, "game": self.game, "keys": HASHED if hashed else "text", "meta": self.meta,
                 "policy": policy}
         text_out = (json.dumps(data, indent=0, sort_keys=False) + "\n").encode("utf-8")
