@@ -452,15 +452,16 @@ def is_maximal_capture(tkey: int, ckey: int, v: int) -> bool:
 @borrowing
 def sweep_values_s(tkey: int, scr: np.ndarray) -> int:
     """Bitmask of played values 2–14 whose maximal capture takes the whole table (K13); 0 for an empty table."""
-    return hand_sweep_values_k(0x7FFC, tkey, scr)
+    return hand_sweep_values_k(0x7FFC, tkey, -1, scr)
 
 
 @borrowing
-def hand_sweep_values_k(values: int, tkey: int, scr: np.ndarray) -> int:
-    """Bitmask of the played ``values`` (a bitmask, bit v) that sweep the table ``tkey`` (K13)."""
+def hand_sweep_values_k(values: int, tkey: int, sums: int, scr: np.ndarray) -> int:
+    """Bitmask of the played ``values`` (a bitmask, bit v) that sweep the table ``tkey`` (K13), given its subset
+    sums if known (−1: not)."""
     if tkey == 0:
         return 0
-    return sweep_values_known(values, tkey, key_total(tkey), -1, False, scr)
+    return sweep_values_known(values, tkey, key_total(tkey), sums, False, scr)
 
 
 @borrowing
@@ -489,7 +490,7 @@ def add_to_sums(sums: int, k: int) -> int:
 @borrowing
 def hand_sweep_values_s(hand: np.ndarray, tkey: int, scr: np.ndarray) -> int:
     """Bitmask of the hand's played values that sweep the table ``tkey`` (K13); non-zero means a sweep is forced."""
-    return hand_sweep_values_k(hand_value_bits(hand), tkey, scr)
+    return hand_sweep_values_k(hand_value_bits(hand), tkey, -1, scr)
 
 
 @counted

@@ -45,13 +45,12 @@ from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine.captures import (
     card_mask_into,
+    hand_sweep_values_k,
     hand_sweep_values_s,
     hand_value_bits,
     is_maximal_capture_s,
-    key_total,
     maximal_captures_k,
     subset_sums,
-    sweep_values_known,
     table_value_key,
     uniforms_of,
 )
@@ -317,9 +316,7 @@ def random_move(st: np.ndarray, i: int, u_card: float, u_cap: float, cap_out: np
     hand = hand_of(st, i, st[i, TURN])
     tkey = table_value_key(table)
     sums = subset_sums(tkey)  # once, for the sweep and the captures
-    forced = 0  # non-zero: K13 forces a sweep with these values
-    if tkey:
-        forced = sweep_values_known(hand_value_bits(hand), tkey, key_total(tkey), sums, False, scr)
+    forced = hand_sweep_values_k(hand_value_bits(hand), tkey, sums, scr)  # non-zero: K13 forces these values
     card = pick_card(hand, forced, u_card)
     if forced:
         for c in range(rolled(52)):
