@@ -1,4 +1,5 @@
-"""krypenv.gpu_lean: the identity on the CPU, exact division by 32-bit steps, and loops NVVM keeps rolled."""
+"""krypenv.gpu_lean: the identity on the CPU, exact division by 32-bit steps, loops NVVM keeps rolled, and copies
+the CPU's compiler vectorises."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from krypenv.gpu_lean import divmod_small, fresh, rolled
+from krypenv.gpu_lean import divmod_small, fresh, looped, rolled
 
 needs_numba_cuda = pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None,
                                       reason="numba-cuda is not installed (pip install 'krypenv[cuda]')")
@@ -94,3 +95,53 @@ def test_rolled_hides_the_count_from_nvvm() -> None:
     constant, hidden = (_ptx(f) for f in (_kernel_constant, _kernel_rolled))
     assert "begin inline asm" not in constant
     assert re.search(r"begin inline asm\s+mov\.b64 %rd\d+, %rd\d+;", hidden)
+
+
+@njit  # no cache: a function loaded from numba's cache has no IR to read
+def _copy_constant(src: np.ndarray, dst: np.ndarray) -> None:
+    """The observation's kind of copy between two arrays, with the constant bound."""
+    for c in range(52):
+        dst[c] = src[c]
+
+
+@njit
+def _copy_looped(src: np.ndarray, dst: np.ndarray) -> None:
+    """The same copy with looped(52)."""
+    for c in range(looped(52)):
+        dst[c] = src[c]
+
+
+@njit(cache=True)
+def _copy_first(src: np.ndarray, dst: np.ndarray, n: int) -> None:
+    """Copy the first looped(n) elements."""
+    for c in range(looped(n)):
+        dst[c] = src[c]
+
+
+@pytest.mark.parametrize("n", [0, 1, 51, 52, 53, 200])
+def test_looped_is_the_count_on_the_cpu(n: int) -> None:
+    """Compiled for the CPU, looped(n) is n: every one of n elements is copied, and none after them."""
+    src, dst = np.arange(1, 201, dtype=np.int8), np.zeros(201, np.int8)
+    _copy_first(src, dst, n)
+    assert dst[:n].tolist() == src[:n].tolist() and not dst[n:].any()
+
+
+def test_looped_lets_the_cpu_vectorise_a_copy() -> None:
+    """The copy of constant count is unrolled into single bytes (its stores might alias its loads); with looped's
+    count LLVM vectorises it (vector types of bytes in the optimised IR)."""
+    src, dst = np.zeros(52, np.int8), np.zeros(52, np.int8)
+    _copy_constant(src, dst)
+    _copy_looped(src, dst)
+    vectors = [len(re.findall(r"<\d+ x i8>", f.inspect_llvm(f.signatures[0]))) for f in (_copy_constant, _copy_looped)]
+    assert vectors[0] == 0 and vectors[1] > 0, vectors
+
+
+def _kernel_looped(st: np.ndarray) -> None:
+    """Copies the record's first card vector into its second with looped's count."""
+    _copy_looped(st[0, 0:52], st[0, 52:104])
+
+
+@needs_numba_cuda
+def test_looped_hides_the_count_from_nvvm_as_rolled() -> None:
+    """On the GPU looped(n) is rolled(n): the count passes through an inline-PTX mov."""
+    assert re.search(r"begin inline asm\s+mov\.b64 %rd\d+, %rd\d+;", _ptx(_kernel_looped))

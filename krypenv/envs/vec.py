@@ -123,9 +123,12 @@ class GameVecEnv(VecEnv):
                 core.play_external(self._agents)  # new episodes may start with an opponent's turn
             core.observe_all(self._obs, self._masks)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(dones):
-            infos[i] = {"terminal_observation": self._term_obs[i].copy(),
-                        "terminal_action_mask": self._term_masks[i].copy(), **self._terminal_info(int(i))}
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            term_obs, term_masks = self._term_obs[ended], self._term_masks[ended]  # one copy each: rows of their own
+            for k, i in enumerate(ended.tolist()):
+                infos[i] = {"terminal_observation": term_obs[k], "terminal_action_mask": term_masks[k],
+                            **self._terminal_info(i)}
         return self._obs.copy(), self._rewards.astype(np.float32), dones, infos
 
     def _check_legal(self, actions: np.ndarray) -> None:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from krypenv.gpu_lean import rolled
+from krypenv.gpu_lean import looped, rolled
 from krypenv.jit import borrowing
 from krypenv.krypkasino.cards import POINTS
 from krypenv.krypkasino.engine import kernels
@@ -127,14 +127,18 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
     table, aside = row[kernels.TABLE:kernels.TABLE + 52], row[kernels.ASIDE:kernels.ASIDE + 52]
     out[:] = 0
     o_hand, o_table, o_aside, o_seen = out[0:52], out[52:104], out[104:156], out[156:208]
-    for c in range(rolled(52)):
+    n = looped(52)  # one loop per block, of a count the compiler cannot see: vector copies (gpu_lean.looped)
+    for c in range(n):
         o_hand[c] = hand[c]
+    for c in range(n):
         o_table[c] = table[c]
+    for c in range(n):
         o_aside[c] = aside[c]
+    for c in range(n):
         o_seen[c] = hand[c] + table[c] + aside[c]
     for s in range(P):
         pile = row[piles + 52 * s:piles + 52 * s + 52]
-        for c in range(rolled(52)):
+        for c in range(n):
             o_seen[c] += pile[c]
     if choosing:
         if observer == actor:
@@ -142,7 +146,7 @@ def encode_into(st: np.ndarray, i: int, players: int, observer: int, choice: np.
         else:
             out[156 + pending] += 1  # ... and is face up for everyone else
         out[208 + pending] = 1
-        for c in range(rolled(52)):
+        for c in range(n):
             out[260 + c] = choice[1 + c]
     for v in range(2, 2 + rolled(13)):
         if (sweep_bits >> v) & 1:

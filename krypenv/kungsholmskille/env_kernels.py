@@ -209,12 +209,14 @@ def _finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, rew, over,
 @counted
 def _step_all_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, actions, lose, status, rew, over, final,
                     obs, masks, term_obs, term_mask):
+    """Act and advance, then finish, then observe, each phase over the whole range (faster code than one loop calling
+    the four, as Krypkasino's :func:`krypenv.krypkasino.env_kernels._step_all_range`)."""
     buf = np.empty(BUF, np.int64)
     for i in range(lo, hi):
         status[i] = act_one(st, cash, ep, cfg, i, actions[i], lose)
         advance_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, buf)
-        finish_one(st, cash, ep, rng, cfg, i, prev_st, prev_cash, rew, over, final, term_obs, term_mask, buf)
-        observe_one(st, cash, ep, cfg, i, ep[i, E_SEAT], obs[i], masks[i], buf)
+    _finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, rew, over, final, term_obs, term_mask)
+    _observe_range(st, cash, ep, cfg, lo, hi, obs, masks)
 
 
 @counted

@@ -205,6 +205,33 @@ def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
         vec.set_attr("render_mode", "ansi")
 
 
+@pytest.mark.parametrize("agent_opponents", [False, True], ids=["built-in", "agents"])
+def test_vec_returns_arrays_that_later_steps_leave_alone(game: Game, agent_opponents: bool) -> None:
+    """Observations, terminal observations and terminal masks are the caller's own: stepping on never changes them,
+    and two games that end in one step do not share a terminal row."""
+    module = entry(game)
+    vec = module.VecEnv(64, players=game.play_players, seed=4, opponents=FirstLegal() if agent_opponents else "random")
+    kept: list[tuple[np.ndarray, np.ndarray]] = [(obs := vec.reset(), obs.copy())]
+    two_ended = False
+    for _ in range(300):
+        obs, _, dones, infos = vec.step(lowest_legal(vec.action_masks()))
+        kept.append((obs, obs.copy()))
+        ended = np.flatnonzero(dones)
+        for i in ended:
+            for key in ("terminal_observation", "terminal_action_mask"):
+                kept.append((infos[i][key], infos[i][key].copy()))
+        if len(ended) >= 2:
+            two_ended = True
+            first, second = infos[ended[0]]["terminal_observation"], infos[ended[1]]["terminal_observation"]
+            before = second.copy()
+            first += 1
+            assert np.array_equal(second, before)
+            first -= 1
+    assert two_ended
+    for array, copy in kept:
+        assert np.array_equal(array, copy)
+
+
 def test_vec_seed_method_seeds_as_the_constructor(game: Game) -> None:
     """SB3's ``seed(s)`` then ``reset()`` deals what ``VecEnv(seed=s)`` deals; the games of one batch differ."""
     module = entry(game)

@@ -346,3 +346,25 @@ def test_sweeps_with_the_highest_value_one_to_eight_times(k: int) -> None:
             got = int(sweep_values_known(0x7FFC, table_value_key(tv), key_total(table_value_key(tv)), -1, False,
                                          new_scratch()))
             assert {v for v in range(15) if (got >> v) & 1} == want, (k, n, table)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_capture_log_holds_every_copy_each_move_took(players: int) -> None:
+    """``move_capture`` of every move is what moved from the table into the mover's pile, less the played card: both
+    copies of a card when a capture takes both (K1, K10).  256 random deals; at least one move takes both copies."""
+    rules = Rules(players=players)
+    rng = np.random.default_rng(5)
+    d = DealBatch(rules, 256)
+    d.reset(rng=rng)
+    both_copies = 0
+    while not d.done.all():
+        piles, moves, turn, done = d.piles.copy(), d.n_moves.copy(), d.turn.copy(), d.done.copy()
+        d.play_random(rng)
+        for i in np.flatnonzero(~done & ~d.done):  # a deal's last move also takes the rest (K15): left out
+            cap = d.move_capture(i, int(moves[i]))
+            gained = d.piles[i, turn[i]].astype(np.int64) - piles[i, turn[i]]
+            if cap.any():
+                gained[d.hist_card[i, moves[i]]] -= 1  # the capturing card joins the pile too
+            assert gained.tolist() == cap.tolist(), (i, int(moves[i]))
+            both_copies += int((cap == 2).any())
+    assert both_copies > 0

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from krypenv.bits import nth_set_bit, popcount
+from krypenv.bits import nth_set_bit, popcount, trailing_zeros
 from krypenv.gpu_lean import fresh, rolled
 from krypenv.jit import borrowing, counted
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
@@ -132,11 +132,15 @@ def seat_after(seat: int, k: int, players: int) -> int:
 def _set_aside(st: np.ndarray, i: int, spades: bool) -> None:
     """K8: move court cards (or spades) from the table to the set-aside pile."""
     table, aside = table_of(st, i), st[i, ASIDE:ASIDE + 52]
-    for c in range(rolled(52)):
-        n = table[c]
-        if n and ((c // 13 == 3) if spades else (c % 13 >= 10)):
-            aside[c] += n
+    if spades:
+        for c in range(39, 39 + rolled(13)):  # the spades: suit 3
+            aside[c] += table[c]
             table[c] = 0
+    else:
+        for suit in range(rolled(4)):  # the court cards: ranks J, Q, K (10–12) of every suit
+            for c in range(13 * suit + 10, 13 * suit + 13):
+                aside[c] += table[c]
+                table[c] = 0
 
 
 @borrowing
@@ -236,23 +240,26 @@ def apply_move(st: np.ndarray, i: int, players: int, card: int, cap: np.ndarray,
     row[N_MOVES] = m + 1
     taken = 0
     on_table = 0
+    cards = 0  # the card set of the capture: bit c for each card c taken
     for c in range(rolled(52)):
         on_table += table[c]
         taken += cap[c]
+        cards |= np.int64(cap[c] != 0) << c
     row[HIST_TAKEN + m] = taken
     if taken == 0:
         table[card] += 1  # K12 creep
     else:
         log = row[CAP_LOG:CAP_LOG + 104]
         k = np.int64(row[N_LOGGED])
-        for c in range(rolled(52)):  # move the captured cards to the pile and log them
+        while cards:  # move the captured cards to the pile and log them, in card order
+            c = trailing_zeros(cards)
+            cards &= cards - 1
             x = cap[c]
-            if x:
-                table[c] -= x
-                pile[c] += x
-                log[k] = c
-                log[k + x - 1] = c  # a second copy, if taken
-                k += x
+            table[c] -= x
+            pile[c] += x
+            log[k] = c
+            log[k + x - 1] = c  # a second copy, if taken
+            k += x
         row[N_LOGGED] = k
         pile[card] += 1
         row[LAST_CAPTURER] = s
