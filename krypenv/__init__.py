@@ -28,7 +28,6 @@ from gymnasium.envs.registration import register, registry
 
 from krypenv.games import DEFAULT_GAME, GAMES
 
-
 _COMPILED_MARKS = (b"numba", b"krypenv.jit")  # a module with compiled code imports numba or krypenv.jit's decorators
 
 
