@@ -31,6 +31,13 @@ PIMC, LABELS, DISTILL = "agents/krypkasino/pimc.py", "krypenv/training/labels.py
 STUDENT = "krypenv/training/student.py"
 PIMC_VALUES, LABEL_TESTS = "tests/agents/krypkasino/test_pimc_values.py", "tests/training/test_labels.py"
 DISTILL_TESTS, STUDENT_TESTS = "tests/training/test_distill.py", "tests/training/test_student.py"
+ENGINE_TESTS = ("tests/krypkasino/test_golden.py", "tests/krypkasino/test_rules.py", "tests/krypkasino/test_engine.py")
+CAPTURE_LOG_TEST = "tests/krypkasino/test_properties.py::test_capture_log_holds_every_copy_each_move_took"
+KR_FINISH = "    _finish_range(st, rng, ints, base, cfg, lo, hi, rew, dones, final, term_obs, term_mask, scr)\n"
+KR_OBSERVE = "    _observe_range(st, ints, cfg, lo, hi, obs, masks, scr)\n"
+KI_FINISH = ("    _finish_range(st, cash, ep, rng, cfg, prev_st, prev_cash, lo, hi, rew, over, final, term_obs, "
+             "term_mask)\n")
+KI_OBSERVE = "    _observe_range(st, cash, ep, cfg, lo, hi, obs, masks)\n"
 SEEDING = "                seed = (self.seed * 1_000_003 + zlib.crc32(key.encode())) % 2**32"
 
 
@@ -186,6 +193,55 @@ BUGS = [
     Bug("D17", "agents/kungsholmskille/pimc.py", "out[k] = legal[int(np.argmax(values[k, legal]))]",
         "out[k] = legal[int(np.argmin(values[k, legal]))]", "Kungsholmskille's teacher plays its worst move",
         (DISTILL_TESTS,)),
+    # ---- issue 42, session 23: the VecEnv step phase by phase, captures by card sets, vector copies
+    Bug("V1", "krypenv/krypkasino/engine/kernels.py", "            x = cap[c]\n            table[c] -= x",
+        "            x = 1\n            table[c] -= x",
+        "apply_move takes one copy where the capture took two", ENGINE_TESTS),
+    Bug("V2", "krypenv/krypkasino/engine/kernels.py", "        cards |= np.int64(cap[c] != 0) << c",
+        "        cards |= np.int64(cap[c] != 0 and c > 0) << c",
+        "apply_move's card set misses card 0", ENGINE_TESTS),
+    Bug("V3", "krypenv/krypkasino/engine/kernels.py", "            log[k + x - 1] = c  # a second copy, if taken\n", "",
+        "a card taken twice is logged once (the capture log's second copy stale)", (CAPTURE_LOG_TEST,)),
+    Bug("V4", "krypenv/krypkasino/engine/kernels.py", "        for c in range(39, 39 + rolled(13)):",
+        "        for c in range(39, 38 + rolled(13)):",
+        "K8 misses a spade", (*ENGINE_TESTS, "tests/krypkasino/test_variants.py")),
+    Bug("V5", "krypenv/krypkasino/engine/kernels.py", "            for c in range(13 * suit + 10, 13 * suit + 13):",
+        "            for c in range(13 * suit + 10, 13 * suit + 12):",
+        "K8 leaves the kings", ENGINE_TESTS),
+    Bug("V6", "krypenv/krypkasino/engine/kernels.py", "        for suit in range(rolled(4)):",
+        "        for suit in range(rolled(3)):",
+        "K8 leaves one suit's court cards", ENGINE_TESTS),
+    Bug("V7", "krypenv/krypkasino/actions.py", "        sums = subset_sums(tkey)\n",
+        "        sums = subset_sums(tkey) | 1 << 13\n",
+        "the card action's subset sums of another table", (*ENGINE_TESTS, "tests/krypkasino/test_properties.py")),
+    Bug("V8", "krypenv/krypkasino/actions.py", "subset_sums(tkey) if sums < 0 else sums",
+        "subset_sums(tkey) if sums < 0 else 0",
+        "the card action's captures ignore the sums it knows", (*ENGINE_TESTS, "tests/krypkasino/test_properties.py")),
+    Bug("V9", "krypenv/krypkasino/env_kernels.py", KR_FINISH + KR_OBSERVE, KR_OBSERVE + KR_FINISH,
+        "the fused VecEnv step observes before it finishes", ("tests/krypkasino/test_vec.py", "tests/envs")),
+    Bug("V10", "krypenv/kungsholmskille/env_kernels.py", KI_FINISH + KI_OBSERVE, KI_OBSERVE + KI_FINISH,
+        "Kungsholmskille's fused VecEnv step observes before it finishes",
+        ("tests/kungsholmskille/test_vec.py", "tests/envs")),
+    Bug("V11", "krypenv/krypkasino/observation.py", "        o_seen[c] = hand[c] + table[c] + aside[c]",
+        "        o_seen[c] = hand[c] + table[c]",
+        "the observation's seen cards without the set-aside pile", ("tests/krypkasino/test_observation.py",)),
+    Bug("V12", "krypenv/krypkasino/observation.py", "    for c in range(n):\n        o_aside[c] = aside[c]\n",
+        "",
+        "the observation's aside block not copied", ("tests/krypkasino/test_observation.py",)),
+    Bug("V13", "krypenv/gpu_lean.py", "    def impl(n: Any) -> Any:\n        return _unseen(n)",
+        "    def impl(n: Any) -> Any:\n        return n",
+        "looped is the constant on the CPU (no vectorised copy)", ("tests/test_gpu_lean.py",)),
+    Bug("V14", "krypenv/envs/vec.py", '"terminal_observation": term_obs[k]',
+        '"terminal_observation": self._term_obs[i]',
+        "terminal observations are views of the env's own buffer", ("tests/envs/test_conformance.py",)),
+    Bug("V15", "krypenv/envs/vec.py", '"terminal_observation": term_obs[k]',
+        '"terminal_observation": term_obs[0]',
+        "two games' terminal observations share a row", ("tests/envs/test_conformance.py",)),
+    Bug("V16", "krypenv/__init__.py", '_COMPILED_MARKS = (b"numba", b"krypenv.jit")',
+        '_COMPILED_MARKS = (b"njit",)',
+        "numba's cache folder hashes only the modules that say njit", ("tests/test_layout.py",)),
+    Bug("V17", "krypenv/envs/vec.py", "    return list(starmap(dict, repeat((), n)))", "    return [{}] * n",
+        "every game's info is one shared dict", ("tests/envs/test_conformance.py",)),
 ]
 
 

@@ -208,13 +208,15 @@ def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
 @pytest.mark.parametrize("agent_opponents", [False, True], ids=["built-in", "agents"])
 def test_vec_returns_arrays_that_later_steps_leave_alone(game: Game, agent_opponents: bool) -> None:
     """Observations, terminal observations and terminal masks are the caller's own: stepping on never changes them,
-    and two games that end in one step do not share a terminal row."""
+    and two games that end in one step do not share a terminal row.  Every game's info is a dict of its own."""
     module = entry(game)
     vec = module.VecEnv(64, players=game.play_players, seed=4, opponents=FirstLegal() if agent_opponents else "random")
     kept: list[tuple[np.ndarray, np.ndarray]] = [(obs := vec.reset(), obs.copy())]
+    assert len({id(info) for info in vec.reset_infos}) == 64
     two_ended = False
     for _ in range(300):
         obs, _, dones, infos = vec.step(lowest_legal(vec.action_masks()))
+        assert len({id(info) for info in infos}) == 64
         kept.append((obs, obs.copy()))
         ended = np.flatnonzero(dones)
         for i in ended:
