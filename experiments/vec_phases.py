@@ -10,6 +10,11 @@ times each phase on its own over ``--steps`` steps of ``--games`` games (uniform
 the mask's read and the pick, as the benchmark's loop does), and ``step_all``, the fused call, on the same games,
 on one numba thread.  It prints the median over ``--rounds`` rounds of nanoseconds per game step, for each game
 at ``--players`` (Kungsholmskille at 4 when 2 is asked, its benchmark's table).
+
+``--noalias`` compiles every function afresh (an empty cache folder of its own) with numba's ``noalias`` flag: each
+array argument is declared to overlap no other, so LLVM may reorder any load and store.  That is not true of the
+engines in general (two views of one record), so it is an experiment, never the library's setting: the bound on what
+knowing that arrays do not overlap could give (docs/results/benchmark.md).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import tempfile
 import time
 
 if __name__ == "__main__":  # one numba thread, set before numba starts; never when a test imports this module (its
@@ -61,6 +67,21 @@ def phases(game: str, games: int, steps: int, players: int, seed: int = 0) -> di
     return {k: v / (steps * games) for k, v in spent.items()}
 
 
+def compile_without_aliasing(cache: str) -> None:
+    """From now on, compile every numba function with the ``noalias`` flag, caching in the folder ``cache``."""
+    import numba
+    from numba.core import cpu
+
+    numba.config.CACHE_DIR = cache
+    finalize = cpu.CPUTargetOptions.finalize
+
+    def with_noalias(self: object, flags: object, options: object) -> None:
+        finalize(self, flags, options)
+        flags.noalias = True  # numba then marks every array argument's data pointer noalias (callconv)
+
+    cpu.CPUTargetOptions.finalize = with_noalias
+
+
 def main() -> None:
     """Print the table of the median nanoseconds per game step of each phase, per game."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -68,9 +89,12 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--players", type=int, default=2)
+    p.add_argument("--noalias", action="store_true", help="compile with numba's noalias flag (an experiment)")
     a = p.parse_args()
     if min(a.games, a.steps, a.rounds) < 1:
         raise SystemExit("--games, --steps and --rounds must be at least 1")
+    if a.noalias:
+        compile_without_aliasing(tempfile.mkdtemp(prefix="noalias-"))
     print("| game | players | " + " | ".join(PHASES) + " | step + finish + observe |")
     print("|---|---:|" + "---:|" * (len(PHASES) + 1))
     for game in GAMES:

@@ -13,8 +13,8 @@ more, :func:`looped`, is for the CPU's vectoriser:
 * :func:`looped` -- a loop count that neither compiler can see, for a loop that stores into one array what it
   loads from another.  On the CPU LLVM unrolls a loop of constant count completely, and then cannot reorder its
   stores and loads (numba's arrays might overlap), so the copy stays one byte at a time; a loop of unseen count
-  it vectorises, checking for overlap at run time (the observation's card blocks: 100 → 59 ns a game).  On CUDA
-  it is :func:`rolled`.
+  it vectorises, checking for overlap at run time (the observation's card blocks, docs/results/benchmark.md).  On
+  CUDA it is :func:`rolled`.
 * :func:`fresh` -- a value (a row index, an array) the GPU's compiler must take for new at each call, so that the
   addresses made from it are not hoisted out of a loop and held across it (a volatile inline-PTX ``mov``); ``x``
   itself on the CPU.

@@ -338,7 +338,7 @@ def _finish_range(st, rng, ints, base, cfg, lo, hi, rew, dones, final, term_obs,
 def _step_all_range(st, rng, ints, base, cfg, lo, hi, actions, lose, status, rew, dones, final, obs, masks,
                     term_obs, term_mask, scr):
     """Act and advance, then finish, then observe, each phase over the whole range: the same work per env as one
-    loop calling the four, in faster code (experiments/vec_phases.py: 872 → 797 ns a step)."""
+    loop calling the four, in faster code (``experiments/vec_phases.py``; docs/results/benchmark.md)."""
     for i in range(lo, hi):
         status[i] = act_one(st, ints, cfg, i, actions[i], lose, scr, -1)
         advance_one(st, rng, ints, cfg, i, scr)
