@@ -37,41 +37,50 @@ from numba.core.extending import intrinsic, overload
 __all__ = ["divmod_small", "fresh", "looped", "rolled"]
 
 
-def rolled(n: int) -> int:
-    """``n``, a loop count the GPU's compiler cannot see (no unrolling there); ``n`` itself on the CPU."""
+def _asm_identity(target: str, template: str, constraints: str, doc: str) -> Any:
+    """An intrinsic for ``target``: an integer ``n`` as int64 through an inline-assembly statement that gives it back
+    unchanged, so that the compiler cannot fold the value (``template`` and ``constraints``: LLVM's)."""
+
+    def typer(typingctx: Any, n: Any) -> Any:
+        if not isinstance(n, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            from llvmlite import ir
+
+            i64 = ir.IntType(64)
+            x = context.cast(builder, args[0], sig.args[0], types.int64)
+            return builder.asm(ir.FunctionType(i64, [i64]), template, constraints, [x], side_effect=False)
+
+        return types.int64(n), codegen
+
+    typer.__doc__ = doc
+    return intrinsic(target=target)(typer)
+
+
+_opaque = _asm_identity("cuda", "mov.b64 $0, $1;", "=l,l", "``n`` through an inline-PTX ``mov``: NVVM cannot fold it.")
+_unseen = _asm_identity("cpu", "", "=r,0", "``n`` through an empty statement whose output is tied to its input (any "
+                        "CPU): LLVM cannot fold it.")
+
+
+def _as_is(n: Any) -> Any:
+    """The count itself."""
     return n
 
 
-@intrinsic(target="cuda")
-def _opaque(typingctx: Any, n: Any) -> Any:
-    """``n`` as int64 through an inline-PTX ``mov``: a value NVVM cannot fold."""
-    if not isinstance(n, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        from llvmlite import ir
-
-        i64 = ir.IntType(64)
-        x = context.cast(builder, args[0], sig.args[0], types.int64)
-        return builder.asm(ir.FunctionType(i64, [i64]), "mov.b64 $0, $1;", "=l,l", [x], side_effect=False)
-
-    return types.int64(n), codegen
+def _through_ptx(n: Any) -> Any:
+    """The count through the inline-PTX ``mov``."""
+    return _opaque(n)
 
 
-@overload(rolled, target="cpu")
-def _rolled_cpu(n: Any) -> Any:
-    """CPU: the constant itself."""
-    def impl(n: Any) -> Any:
-        return n
-    return impl
+def _through_empty_asm(n: Any) -> Any:
+    """The count through the empty statement."""
+    return _unseen(n)
 
 
-@overload(rolled, target="cuda")
-def _rolled_cuda(n: Any) -> Any:
-    """CUDA: the opaque copy."""
-    def impl(n: Any) -> Any:
-        return _opaque(n)
-    return impl
+def rolled(n: int) -> int:
+    """``n``, a loop count the GPU's compiler cannot see (no unrolling there); ``n`` itself on the CPU."""
+    return n
 
 
 def looped(n: int) -> int:
@@ -79,36 +88,18 @@ def looped(n: int) -> int:
     return n
 
 
-@intrinsic(target="cpu")
-def _unseen(typingctx: Any, n: Any) -> Any:
-    """``n`` as int64 through an empty inline-assembly statement (any CPU): a value LLVM cannot fold."""
-    if not isinstance(n, types.Integer):
-        return None
+def _compiled_as(impl: Any) -> Any:
+    """An overload's typer: every call compiles to ``impl``."""
 
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        from llvmlite import ir
+    def typer(n: Any) -> Any:
+        return impl
 
-        i64 = ir.IntType(64)
-        x = context.cast(builder, args[0], sig.args[0], types.int64)
-        return builder.asm(ir.FunctionType(i64, [i64]), "", "=r,0", [x], side_effect=False)  # output tied to input
-
-    return types.int64(n), codegen
+    return typer
 
 
-@overload(looped, target="cpu")
-def _looped_cpu(n: Any) -> Any:
-    """CPU: the count through the empty assembly statement."""
-    def impl(n: Any) -> Any:
-        return _unseen(n)
-    return impl
-
-
-@overload(looped, target="cuda")
-def _looped_cuda(n: Any) -> Any:
-    """CUDA: the opaque copy, as :func:`rolled`."""
-    def impl(n: Any) -> Any:
-        return _opaque(n)
-    return impl
+for _count, _target, _impl in ((rolled, "cpu", _as_is), (rolled, "cuda", _through_ptx),
+                                (looped, "cpu", _through_empty_asm), (looped, "cuda", _through_ptx)):
+    overload(_count, target=_target)(_compiled_as(_impl))
 
 
 def _launder(builder: Any, value: Any) -> Any:
