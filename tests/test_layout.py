@@ -247,25 +247,25 @@ COMPILING_DECORATORS = {"njit", "jit", "borrowing", "counted", "intrinsic", "ove
                         "register_jitable", "vectorize", "guvectorize"}
 
 
-def _decorator_name(node: ast.expr) -> str:
-    """The last name of a decorator: ``njit`` for ``@njit``, ``@njit(cache=True)`` and ``@numba.njit``."""
+def _name(node: ast.expr) -> str:
+    """The last name of a decorator or callee: ``njit`` for ``njit``, ``njit(cache=True)`` and ``numba.njit``."""
     node = node.func if isinstance(node, ast.Call) else node
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
 def test_numba_cache_hash_covers_every_module_with_compiled_code() -> None:
-    """Every module of krypenv that compiles a function (any numba decorator, or krypenv.jit's) is in the cache
-    folder's hash: else editing it would leave the machine code of its callers in other modules stale."""
+    """Every module of krypenv that compiles a function (any numba decorator or its call, or krypenv.jit's) is in the
+    cache folder's hash: else editing it would leave the machine code of its callers in other modules stale."""
     import krypenv
 
     sources = set(krypenv.compiled_sources())
     compiling = set()
     for path in sorted((ROOT / "krypenv").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        if any(_decorator_name(d) in COMPILING_DECORATORS for node in ast.walk(tree)
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in node.decorator_list):
+        nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+        decorators = [d for n in nodes if isinstance(n, ast.FunctionDef) for d in n.decorator_list]
+        if any(_name(n) in COMPILING_DECORATORS for n in [*decorators, *(n for n in nodes if isinstance(n, ast.Call))]):
             compiling.add(path)
-    assert {"observation.py", "bits.py"} <= {p.name for p in compiling}
+    assert {"observation.py", "bits.py", "gpu_lean.py", "jit.py"} <= {p.name for p in compiling}
     assert not compiling - sources, sorted(p.relative_to(ROOT).as_posix() for p in compiling - sources)
 
 
