@@ -31,10 +31,16 @@ from krypenv.games import DEFAULT_GAME, GAMES
 _COMPILED_MARKS = (b"numba", b"krypenv.jit")  # a module with compiled code imports numba or krypenv.jit's decorators
 
 
+def _compiles(path: Path) -> bool:
+    """Whether the module at ``path`` imports numba or krypenv.jit (one read of the file)."""
+    source = path.read_bytes()
+    return any(mark in source for mark in _COMPILED_MARKS)
+
+
 def compiled_sources(root: Path | None = None) -> list[Path]:
     """The modules of this package, game packages included (any depth), that hold compiled (numba) code, sorted."""
     here = Path(__file__).parent if root is None else root
-    return [path for path in sorted(here.rglob("*.py")) if any(m in path.read_bytes() for m in _COMPILED_MARKS)]
+    return [path for path in sorted(here.rglob("*.py")) if _compiles(path)]
 
 
 def _numba_cache_dir() -> None:
