@@ -172,9 +172,8 @@ def _play_card(st: np.ndarray, i: int, players: int, card: int, choice: np.ndarr
         return ILLEGAL
     table = table_of(st, i)
     tkey = table_value_key(table)
-    sums = -1  # the table's subset sums, once known
+    sums = subset_sums(tkey)  # once, for the sweep check and the captures
     if forced < 0:
-        sums = subset_sums(tkey)
         forced = hand_sweep_values_k(hand_value_bits(hand), tkey, sums, scr)
     if forced:  # K13: only sweepers, and they take the whole table
         if not (forced >> HAND_VALUE[card]) & 1:
@@ -183,7 +182,7 @@ def _play_card(st: np.ndarray, i: int, players: int, card: int, choice: np.ndarr
             buf[c] = table[c]
         apply_move(st, i, players, card, buf, later_kinds, later_sizes, spades)
         return MOVED
-    keys = maximal_captures_k(tkey, subset_sums(tkey) if sums < 0 else sums, HAND_VALUE[card], scr)
+    keys = maximal_captures_k(tkey, sums, HAND_VALUE[card], scr)
     total = n_candidates(table, keys)
     if total <= 1:  # creeps (K12) or a single capture
         if total == 0:
