@@ -18,6 +18,7 @@ Gymnasium id (``gym_id`` in :data:`krypenv.games.GAMES`: ``krypenv/Krypkasino-v0
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import time
@@ -37,10 +38,27 @@ def _compiles(path: Path) -> bool:
     return any(mark in source for mark in _COMPILED_MARKS)
 
 
-def compiled_sources(root: Path | None = None) -> list[Path]:
-    """The modules of this package, game packages included (any depth), that hold compiled (numba) code, sorted."""
-    here = Path(__file__).parent if root is None else root
-    return [path for path in sorted(here.rglob("*.py")) if _compiles(path)]
+_MAPPED = ("agents", "eval")  # subpackages that a checkout keeps outside krypenv/ (pyproject's package-dir)
+
+
+def package_folders() -> list[Path]:
+    """This package's folder, then each mapped subpackage's folder where it lies outside it (in a checkout,
+    ``krypenv.agents`` is ``agents/``; an installed wheel has it inside ``krypenv/``)."""
+    here = Path(__file__).parent
+    folders = [here]
+    for sub in _MAPPED:
+        spec = importlib.util.find_spec(f"{__name__}.{sub}")  # finds the folder without importing the subpackage
+        for where in (spec.submodule_search_locations or []) if spec is not None else []:
+            folder = Path(where).resolve()
+            if not folder.is_relative_to(here.resolve()) and folder not in folders:
+                folders.append(folder)
+    return folders
+
+
+def compiled_sources() -> list[Path]:
+    """The modules of this package, game packages and mapped subpackages included (any depth), that hold compiled
+    (numba) code, sorted: what names numba's cache folder."""
+    return sorted(path for folder in package_folders() for path in folder.rglob("*.py") if _compiles(path))
 
 
 def _numba_cache_dir() -> None:
@@ -57,7 +75,7 @@ def _numba_cache_dir() -> None:
 
     here = Path(__file__).parent
     digest = hashlib.sha1()
-    for path in compiled_sources(here):
+    for path in compiled_sources():
         digest.update(path.read_bytes())
     base = here / "__pycache__" if os.access(here, os.W_OK) else Path.home() / ".cache" / "krypenv"
     current = base / f"numba-{digest.hexdigest()[:12]}"

@@ -255,17 +255,19 @@ def _name(node: ast.expr) -> str:
 
 def test_numba_cache_hash_covers_every_module_with_compiled_code() -> None:
     """Every module of krypenv that compiles a function (any numba decorator or its call, or krypenv.jit's) is in the
-    cache folder's hash: else editing it would leave the machine code of its callers in other modules stale."""
+    cache folder's hash, agents/ and eval/ (krypenv.agents, krypenv.eval) included: else editing it would leave the
+    machine code of its callers in other modules stale (pimc.py inlines tactics.py)."""
     import krypenv
 
-    sources = set(krypenv.compiled_sources())
+    sources = {p.resolve() for p in krypenv.compiled_sources()}
     compiling = set()
-    for path in sorted((ROOT / "krypenv").rglob("*.py")):
+    for path in sorted(p.resolve() for folder in ("krypenv", "agents", "eval") for p in (ROOT / folder).rglob("*.py")):
         nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
         decorators = [d for n in nodes if isinstance(n, ast.FunctionDef) for d in n.decorator_list]
         if any(_name(n) in COMPILING_DECORATORS for n in [*decorators, *(n for n in nodes if isinstance(n, ast.Call))]):
             compiling.add(path)
-    assert {"observation.py", "bits.py", "gpu_lean.py", "jit.py"} <= {p.name for p in compiling}
+    assert {"observation.py", "bits.py", "gpu_lean.py", "jit.py", "tactics.py", "pimc.py"} <= \
+        {p.name for p in compiling}
     assert not compiling - sources, sorted(p.relative_to(ROOT).as_posix() for p in compiling - sources)
 
 

@@ -35,6 +35,9 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
     assert {name.split(".")[0] for name in listed} == {"krypenv"}
     assert SETUPTOOLS["package-dir"] == {"krypenv.agents": "agents", "krypenv.eval": "eval",
                                          "krypenv.checkpoints": "checkpoints"}
+    import krypenv  # the numba cache's hash reads the code folders a checkout keeps outside krypenv/
+
+    assert {ROOT / "agents", ROOT / "eval"} <= set(krypenv.package_folders())
 
 
 @pytest.mark.slow
