@@ -5,7 +5,7 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Fifteen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
+Sixteen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
 ``record`` (a training run's machine record, the BLAS-threads helper),
 ``search`` (issue 40: the guided search's forced rows and legal
 features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house``
@@ -19,7 +19,7 @@ weights),
 the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
 kernels' disk-cache plumbing), ``aec`` (issue 42: the entry modules' lazy loader, the steps' action check)
-and ``device`` (issue 33: the Python
+``vec`` (issue 42: the VecEnv's Python between its kernels) and ``device`` (issue 33: the Python
 of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
 rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
 planted by hand instead: ``experiments/planted_gpu.py``).  The web server's guard, store and menu
@@ -168,6 +168,11 @@ SETS["record"] = (["krypenv/training/common.py", "krypenv/agents/mlp.py", "krype
 SETS["draw"] = (["krypenv/agents/mlp.py", "krypenv/training/labels.py"],
                 ["krypenv.agents.mlp.x_policy_draw*", "krypenv.training.labels.x_card_for*"],
                 ["tests/training/test_distill.py", "tests/training/test_labels.py"])
+# vec (issue 42, the VecEnv's Python between the kernels): the terminal rows taken in one copy, the info dicts, the
+# action check and the SB3 plumbing; the compiled step is not mutated, its bugs were planted by hand (V14, V15, V17)
+SETS["vec"] = (["krypenv/envs/vec.py"], ["krypenv.envs.vec.*"],
+               ["tests/envs/test_conformance.py", "tests/envs/test_env_inputs.py", "tests/envs/test_env_keywords.py",
+                "tests/envs/test_seeding.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
