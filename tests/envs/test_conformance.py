@@ -201,8 +201,23 @@ def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
     rows = vec.env_method("action_masks", indices=[1, 3])
     assert np.array_equal(np.stack(rows), vec.action_masks()[[1, 3]])
     assert vec.get_attr("render_mode", [0, 2]) == [None, None] and vec.env_is_wrapped(object) == [False] * 32
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="cannot set 'render_mode' per game on the batched VecEnv"):
         vec.set_attr("render_mode", "ansi")
+
+
+@pytest.mark.parametrize("agent_opponents", [False, True], ids=["built-in", "agents"])
+def test_vec_counts_every_episode_and_declares_its_observation_dtype(game: Game, agent_opponents: bool) -> None:
+    """``core.episodes`` (what a league reads) is 1 + the episodes each game ended, with built-in opponents (the fused
+    step) and agents alike; the observation space has the observations' dtype (SB3 sizes its buffers by it)."""
+    vec = entry(game).VecEnv(8, players=game.play_players, seed=3,
+                             opponents=FirstLegal() if agent_opponents else "random")
+    obs = vec.reset()
+    assert vec.observation_space.dtype == obs.dtype and vec.observation_space.contains(obs[0])
+    ended = np.zeros(8, np.int64)
+    for _ in range(300):
+        ended += vec.step(lowest_legal(vec.action_masks()))[2]
+    assert ended.min() >= 2
+    assert vec.core.episodes.tolist() == (1 + ended).tolist()
 
 
 @pytest.mark.parametrize("agent_opponents", [False, True], ids=["built-in", "agents"])

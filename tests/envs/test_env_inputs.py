@@ -10,6 +10,7 @@ nothing moves.  ``raw_env().step`` after the episode says to call ``reset()``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from krypenv import agents
 from krypenv.games import GAMES as REGISTRY
 from tests.envs.helpers import lowest_legal
 
@@ -180,6 +182,46 @@ def test_vec_non_integer_or_miscounted_actions_are_refused_before_any_game_moves
     with pytest.raises(ValueError, match=r"actions must be 4 integers \(an integer array of shape \(4,\)\), one per"):
         vec.step(actions)
     assert np.array_equal(rows(vec), before)
+
+
+@pytest.mark.parametrize("num_envs", [0, -1, True, 1.5, "4", None])
+def test_vec_num_envs_must_be_a_positive_integer(game: Game, num_envs: Any) -> None:
+    """A ValueError naming num_envs and what was given; 1 and a numpy integer are taken (the edge and the type)."""
+    with pytest.raises(ValueError, match=re.escape(f"num_envs must be a positive integer, got {num_envs!r}")):
+        game.vec(num_envs, players=game.players)
+    assert game.vec(1, players=game.players).num_envs == 1
+    assert game.vec(np.int64(2), players=game.players).num_envs == 2
+
+
+def test_vec_refuses_a_render_mode(game: Game) -> None:
+    """The VecEnv does not render: a render mode is a ValueError saying where to watch a game; None is taken."""
+    with pytest.raises(ValueError, match="render_mode: the VecEnv does not render; use the Gymnasium or AEC env"):
+        game.vec(2, players=game.players, render_mode="human")
+    assert game.vec(2, players=game.players, render_mode=None).render_mode is None
+
+
+def test_vec_keeps_its_config_and_refuses_an_agent_of_another_game(game: Game) -> None:
+    """``vec.config`` is the table it was made with; an opponent loaded for another game is refused, naming both."""
+    assert game.vec(2, players=game.players).config.players == game.players
+    other = next(name for name in REGISTRY if name != game.name)
+    with pytest.raises(ValueError, match=f"was built for {other}, not {game.name}"):
+        game.vec(2, players=game.players, opponents=agents.load("expert", game=other))
+
+
+@pytest.mark.parametrize(("actions", "shown"), [
+    ([3.7, 1.7, 0.0, 2.2], "shape (4,) and dtype float64: [3.7, 1.7, 0.0, 2.2]"),
+    (["0", "1", "0", "1"], "['0', '1', '0', '1']"),  # strings as given
+    (np.zeros(8, np.int64), "shape (8,) and dtype int64: [0, 0, 0, 0, 0, 0, 0, 0]"),  # up to 8 values are listed
+    (np.zeros(9, np.int64), "shape (9,) and dtype int64"),  # more are not
+])
+def test_vec_bad_actions_message_shows_what_was_given(game: Game, actions: Any, shown: str) -> None:
+    """The refusal ends with what was given: its shape and dtype, its values when there are at most 8, or its repr when
+    it holds strings or objects."""
+    vec = game.vec(4, players=game.players, seed=2)
+    vec.reset()
+    with pytest.raises(ValueError) as err:
+        vec.step(actions)
+    assert str(err.value).endswith("one per game, got " + shown), str(err.value)
 
 
 @pytest.mark.parametrize("form", [list, lambda a: a.astype(np.int32), lambda a: a.astype(np.uint8),
