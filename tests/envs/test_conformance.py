@@ -196,6 +196,7 @@ def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
         for i in np.flatnonzero(dones):
             assert infos[i]["terminal_observation"].shape == vec.observation_space.shape
             assert not infos[i]["terminal_action_mask"].any()
+            assert infos[i]["terminal_action_mask"].dtype == np.int8  # as the AEC env's action_mask
     assert max(agent.batch_sizes) > 16
     assert (vec.core.episodes > episodes).tolist() == done_any.tolist()
     rows = vec.env_method("action_masks", indices=[1, 3])

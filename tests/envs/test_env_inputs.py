@@ -195,7 +195,8 @@ def test_vec_num_envs_must_be_a_positive_integer(game: Game, num_envs: Any) -> N
 
 def test_vec_refuses_a_render_mode(game: Game) -> None:
     """The VecEnv does not render: a render mode is a ValueError saying where to watch a game; None is taken."""
-    with pytest.raises(ValueError, match="render_mode: the VecEnv does not render; use the Gymnasium or AEC env"):
+    with pytest.raises(ValueError, match="^render_mode: the VecEnv does not render; use the Gymnasium or AEC env to "
+                                         "watch a game$"):
         game.vec(2, players=game.players, render_mode="human")
     assert game.vec(2, players=game.players, render_mode=None).render_mode is None
 
