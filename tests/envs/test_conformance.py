@@ -347,12 +347,36 @@ def test_illegal_lose_ends_the_episode_in_every_interface(game: Game) -> None:
     assert term and not trunc and reward < 0
     with pytest.raises(ValueError, match="episode is over"):
         env.step(0)
-    vec = module.VecEnv(2, players=game.play_players, seed=4, illegal="lose")
+    for opponents in ("random", FirstLegal()):  # the fused step and the step with agents at the other seats
+        vec = module.VecEnv(2, players=game.play_players, seed=4, illegal="lose", opponents=opponents)
+        vec.reset()
+        actions = lowest_legal(vec.action_masks())
+        actions[0] = int(np.flatnonzero(~vec.action_masks()[0])[0])
+        _, rewards, dones, infos = vec.step(actions)
+        assert dones[0] and rewards[0] < 0 and not infos[0]["TimeLimit.truncated"]
+        assert not dones[1]
+
+
+@pytest.mark.parametrize("offender", [0, 2])
+def test_vec_illegal_action_in_any_game_names_the_game_and_the_learners_seat(game: Game, offender: int) -> None:
+    """The first and the last game alike: the refusal names the game and the learner's seat, and nothing moves."""
+    vec = entry(game).VecEnv(3, players=game.play_players, seed=3, seat=1)
     vec.reset()
     actions = lowest_legal(vec.action_masks())
-    actions[0] = int(np.flatnonzero(~vec.action_masks()[0])[0])
-    _, rewards, dones, infos = vec.step(actions)
-    assert dones[0] and rewards[0] < 0 and not infos[0]["TimeLimit.truncated"]
+    actions[offender] = int(np.flatnonzero(~vec.action_masks()[offender])[0])
+    before = vec.core.state.copy()
+    with pytest.raises(ValueError, match=rf"^game {offender}: illegal .* for player_1; legal"):
+        vec.step(actions)
+    assert np.array_equal(vec.core.state, before)
+
+
+def test_vec_step_before_reset_is_refused(game: Game) -> None:
+    """Stepping a VecEnv never reset is a ValueError that says to reset first, and no game moves."""
+    vec = entry(game).VecEnv(2, players=game.play_players, seed=3)
+    before = vec.core.state.copy()
+    with pytest.raises(ValueError, match=r"^call reset\(\) before step\(\)$"):
+        vec.step(np.zeros(2, np.int64))
+    assert np.array_equal(vec.core.state, before)
 
 
 def test_maskable_ppo_trains_on_the_vecenv(game: Game) -> None:
