@@ -189,12 +189,14 @@ class GameVecEnv(VecEnv):
         return hasattr(self, attr_name)
 
     def _indices(self, indices: VecEnvIndices) -> Sequence[int]:
-        """The selected game indices: all, one, or the given ones."""
+        """The selected game indices: all, one, or the given ones (ValueError for anything else)."""
         if indices is None:
             return range(self.num_envs)
         if isinstance(indices, (int, np.integer)):
             return [int(indices)]
-        return list(indices) if isinstance(indices, Iterable) else [indices]
+        if isinstance(indices, Iterable):
+            return list(indices)
+        raise ValueError(f"indices must be None, a game index or a sequence of them, got {indices!r}")
 
 
 def _describe(actions: Any, acts: np.ndarray) -> str:

@@ -204,6 +204,12 @@ def test_vec_masks_attributes_and_external_batches(game: Game) -> None:
     assert vec.get_attr("render_mode", [0, 2]) == [None, None] and vec.env_is_wrapped(object) == [False] * 32
     with pytest.raises(AttributeError, match="cannot set 'render_mode' per game on the batched VecEnv"):
         vec.set_attr("render_mode", "ansi")
+    assert vec.get_attr("render_mode", 1) == [None] and vec.get_attr("render_mode", np.int64(2)) == [None]
+    assert vec.env_is_wrapped(object, (0, 1, 2)) == [False] * 3
+    with pytest.raises(ValueError, match=r"indices must be None, a game index or a sequence of them, got 1\.5"):
+        vec.get_attr("render_mode", 1.5)
+    with pytest.raises(AttributeError, match="^the batched VecEnv has no per-game method 'render'$"):
+        vec.env_method("render")
 
 
 @pytest.mark.parametrize("agent_opponents", [False, True], ids=["built-in", "agents"])
