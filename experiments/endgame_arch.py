@@ -39,6 +39,7 @@ from torch import nn
 
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
+from krypenv.threads import set_torch_threads
 from krypenv.training.labels import LabelSet
 
 N_CARD_FEATS = 3 + 13 + 3  # copies (mine, theirs, table), table value one-hot, hand value, points, spade
@@ -191,7 +192,7 @@ def main() -> None:
     ap.add_argument("--move-features", action="store_true", help="the mover's card tokens carry their move features")
     ap.add_argument("--limit", type=int, default=0, help="train on the first LIMIT card decisions only")
     a = ap.parse_args()
-    torch.set_num_threads(a.threads)
+    set_torch_threads(a.threads)
     torch.manual_seed(a.seed)
     train = card_set(a.labels, 0, a.move_features, a.limit)
     test = card_set(a.labels, 1, a.move_features)
