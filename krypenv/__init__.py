@@ -32,12 +32,6 @@ from krypenv.games import DEFAULT_GAME, GAMES
 _COMPILED_MARKS = (b"numba", b"krypenv.jit")  # a module with compiled code imports numba or krypenv.jit's decorators
 
 
-def _compiles(path: Path) -> bool:
-    """Whether the module at ``path`` imports numba or krypenv.jit (one read of the file)."""
-    source = path.read_bytes()
-    return any(mark in source for mark in _COMPILED_MARKS)
-
-
 _MAPPED = ("agents", "eval")  # subpackages that a checkout keeps outside krypenv/ (pyproject's package-dir)
 
 
@@ -45,20 +39,32 @@ def package_folders() -> list[Path]:
     """This package's folder, then each mapped subpackage's folder where it lies outside it (in a checkout,
     ``krypenv.agents`` is ``agents/``; an installed wheel has it inside ``krypenv/``)."""
     here = Path(__file__).parent
+    inside = here.resolve()
     folders = [here]
     for sub in _MAPPED:
         spec = importlib.util.find_spec(f"{__name__}.{sub}")  # finds the folder without importing the subpackage
         for where in (spec.submodule_search_locations or []) if spec is not None else []:
             folder = Path(where).resolve()
-            if not folder.is_relative_to(here.resolve()) and folder not in folders:
+            if not folder.is_relative_to(inside) and folder not in folders:
                 folders.append(folder)
     return folders
+
+
+def _compiled_modules() -> list[tuple[Path, bytes]]:
+    """(path, source) of every module that imports numba or krypenv.jit, sorted by path: each file read once."""
+    found = []
+    for folder in package_folders():
+        for path in folder.rglob("*.py"):
+            source = path.read_bytes()
+            if any(mark in source for mark in _COMPILED_MARKS):
+                found.append((path, source))
+    return sorted(found)
 
 
 def compiled_sources() -> list[Path]:
     """The modules of this package, game packages and mapped subpackages included (any depth), that hold compiled
     (numba) code, sorted: what names numba's cache folder."""
-    return sorted(path for folder in package_folders() for path in folder.rglob("*.py") if _compiles(path))
+    return [path for path, _ in _compiled_modules()]
 
 
 def _numba_cache_dir() -> None:
@@ -75,8 +81,8 @@ def _numba_cache_dir() -> None:
 
     here = Path(__file__).parent
     digest = hashlib.sha1()
-    for path in compiled_sources():
-        digest.update(path.read_bytes())
+    for _, source in _compiled_modules():
+        digest.update(source)
     base = here / "__pycache__" if os.access(here, os.W_OK) else Path.home() / ".cache" / "krypenv"
     current = base / f"numba-{digest.hexdigest()[:12]}"
     numba.config.CACHE_DIR = str(current)
