@@ -35,12 +35,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from fit_by_kind import gaps, lost_value
 from torch import nn
 
 from krypenv.krypkasino.cards import HAND_VALUE, POINTS
 from krypenv.krypkasino.engine import kernels as K
 from krypenv.threads import set_torch_threads
 from krypenv.training.labels import LabelSet
+from krypenv.training.student import policy_targets
 
 N_CARD_FEATS = 3 + 13 + 3  # copies (mine, theirs, table), table value one-hot, hand value, points, spade
 N_GLOBAL = 7
@@ -148,13 +150,6 @@ def card_set(labels_dir: str, iteration: int, move_features: bool = False, limit
     return {"tok": tok, "pad": pad, "legal": legal, "values": values}
 
 
-def targets(values: np.ndarray, legal: np.ndarray, temperature: float) -> np.ndarray:
-    """softmax(values / T) over the legal tokens (0 elsewhere)."""
-    z = np.where(legal, values / temperature, -np.inf)
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return (z / z.sum(axis=1, keepdims=True)).astype(np.float32)
-
-
 def measure(model: CardSetPolicy, data: dict[str, np.ndarray], temperature: float) -> dict[str, float]:
     """Held-out gap (nats), share of non-best greedy cards and value lost (points per card decision)."""
     model.eval()
@@ -167,11 +162,8 @@ def measure(model: CardSetPolicy, data: dict[str, np.ndarray], temperature: floa
             logps.append(torch.log_softmax(logit, 1).numpy())
     logp = np.concatenate(logps)
     legal, values = data["legal"], data["values"]
-    p = targets(values, legal, temperature)
-    gap = np.where(legal, p * (np.log(np.where(legal, p, 1.0) + 1e-30) - logp), 0.0).sum(axis=1)
-    v = np.where(legal, values, -np.inf)
-    own = logp.argmax(axis=1)  # a legal token: the others' logits were set to −1e9
-    lost = v.max(axis=1) - v[np.arange(len(v)), own]
+    gap = gaps(policy_targets(values, legal, temperature), logp)
+    lost = lost_value(values, legal, logp)  # the MLPs' measure (fit_by_kind.py), over the tokens
     model.train()
     return {"gap": float(gap.mean()), "not_best": float((lost > 1e-6).mean()), "lost": float(lost.mean())}
 
@@ -202,7 +194,7 @@ def main() -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=a.learning_rate, weight_decay=1e-4)
     steps = a.epochs * ((len(train["tok"]) + a.batch - 1) // a.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, a.learning_rate, total_steps=steps, pct_start=0.1)
-    p_train = targets(train["values"], train["legal"], a.temperature)
+    p_train = policy_targets(train["values"], train["legal"], a.temperature)
     rng = np.random.default_rng(a.seed)
     t0 = time.perf_counter()
     for epoch in range(a.epochs):

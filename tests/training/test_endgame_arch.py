@@ -83,12 +83,12 @@ def test_values_and_move_features_land_on_their_cards_tokens(run: Path) -> None:
 
 
 def test_the_metric_is_fit_by_kinds_on_the_same_decisions(run: Path) -> None:
-    """measure()'s value lost and greedy ≠ best equal fit_by_kind's lost_value over the 105 actions, for the same
-    policy (a fixed random network's)."""
+    """measure()'s value lost, greedy ≠ best and gap equal fit_by_kind's lost_value and gaps over the 105 actions,
+    the policy a softmax over the legal cards only, for the same network (a fixed random one's)."""
     data = A.card_set(str(run), 1)
     torch.manual_seed(3)
     model = A.CardSetPolicy(data["tok"].shape[2], 16, 1, 2)
-    got = A.measure(model, data, 1.0)
+    got = A.measure(model, data, 0.5)  # a temperature other than 1, so that ignoring it shows
     with torch.no_grad():
         logit = model(torch.from_numpy(data["tok"]), torch.from_numpy(data["pad"])).numpy()
     labels, _ = LabelSet(run / "labels").load([1])
@@ -103,16 +103,23 @@ def test_the_metric_is_fit_by_kinds_on_the_same_decisions(run: Path) -> None:
     assert got["lost"] == pytest.approx(float(lost.mean()), abs=1e-5)
     assert got["not_best"] == pytest.approx(float((lost > 1e-6).mean()))
     assert got["gap"] > 0
+    mask = labels.mask[card]
+    z = np.where(mask, full, -np.inf)
+    logp = z - z.max(axis=1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+    gap = F.gaps(A.policy_targets(labels.values[card], mask, 0.5), logp)
+    assert got["gap"] == pytest.approx(float(gap.mean()), rel=1e-4)
 
 
 def test_targets_are_the_softmax_of_values_over_temperature() -> None:
-    """targets(): softmax(values / T) over the legal tokens, zero elsewhere; a numpy oracle at two temperatures."""
+    """The targets it trains towards (the student's policy_targets): softmax(values / T) over the legal tokens, zero
+    elsewhere; a numpy oracle at two temperatures."""
     values = np.array([[1.0, -2.0, np.nan, 0.5]], np.float32)
     legal = ~np.isnan(values)
     for temp in (1.0, 0.25):
         e = np.exp(np.array([1.0, -2.0, 0.5]) / temp)
         want = np.array([e[0], e[1], 0.0, e[2]]) / e.sum()
-        assert np.allclose(A.targets(values, legal, temp)[0], want, atol=1e-6)
+        assert np.allclose(A.policy_targets(values, legal, temp)[0], want, atol=1e-6)
 
 
 def test_main_trains_and_reports_each_epoch(run: Path) -> None:
