@@ -5,7 +5,7 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Sixteen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
+Seventeen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
 ``record`` (a training run's machine record, the BLAS-threads helper),
 ``search`` (issue 40: the guided search's forced rows and legal
 features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house``
@@ -19,7 +19,8 @@ weights),
 the student, the mlp network), ``research`` (issue 34: the agents' option limits, tabular policies,
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
 kernels' disk-cache plumbing), ``aec`` (issue 42: the entry modules' lazy loader, the steps' action check)
-``vec`` (issue 42: the VecEnv's Python between its kernels) and ``device`` (issue 33: the Python
+``vec`` (issue 42: the VecEnv's Python between its kernels), ``ensemble`` (issue 40: students merged into one
+network) and ``device`` (issue 33: the Python
 of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
 rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
 planted by hand instead: ``experiments/planted_gpu.py``).  The web server's guard, store and menu
@@ -173,6 +174,8 @@ SETS["draw"] = (["krypenv/agents/mlp.py", "krypenv/training/labels.py"],
 SETS["vec"] = (["krypenv/envs/vec.py"], ["krypenv.envs.vec.*"],
                ["tests/envs/test_conformance.py", "tests/envs/test_env_inputs.py", "tests/envs/test_env_keywords.py",
                 "tests/envs/test_seeding.py"])
+SETS["ensemble"] = (["krypenv/training/ensemble.py"], ["krypenv.training.ensemble.*"],
+                    ["tests/training/test_ensemble.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

@@ -29,6 +29,7 @@ INFO, KILLE_RESAMPLE = OS + "test_information_states.py", OS + "test_kille_resam
 KR, KI = "krypenv/openspiel/krypkasino.py", "krypenv/openspiel/kungsholmskille.py"
 PIMC, LABELS, DISTILL = "agents/krypkasino/pimc.py", "krypenv/training/labels.py", "krypenv/training/distill.py"
 STUDENT = "krypenv/training/student.py"
+ENSEMBLE, ENSEMBLE_TESTS = "krypenv/training/ensemble.py", "tests/training/test_ensemble.py"
 PIMC_VALUES, LABEL_TESTS = "tests/agents/krypkasino/test_pimc_values.py", "tests/training/test_labels.py"
 DISTILL_TESTS, STUDENT_TESTS = "tests/training/test_distill.py", "tests/training/test_student.py"
 ENGINE_TESTS = ("tests/krypkasino/test_golden.py", "tests/krypkasino/test_rules.py", "tests/krypkasino/test_engine.py")
@@ -242,6 +243,29 @@ BUGS = [
         "numba's cache folder hashes only the modules that say njit", ("tests/test_layout.py",)),
     Bug("V17", "krypenv/envs/vec.py", "    return list(starmap(dict, repeat((), n)))", "    return [{}] * n",
         "every game's info is one shared dict", ("tests/envs/test_conformance.py",)),
+    # ---- issue 40, session 25: an ensemble of students as one network
+    Bug("M1", ENSEMBLE, "np.concatenate([w * k for w, k in zip(ws, weights)], axis=1)",
+        "np.concatenate(list(ws), axis=1)", "the members' logits summed, not weighted", (ENSEMBLE_TESTS,)),
+    Bug("M2", ENSEMBLE, "sum(b * k for b, k in zip(bs, weights)))", "sum(bs))",
+        "the members' biases summed, not weighted", (ENSEMBLE_TESTS,)),
+    Bug("M3", ENSEMBLE, "        r, c = r + m.shape[0], c + m.shape[1]", "        r = r + m.shape[0]",
+        "block-diagonal layers read the first member's units", (ENSEMBLE_TESTS,)),
+    Bug("M4", ENSEMBLE, "    folded = None if shared else [", "    folded = None if True else [",
+        "different input scalings not folded", (ENSEMBLE_TESTS,)),
+    Bug("M5", ENSEMBLE, "len(units) == 1 and len(", "len(units) >= 1 and len(",
+        "value heads of other units averaged", (ENSEMBLE_TESTS,)),
+    Bug("M6", ENSEMBLE, '"obs_size", "n_actions", "action_features", "activation", "layers")',
+        '"obs_size", "n_actions", "action_features", "layers")', "members of other activations merged",
+        (ENSEMBLE_TESTS,)),
+    Bug("M7", ENSEMBLE, "    if not 2 <= len(paths) <= MAX_MEMBERS:", "    if not 2 <= len(paths) < MAX_MEMBERS:",
+        "the member bound one short", (ENSEMBLE_TESTS,)),
+    Bug("M8", ENSEMBLE, "np.any(w <= 0)", "np.any(w < 0)", "a weight of 0 taken", (ENSEMBLE_TESTS,)),
+    Bug("M9", ENSEMBLE, "    return w / w.sum()", "    return w", "weights not normalised", (ENSEMBLE_TESTS,)),
+    Bug("M10", ENSEMBLE, "        if args.out.suffix != \".npz\":", "        if False:",
+        "an output name without .npz taken", (ENSEMBLE_TESTS,)),
+    Bug("M11", ENSEMBLE, '"inp_w": np.concatenate([s["inp"][0] for s in sc])',
+        '"inp_w": _block([s["inp"][0] for s in sc])',
+        "the scorer's feature layer block-diagonal (members past the first read no features)", (ENSEMBLE_TESTS,)),
 ]
 
 

@@ -15,6 +15,7 @@ the game's declaration in :mod:`krypenv.games`:
 | ``distill.py``        | expert iteration: DAgger games, the search's labels, a student network, repeat   |
 | ``labels.py``         | the labels' shards on disk (npz with a JSON card; resumable, checked on reading) |
 | ``student.py``        | the student network in torch, saved as an ``mlp`` file (format 2)                |
+| ``ensemble.py``       | several students as one ``mlp`` file: the weighted mean of their logits, exactly |
 | ``krypkasino.py``     | Krypkasino's defaults, env, networks, metadata and duplicate evaluations; its    |
 |                       | expert-iteration hooks (``DISTILL``, ``distill_core``, ``label_features``, …)    |
 | ``kungsholmskille.py``| Kungsholmskille's: one pot per episode, an MLP, money among copies of a baseline |
