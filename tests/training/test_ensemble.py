@@ -237,3 +237,73 @@ def test_a_shipped_student_merged_with_itself_plays_as_it_does() -> None:
             act = one.act(batch)
             np.testing.assert_array_equal(ens.act(batch), act)
             env.step(act)
+
+
+def test_the_messages_and_card_texts_are_pinned(tmp_path: Path) -> None:
+    """A refusal names both members' values; the card's method and the reason for a missing value head are stated; a
+    member without a ``trained`` card is listed with an empty one."""
+    rng = np.random.default_rng(12)
+    a = member(tmp_path / "a.npz", rng)
+    with pytest.raises(ValueError, match=r"differ in 'preset': 'standard' against 'tiny'$"):
+        merge([a, member(tmp_path / "b.npz", rng, preset="tiny")], np.array([0.5, 0.5]))
+    card, *_ = merge([a, member(tmp_path / "c.npz", rng, value=None, trained=None)], np.array([0.5, 0.5]))
+    assert card["no_value_head"] == "the members' value heads are missing, of other depths or in other units"
+    assert card["trained"]["method"] == "ensemble (krypenv.training.ensemble): the weighted mean of the members' logits"
+    bare = save(tmp_path / "bare.npz", {k: v for k, v in MLPAgent(a).card.items() if k not in ("trained", "format")},
+                MLPAgent(a).net.hidden, MLPAgent(a).net.policy,
+                {k: v for k, v in np.load(a).items() if k not in ("card", "pi_w", "pi_b") and not k[1:].isdigit()})
+    card, *_ = merge([a, bare], np.array([0.5, 0.5]))
+    assert card["trained"]["members"][1]["trained"] == {}
+
+
+def test_a_member_without_features_is_refused(tmp_path: Path) -> None:
+    """A format-2 network that scores no actions: refused, naming the file (the merged scorer needs every member's)."""
+    rng = np.random.default_rng(13)
+    a = member(tmp_path / "a.npz", rng)
+    arrays = {k: v for k, v in np.load(a).items() if k in ("in_scale",)}
+    dropped = ("action_features", "scorer_width", "format", "value_layers", "value_unit")
+    card = {k: v for k, v in MLPAgent(a).card.items() if k not in dropped}
+    plain = save(tmp_path / "plain.npz", card, MLPAgent(a).net.hidden, MLPAgent(a).net.policy, arrays)
+    with pytest.raises(ValueError, match=r"plain.npz: not a format-2 network with action features \('krypenv-mlp/2', "
+                                         r"features None\)"):
+        merge([a, plain], np.array([0.5, 0.5]))
+
+
+def test_a_member_without_input_scaling_reads_the_raw_observation(tmp_path: Path) -> None:
+    """A member with no ``in_scale`` counts as scaling by ones: the merged logits are still the weighted mean."""
+    rng = np.random.default_rng(14)
+    a = member(tmp_path / "a.npz", rng)
+    b = member(tmp_path / "b.npz", rng)
+    arrays = {k: v for k, v in np.load(b).items() if k not in ("card", "in_scale")}
+    hidden = [(arrays.pop(f"w{k}"), arrays.pop(f"b{k}")) for k in range(2)]
+    policy = (arrays.pop("pi_w"), arrays.pop("pi_b"))
+    raw = save(tmp_path / "raw.npz", {k: v for k, v in MLPAgent(b).card.items() if k != "format"}, hidden, policy,
+               arrays)
+    assert MLPAgent(raw).net.in_scale is None
+    for pair in ([a, raw], [raw, a]):
+        ens = merged(tmp_path, pair, np.array([0.3, 0.7]))
+        obs, mask, feats = inputs(rng)
+        want = sum(w * MLPAgent(p).net.logits(obs, mask, feats) for p, w in zip(pair, (0.3, 0.7)))
+        np.testing.assert_allclose(ens.net.logits(obs, mask, feats)[mask != 0], want[mask != 0], rtol=1e-5,
+                                   atol=1e-5)
+
+
+def test_the_command_s_help_and_its_record_of_sys_argv(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--help`` names the command, says what it does and each argument; run from the shell (``argv`` None) the card
+    records ``sys.argv``; a merge without a value head prints so."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("usage: python -m krypenv.training.ensemble", "An ensemble of ``mlp`` students written as one",
+                  "the merged .npz to write", "the members' .npz files (format 2)",
+                  "comma-separated weights, one a member (default: equal)"):
+        assert words in text, words
+    monkeypatch.setattr(common, "machine", dict)
+    rng = np.random.default_rng(15)
+    a, b = member(tmp_path / "a.npz", rng), member(tmp_path / "b.npz", rng, value=None)
+    out = tmp_path / "ens.npz"
+    monkeypatch.setattr("sys.argv", ["ensemble.py", str(out), str(a), str(b)])
+    assert main() == 0
+    assert json.loads(capsys.readouterr().out)["value_head"] is False
+    assert MLPAgent(out).card["trained"]["command"] == f"python -m krypenv.training.ensemble {out} {a} {b}"
