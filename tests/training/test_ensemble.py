@@ -294,11 +294,11 @@ def test_the_command_s_help_and_its_record_of_sys_argv(tmp_path: Path, capsys: p
     records ``sys.argv``; a merge without a value head prints so."""
     with pytest.raises(SystemExit):
         main(["--help"])
-    text = " ".join(capsys.readouterr().out.split())
+    text = f" {' '.join(capsys.readouterr().out.split())} "
     for words in ("usage: python -m krypenv.training.ensemble", "An ensemble of ``mlp`` students written as one",
                   "the merged .npz to write", "the members' .npz files (format 2)",
                   "comma-separated weights, one a member (default: equal)"):
-        assert words in text, words
+        assert f" {words} " in text, words  # whole words: a help text with more around it is not this one
     monkeypatch.setattr(common, "machine", dict)
     rng = np.random.default_rng(15)
     a, b = member(tmp_path / "a.npz", rng), member(tmp_path / "b.npz", rng, value=None)
