@@ -44,6 +44,7 @@ __all__ = ["Student", "TrainingData", "distill_loss", "entropy", "from_mlp", "fr
            "train", "training_data"]
 
 NEG = -1e9  # the logit of an illegal action (exp underflows to 0 in float32)
+FEATURE_CHUNK = 8192  # labels whose move features are computed in one call (bounds that call's memory)
 
 
 def _mlp(sizes: list[int], width: int) -> nn.ModuleList:
@@ -223,9 +224,9 @@ def training_data(args: Any, labels: Labels, core: Any, features: bool) -> Train
     data = TrainingData(labels.obs, labels.mask, target, (args.value_scale * taught).astype(np.float32))
     if features:
         pairs, feats = [], []
-        for lo in range(0, len(labels), 8192):
-            f = part.label_features(core, labels.state[lo:lo + 8192])
-            b, a = np.nonzero(labels.mask[lo:lo + 8192])
+        for lo in range(0, len(labels), FEATURE_CHUNK):
+            f = part.label_features(core, labels.state[lo:lo + FEATURE_CHUNK])
+            b, a = np.nonzero(labels.mask[lo:lo + FEATURE_CHUNK])
             pairs.append(a.astype(np.int16))
             feats.append(f[b, a])
         counts = labels.mask.sum(axis=1)

@@ -402,3 +402,37 @@ def test_policy_draw_follows_the_probabilities() -> None:
     weights = 2.0 * edge  # rows summing to 2 (a float32 softmax sums near 1, not to it): drawn as the normalised row
     assert policy_draw(weights, np.array([0.0, 0.25, 0.2500001, 1.0])).tolist() == [0, 0, 2, 2]
     assert policy_draw(np.array([[0.0, 0.0, 1.0]]), np.array([1.0])).tolist() == [2]  # u = 1: the last action
+
+
+# --------------------------------------------------------------------------- what mutmut's run found untested
+@pytest.mark.parametrize("name, value, message", [
+    ("hidden", "4097", "--hidden must be comma-separated sizes from 1 to 4096, got '4097'"),
+    ("value_hidden", "8,0", "--value-hidden must be comma-separated sizes from 1 to 4096, got '8,0'"),
+    ("eval_decks", 1, "--eval-decks needs at least 2 decks (for a confidence interval), or 0"),
+    ("init", "mlpx:a.npz", "--init must be ppo:PATH or mlp:PATH, got 'mlpx:a.npz'"),
+])
+def test_refusals_say_exactly_what_is_wrong(name: str, value: object, message: str) -> None:
+    """The whole message of each refusal, not only the option's name."""
+    with pytest.raises(ValueError) as e:
+        D.check_args(dataclasses.replace(D.Args(), **{name: value}))
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("init", ["ppo:checkpoints/x.zip", "mlp:C:/runs/a.npz", "mlp:a:b:c.npz"])
+def test_init_is_read_by_its_first_colon(init: str) -> None:
+    """``--init`` names its kind before the first colon: a path with colons of its own is accepted."""
+    D.check_args(dataclasses.replace(D.Args(), init=init))
+
+
+def test_shard_seeds_are_pinned() -> None:
+    """The games' seeds of two shards, pinned: the published runs' labels depend on them (63-bit, uint64 streams of
+    SeedSequence([seed, 4, iteration, index]))."""
+    assert D.shard_seeds(1, 0, 0, 3) == [839276039212745596, 923553668074899365, 4396609011358410917]
+    assert D.shard_seeds(7, 2, 5, 2) == [6526708999647265688, 471291403880329787]
+    assert all(0 <= s < 2**63 for s in D.shard_seeds(3, 1, 1, 64))
+
+
+def test_a_log_cell_is_read_back_as_it_was_written() -> None:
+    """The training log's cells: ints, floats and text as they were written."""
+    assert [D._number(x) for x in ("3", "-2", "2.5", "1e-3", "x", "")] == [3, -2, 2.5, 1e-3, "x", ""]
+    assert isinstance(D._number("3"), int) and isinstance(D._number("2.5"), float)

@@ -193,3 +193,150 @@ def test_card_for_a_core(tmp_path: Path) -> None:
     assert card == CARD
     LabelSet(tmp_path / "s", card).write(0, 0, labels(7), {"games": 1})
     assert LabelSet(tmp_path / "s").card == {"format": FORMAT, **CARD}
+
+
+# --------------------------------------------------------------------------- what mutmut's run found untested
+def test_a_pickled_shard_is_refused_without_running_it(tmp_path: Path) -> None:
+    """A shard whose array holds a pickled object (what ``allow_pickle=True`` would unpickle, running its code) is
+    refused as corrupt, naming the file, and the object's code never runs."""
+    s = LabelSet(tmp_path / "set", CARD)
+    path = s.write(0, 0, labels(4), {})
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    marker = tmp_path / "ran"
+    arrays["obs"] = np.array([_Payload(str(marker))], dtype=object)
+    np.savez(path, **arrays)  # numpy pickles an object array
+    with pytest.raises(ValueError, match=rf"^label shard {path}: truncated or corrupt \(.*allow_pickle=False"):
+        s.read(path)
+    assert not marker.exists()
+
+
+class _Payload:
+    """An object whose unpickling writes a file: the proof that a load ran code."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (Path.write_text, (Path(self.path), "ran"))
+
+
+@pytest.mark.parametrize("labels_field, message", [
+    (0, "40 labels, its card says 0$"),                       # 0 passes the bound (an empty shard is a shard)
+    (1 << 20, f"40 labels, its card says {1 << 20}$"),        # the bound itself passes
+    ((1 << 20) + 1, rf"{(1 << 20) + 1} labels \(0 to {1 << 20}\)$"),
+    (-1, r"-1 labels \(0 to 1048576\)$"),
+    (None, r"-1 labels \(0 to 1048576\)$"),                   # no count: read as -1
+])
+def test_the_label_count_is_bounded_at_both_edges(tmp_path: Path, labels_field: int | None, message: str) -> None:
+    """The card's label count: 0 and MAX_SHARD_LABELS pass the bound (then disagree with the arrays), one more or −1
+    or none is refused by the bound; each message names the file."""
+    s = LabelSet(tmp_path / "set", CARD)
+    path = s.write(0, 0, labels(40), {})
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    card = json.loads(str(arrays["card"]))
+    card.pop("labels") if labels_field is None else card.update(labels=labels_field)
+    arrays["card"] = np.array(json.dumps(card))
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match=rf"^label shard {path}: {message}"):
+        s.read(path)
+
+
+def test_a_card_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
+    """A shard whose card is a JSON list: refused by the count (−1), as corrupt; a set card that is a list or lacks
+    keys: refused naming the format or the missing keys."""
+    s = LabelSet(tmp_path / "set", CARD)
+    path = s.write(0, 0, labels(5), {})
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["card"] = np.array(json.dumps([1, 2]))
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match=r"-1 labels \(0 to"):
+        s.read(path)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "card.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match=rf"^label set card {bad / 'card.json'}: format None, expected "
+                                         rf"'{FORMAT}'$"):
+        LabelSet(bad)
+    (bad / "card.json").write_text(json.dumps({"format": "other/1"}))
+    with pytest.raises(ValueError, match=r": format 'other/1', expected"):
+        LabelSet(bad)
+    (bad / "card.json").write_text(json.dumps({"format": FORMAT, "game": "krypkasino", "players": 2}))
+    with pytest.raises(ValueError, match=r": missing preset, obs_size, n_actions, state_size$"):
+        LabelSet(bad)
+
+
+def test_messages_name_what_is_wrong(tmp_path: Path) -> None:
+    """Missing arrays are listed (and not reworded as corrupt); a set of other labels names every differing key; a
+    truncated shard names the error's type; a bad array's message names the file; no shards at all says so."""
+    s = LabelSet(tmp_path / "set", CARD)
+    path = s.write(0, 0, labels(40), {})
+    rewrite(path, mask=None, state=None)
+    with pytest.raises(ValueError, match=rf"^label shard {path}: missing arrays mask, state$"):
+        s.read(path)
+    with pytest.raises(ValueError, match=r"^label set .*set holds other labels \(players, preset differ\): use "
+                                         r"another folder$"):
+        LabelSet(tmp_path / "set", {**CARD, "players": 3, "preset": "tiny"})
+    good = s.write(0, 1, labels(40), {})
+    good.write_bytes(good.read_bytes()[:10])
+    with pytest.raises(ValueError, match=r"truncated or corrupt \(BadZipFile: "):
+        s.read(good)
+    path = s.write(0, 2, labels(40), {})
+    rewrite(path, obs=np.zeros((40, 6), np.int8))
+    with pytest.raises(ValueError, match=rf"^label shard {path}: array obs has shape"):
+        s.read(path)
+    empty = LabelSet(tmp_path / "empty", CARD)
+    with pytest.raises(ValueError, match=rf"^label set {tmp_path / 'empty'}: no shards$"):
+        empty.load()
+
+
+def test_a_set_is_made_in_a_new_nested_folder_or_an_existing_empty_one(tmp_path: Path) -> None:
+    """Creating a set makes missing parent folders and takes an existing empty folder; its card is written sorted,
+    one space of indent, with a final newline (a readable, stable file)."""
+    nested = LabelSet(tmp_path / "a" / "b" / "set", CARD)
+    want = json.dumps({"format": FORMAT, **CARD}, indent=1, sort_keys=True) + "\n"
+    assert (nested.path / "card.json").read_text() == want
+    (tmp_path / "made").mkdir()
+    assert LabelSet(tmp_path / "made", CARD).card == {"format": FORMAT, **CARD}
+    assert sorted(p.name for p in (tmp_path / "made").iterdir()) == ["card.json"]
+
+
+def test_shards_of_one_iteration_and_clean(tmp_path: Path) -> None:
+    """``shards(i)`` lists only iteration i's complete shards; ``clean`` removes the temporaries of interrupted
+    writes, returns them and leaves the shards."""
+    s = LabelSet(tmp_path / "set", CARD)
+    a, b, c = s.write(0, 0, labels(3), {}), s.write(1, 0, labels(3), {}), s.write(1, 1, labels(3), {})
+    assert s.shards(0) == [a] and s.shards(1) == [b, c] and s.shards(2) == [] and s.shards() == [a, b, c]
+    left = [tmp_path / "set" / "it001-00002.npz.tmp123", tmp_path / "set" / "it000-00009.npz.tmp7"]
+    for p in left:
+        p.write_bytes(b"half")
+    assert s.clean() == sorted(left)
+    assert not any(p.exists() for p in left) and s.shards() == [a, b, c] and s.clean() == []
+
+
+def test_a_shard_is_written_in_its_dtypes_with_a_sorted_card(tmp_path: Path) -> None:
+    """Arrays given in wider types are stored in the format's (int16 actions, int8 seats and states, …; the
+    observations keep the game's own dtype); the card's JSON has its keys sorted."""
+    s = LabelSet(tmp_path / "set", CARD)
+    lab = labels(6)
+    wide = Labels(**{k: v if v.dtype == bool else v.astype(np.float64 if k == "values" else np.int64)
+                     for k, v in ((k, getattr(lab, k)) for k in ARRAYS)})
+    path = s.write(0, 0, wide, {"zeta": 1, "alpha": 2})
+    with np.load(path) as z:
+        assert {k: str(z[k].dtype) for k in ARRAYS} == {
+            "obs": "int64", "mask": "bool", "values": "float32", "teacher": "int16", "played": "int16",
+            "by_teacher": "bool", "seat": "int8", "seed": "int64", "state": "int8"}
+        text = str(z["card"])
+    assert text == json.dumps(json.loads(text), sort_keys=True)
+
+
+def test_a_legal_first_action_passes_whatever_the_second(tmp_path: Path) -> None:
+    """The check reads the action's own column: action 0 legal with action 1 illegal is a legal label."""
+    lab = labels(8)
+    lab.mask[:] = [True, False, True, False]
+    lab.values[:] = np.where(lab.mask, 1.0, np.nan)
+    lab.teacher[:] = 0
+    lab.played[:] = 2
+    lab.check(CARD, "here")

@@ -231,3 +231,152 @@ def test_train_fits_the_targets_and_reports_the_floor() -> None:
         _, w3 = fit(SimpleNamespace(**{**vars(args), **change}))
         assert not all(np.array_equal(a, b) for a, b in zip(w, w3)), change
     assert fit(args, seed=1)[1][0].tolist() != w[0].tolist()  # the minibatches' order comes from rng
+
+
+# --------------------------------------------------------------------------- what mutmut's run found untested
+def _with_features(n: int = 70, obs: int = 6, actions: int = 5, f: int = 3, seed: int = 0) -> S.TrainingData:
+    """:func:`_synthetic`'s labels with random move features for every legal action (CSR rows, as training_data)."""
+    data = _synthetic(n, obs, actions, seed)
+    rng = np.random.default_rng(seed + 1)
+    b, a = np.nonzero(data.mask)
+    data.starts = np.concatenate([[0], np.cumsum(data.mask.sum(axis=1))]).astype(np.int64)
+    data.pairs, data.feats = a.astype(np.int16), rng.normal(0, 1, (b.size, f)).astype(np.float32)
+    return data
+
+
+def test_policy_targets_are_per_label_and_float32() -> None:
+    """Each label's softmax is shifted by its own maximum: labels far apart in value do not underflow to NaN."""
+    values = np.array([[1000.0, 999.0, np.nan], [-1000.0, -1001.0, -1002.0]])
+    mask = ~np.isnan(values)
+    p = S.policy_targets(values, mask, 1.0)
+    e = np.exp([0.0, -1.0])
+    np.testing.assert_allclose(p[0], [*(e / e.sum()), 0.0], rtol=1e-6)
+    e = np.exp([0.0, -1.0, -2.0])
+    np.testing.assert_allclose(p[1], e / e.sum(), rtol=1e-6)
+    assert p.dtype == np.float32
+
+
+def test_training_data_is_the_same_whatever_the_feature_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Features computed 5 labels at a time or all at once: the same rows; the CSR starts begin at 0; float32
+    value targets."""
+    from krypenv.training import distill as D
+
+    lab, _ = D.label_shard(D.LabelJob(**{**vars(_job()), "games": 3}))
+    core = D.training_part("krypkasino").distill_core(2, "standard", 1)
+    whole = S.training_data(D.Args(), lab, core, True)
+    monkeypatch.setattr(S, "FEATURE_CHUNK", 5)
+    small = S.training_data(D.Args(), lab, core, True)
+    assert len(lab) > 10
+    for k in ("starts", "pairs", "feats", "target", "target_value"):
+        np.testing.assert_array_equal(getattr(small, k), getattr(whole, k), err_msg=k)
+    assert whole.starts[0] == 0 and np.array_equal(np.diff(whole.starts), lab.mask.sum(axis=1))
+    assert whole.target_value.dtype == np.float32
+
+
+def _job() -> object:
+    """A small labelling job (test_distill's)."""
+    from tests.training.test_distill import job
+
+    return job(games=3)
+
+
+def test_a_student_without_hidden_layers_and_its_feature_checks(tmp_path: Path) -> None:
+    """No hidden layers in the body: the policy and scorer read the scaled observation; the export plays the same. A
+    feature student given pairs without features is refused with its message."""
+    torch.manual_seed(0)
+    s = S.Student(6, 5, [], [3], "moves/2", 3, 4)
+    data = _with_features(8)
+    obs, mask, pairs, feats, *_ = S.minibatch(data, np.arange(8))
+    logits, value = s(obs, mask, pairs, feats)
+    assert logits.shape == (8, 5) and value.shape == (8,)
+    with pytest.raises(ValueError, match=r"^this student scores actions from features moves/2: none given$"):
+        s(obs, mask, pairs, None)
+    with pytest.raises(ValueError, match=r"^a student scores actions from features exactly when it names them"):
+        S.Student(6, 5, [4], [4], "moves/2", 0)
+    plain = S.Student(6, 5, [], [2])
+    path = plain.export(tmp_path / "p.npz", {"game": "krypkasino", "players": 2})
+    net = MLPAgent(path).net
+    o, m = obs.numpy(), mask.numpy()
+    np.testing.assert_allclose(net.logits(o, m)[m], plain(obs, mask)[0].detach().numpy()[m], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(net.values(o), plain(obs, mask)[1].detach().numpy(), rtol=1e-5, atol=1e-5)
+    assert net.values(o).dtype == np.float64
+
+
+def test_from_mlp_of_a_network_without_a_scorer(tmp_path: Path) -> None:
+    """A format-2 file with a value head and no action scorer converts to a student without features, equal to it."""
+    torch.manual_seed(1)
+    plain = S.Student(6, 5, [7], [3])
+    path = plain.export(tmp_path / "p.npz", {"game": "krypkasino", "players": 2})
+    back, _ = from_mlp(path)
+    assert back.features is None
+    data = _synthetic(9)
+    obs, mask, *_ = S.minibatch(data, np.arange(9))
+    for a, b in zip(back(obs, mask), plain(obs, mask)):
+        torch.testing.assert_close(a, b)
+
+
+def test_a_value_head_is_required_and_named(tmp_path: Path) -> None:
+    """A network without a value head: the numpy network's values() refuses with the file's name."""
+    from krypenv.agents.mlp import save
+
+    rng = np.random.default_rng(0)
+    path = save(tmp_path / "f1.npz", {"game": "krypkasino", "players": 2, "obs_size": 6, "n_actions": 5, "layers": 1,
+                                      "activation": "relu"}, [(rng.normal(0, 1, (4, 6)), np.zeros(4))],
+                (rng.normal(0, 1, (5, 4)), np.zeros(5)))
+    with pytest.raises(ValueError, match=rf"^mlp checkpoint {path} has no value head$"):
+        MLPAgent(path).net.values(np.zeros((1, 6)))
+
+
+def test_train_anneals_the_rate_to_0_clips_at_1_and_reports_the_data_s_means(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The learning rate falls linearly from its start to 0 over ceil(N / batch) × epochs steps; gradients are clipped
+    at norm 1; with rate 0, the reported losses are the means over every label (feature students too)."""
+    from types import SimpleNamespace
+
+    rates: list[float] = []
+    norms: list[float] = []
+    real_step, real_clip = torch.optim.Adam.step, torch.nn.utils.clip_grad_norm_
+
+    def step(self: torch.optim.Adam, *a: object, **k: object) -> object:
+        rates.append(self.param_groups[0]["lr"])
+        return real_step(self, *a, **k)
+
+    def clip(params: object, max_norm: float, *a: object, **k: object) -> object:
+        norms.append(max_norm)
+        return real_clip(params, max_norm, *a, **k)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", step)
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", clip)
+    data = _with_features(70)  # 70 labels in batches of 16: 5 steps an epoch, the last one of 6
+    torch.manual_seed(0)
+    s = S.Student(6, 5, [8], [4], "moves/2", 3, 4)
+    S.train(s, data, SimpleNamespace(epochs=2, batch_size=16, learning_rate=0.01, value_coef=0.5),
+            np.random.default_rng(0))
+    np.testing.assert_allclose(rates, [0.01 * (1 - k / 10) for k in range(10)], rtol=1e-6)
+    assert norms == [1.0] * 10
+    torch.manual_seed(0)
+    s = S.Student(6, 5, [8], [4], "moves/2", 3, 4)
+    stats = S.train(s, data, SimpleNamespace(epochs=1, batch_size=16, learning_rate=0.0, value_coef=0.5),
+                    np.random.default_rng(0))
+    obs, mask, pairs, feats, target, tv = S.minibatch(data, np.arange(70))
+    logits, value = s(obs, mask, pairs, feats)
+    total, pol, val = (float(x.detach()) for x in S.distill_loss(logits, value, target, tv, 0.5))
+    assert stats["loss"] == pytest.approx(total, rel=1e-5)
+    assert stats["policy_loss"] == pytest.approx(pol, rel=1e-5)
+    assert stats["value_loss"] == pytest.approx(val, rel=1e-5)
+    assert S.minibatch(_synthetic(4), np.arange(4))[2:4] == (None, None)
+
+
+def test_from_ppo_refuses_a_policy_with_other_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PPO policy with a layer other than Linear and ReLU (here Tanh): refused, naming the file."""
+    real = agents.load
+
+    def with_tanh(spec: str, **kw: object) -> object:
+        agent = real(spec, **kw)
+        net = agent.policy.mlp_extractor.policy_net
+        net[1] = torch.nn.Tanh()
+        return agent
+
+    monkeypatch.setattr(agents, "load", with_tanh)
+    with pytest.raises(ValueError, match=r"^checkpoints/kille-4p.zip: a policy with other layers than Linear and "
+                                         r"ReLU; a student cannot hold it$"):
+        from_ppo("checkpoints/kille-4p.zip", "kungsholmskille")
