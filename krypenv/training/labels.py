@@ -106,7 +106,7 @@ class Labels:
             if getattr(self, k).shape != shape:
                 raise ValueError(f"label shard {where}: array {k} has shape {getattr(self, k).shape}, "
                                  f"the set's card says {shape}")
-        legal = self.mask
+        legal = np.asarray(self.mask) != 0  # a mask of 0/1 integers reads as one of booleans (not as indices)
         if n and not (legal.sum(axis=1) >= 2).all():
             raise ValueError(f"label shard {where}: a label with fewer than two legal actions")
         if np.isnan(self.values[legal]).any() or not np.isnan(self.values[~legal]).all():

@@ -340,3 +340,13 @@ def test_a_legal_first_action_passes_whatever_the_second(tmp_path: Path) -> None
     lab.teacher[:] = 0
     lab.played[:] = 2
     lab.check(CARD, "here")
+
+
+def test_a_mask_of_integers_is_read_as_booleans(tmp_path: Path) -> None:
+    """Labels whose mask is 0/1 integers (a user's own labels) are checked and stored as the boolean mask they mean,
+    not read as indices."""
+    s = LabelSet(tmp_path / "set", CARD)
+    lab = labels(12)
+    ints = Labels(**{**{k: getattr(lab, k) for k in ARRAYS}, "mask": lab.mask.astype(np.int8)})
+    back, _ = s.read(s.write(0, 0, ints, {}))
+    assert back.mask.dtype == np.bool_ and same(back, lab)
