@@ -260,3 +260,93 @@ def test_blas_threads_without_threadpoolctl(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(ImportError, match=r"krypenv\[rl\].*threadpoolctl"), mlp.blas_threads(1, required=True):
         ran.append(2)
     assert ran == [1]
+
+
+# --------------------------------------------------------------------------- the card's fields, as mutmut found them
+def _tanh_oracle(path: Path, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """:func:`oracle` with tanh layers."""
+    with np.load(path) as z:
+        h = obs.astype(np.float64)
+        for k in range(2):
+            h = np.tanh(h @ z[f"w{k}"].T.astype(np.float64) + z[f"b{k}"])
+        logits = h @ z["pi_w"].T.astype(np.float64) + z["pi_b"]
+    logits[mask == 0] = -np.inf
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _resaved(tmp_path: Path, source: Path, name: str, drop: tuple[str, ...] = (), **card: Any) -> Path:
+    """``source`` saved again with card keys changed (None: removed) and arrays dropped."""
+    with np.load(source) as z:
+        arrays = {k: z[k] for k in z.files if k not in drop}
+    old = json.loads(str(arrays["card"]))
+    arrays["card"] = np.array(json.dumps({k: v for k, v in {**old, **card}.items() if v is not None}))
+    np.savez(tmp_path / name, **arrays)
+    return tmp_path / name
+
+
+def test_the_card_s_fields_are_read_as_documented(tmp_path: Path) -> None:
+    """The activation from the card (tanh plays tanh; none means relu; another is refused by name); missing sizes
+    and widths refused with their messages; format 1 ignores format 2's fields; format 2 without ``value_layers``
+    has no value head."""
+    game = GAMES["krypkasino"]
+    batch = batch_of(game)
+    tanh = checkpoint(tmp_path, game, activation="tanh")
+    np.testing.assert_allclose(MLPAgent(tanh).action_probabilities(batch), _tanh_oracle(tanh, batch.obs, batch.mask),
+                               atol=1e-5)
+    relu = _resaved(tmp_path, tanh, "relu.npz", activation=None)
+    np.testing.assert_allclose(MLPAgent(relu).action_probabilities(batch), oracle(relu, batch.obs, batch.mask),
+                               atol=1e-5)
+    for name, change, message in (
+            ("sig.npz", {"activation": "sigmoid"}, r": activation 'sigmoid' is not one of \('relu', 'tanh'\)$"),
+            ("noact.npz", {"n_actions": None}, r": 105 logits for -1 actions$"),
+            ("noobs.npz", {"obs_size": None}, r": layer shapes do not chain \(\(16, 344\), \(16,\)\)$"),
+            ("nolayers.npz", {"layers": None}, r": layer shapes do not chain \(\(105, 8\), \(105,\)\)$")):
+        with pytest.raises(ValueError, match=rf"^mlp checkpoint {tmp_path / name}{message}"):
+            MLPAgent(_resaved(tmp_path, tanh, name, **change))
+    # format 1: the fields of format 2 in its card or arrays are ignored (it has none of its parts)
+    one = _resaved(tmp_path, relu, "f1.npz", action_features="moves/2", value_layers=2)
+    with np.load(one) as z:
+        np.savez(tmp_path / "f1s.npz", **{k: z[k] for k in z.files}, in_scale=np.zeros(344, np.float32))
+    agent = MLPAgent(tmp_path / "f1s.npz")
+    assert agent.net.features is None and agent.net.value is None and agent.net.in_scale is None
+    np.testing.assert_allclose(agent.action_probabilities(batch), oracle(relu, batch.obs, batch.mask), atol=1e-5)
+
+
+def test_format_2_s_parts_are_checked_with_their_messages(tmp_path: Path) -> None:
+    """A shipped student: without ``value_layers`` it has no value head; without its scorer width, an unknown feature
+    id or a one-dimensional layer it is refused with the message naming the part; scoring without features says so."""
+    student = Path(__file__).resolve().parents[2] / "checkpoints" / "exit-2p-seed2.npz"
+    assert MLPAgent(_resaved(tmp_path, student, "nov.npz", value_layers=None)).net.value is None
+    cases = (("nowidth.npz", {"scorer_width": None}, (), r": layers end 64 wide, not -1$"),
+             ("feat.npz", {"action_features": "moves/9"}, (),
+              r": action features 'moves/9' are not known here \(known: moves/2\)$"))
+    for name, change, drop, message in cases:
+        with pytest.raises(ValueError, match=rf"^mlp checkpoint {tmp_path / name}{message}"):
+            MLPAgent(_resaved(tmp_path, student, name, drop, **change))
+    with np.load(student) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez(tmp_path / "flat.npz", **{**arrays, "w1": arrays["w1"][0]})
+    with pytest.raises(ValueError, match=r"^mlp checkpoint .*flat.npz: layer shapes do not chain "
+                                         r"\(\(128,\), \(128,\)\)$"):
+        MLPAgent(tmp_path / "flat.npz")
+    net = MLPAgent(student).net
+    with pytest.raises(ValueError, match=rf"^mlp checkpoint {student} scores actions from features moves/2: none "
+                                         r"given$"):
+        net.logits(np.zeros((1, 344)), np.ones((1, 105)))
+
+
+def test_a_scorer_on_a_network_without_hidden_layers(tmp_path: Path) -> None:
+    """A format-2 network whose scorer reads the observation itself (no hidden layers) loads and scores."""
+    import torch
+    from krypenv.agents.krypkasino.move_features import N_FEATS
+
+    from krypenv.training.student import Student
+
+    torch.manual_seed(0)
+    s = Student(344, 105, [], [4], "moves/2", N_FEATS, 8)
+    path = s.export(tmp_path / "s.npz", {"game": "krypkasino", "players": 2})
+    agent = MLPAgent(path)
+    assert agent.net.hidden == [] and agent.net.scorer["ctx"][0].shape == (8, 344)
+    p = agent.action_probabilities(batch_of(GAMES["krypkasino"]))
+    assert np.allclose(p.sum(axis=1), 1)

@@ -293,6 +293,7 @@ def test_a_student_without_hidden_layers_and_its_feature_checks(tmp_path: Path) 
         s(obs, mask, pairs, None)
     with pytest.raises(ValueError, match=r"^a student scores actions from features exactly when it names them"):
         S.Student(6, 5, [4], [4], "moves/2", 0)
+    assert S.Student(6, 5, [4], [4], "moves/2", 3).scorer_width == 64  # the documented default
     plain = S.Student(6, 5, [], [2])
     path = plain.export(tmp_path / "p.npz", {"game": "krypkasino", "players": 2})
     net = MLPAgent(path).net
