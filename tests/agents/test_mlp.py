@@ -313,9 +313,10 @@ def test_the_card_s_fields_are_read_as_documented(tmp_path: Path) -> None:
     np.testing.assert_allclose(agent.action_probabilities(batch), oracle(relu, batch.obs, batch.mask), atol=1e-5)
 
 
-def test_format_2_s_parts_are_checked_with_their_messages(tmp_path: Path) -> None:
+def test_format_2_s_parts_are_checked_with_their_messages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A shipped student: without ``value_layers`` it has no value head; without its scorer width, an unknown feature
-    id or a one-dimensional layer it is refused with the message naming the part; scoring without features says so."""
+    id or a one-dimensional layer it is refused with the message naming the part; scoring without features says so.
+    The known feature ids are listed, or "none"."""
     student = Path(__file__).resolve().parents[2] / "checkpoints" / "exit-2p-seed2.npz"
     assert MLPAgent(_resaved(tmp_path, student, "nov.npz", value_layers=None)).net.value is None
     cases = (("nowidth.npz", {"scorer_width": None}, (), r": layers end 64 wide, not -1$"),
@@ -326,6 +327,9 @@ def test_format_2_s_parts_are_checked_with_their_messages(tmp_path: Path) -> Non
             MLPAgent(_resaved(tmp_path, student, name, drop, **change))
     with np.load(student) as z:
         arrays = {k: z[k] for k in z.files}
+    np.savez(tmp_path / "wide.npz", **{**arrays, "out_w": np.tile(arrays["out_w"], (2, 1)), "out_b": np.zeros(2)})
+    with pytest.raises(ValueError, match=r"^mlp checkpoint .*wide.npz: layers end 2 wide, not 1$"):
+        MLPAgent(tmp_path / "wide.npz")  # the scorer gives one score an action
     np.savez(tmp_path / "flat.npz", **{**arrays, "w1": arrays["w1"][0]})
     with pytest.raises(ValueError, match=r"^mlp checkpoint .*flat.npz: layer shapes do not chain "
                                          r"\(\(128,\), \(128,\)\)$"):
@@ -334,6 +338,13 @@ def test_format_2_s_parts_are_checked_with_their_messages(tmp_path: Path) -> Non
     with pytest.raises(ValueError, match=rf"^mlp checkpoint {student} scores actions from features moves/2: none "
                                          r"given$"):
         net.logits(np.zeros((1, 344)), np.ones((1, 105)))
+    unknown = _resaved(tmp_path, student, "unknown.npz", action_features="moves/9")
+    monkeypatch.setitem(mlp.ACTION_FEATURES, "test/1", mlp.ACTION_FEATURES["moves/2"])
+    with pytest.raises(ValueError, match=r"\(known: moves/2, test/1\)$"):
+        MLPAgent(unknown)
+    monkeypatch.setattr(mlp, "ACTION_FEATURES", {})
+    with pytest.raises(ValueError, match=r"\(known: none\)$"):
+        MLPAgent(unknown)
 
 
 def test_a_scorer_on_a_network_without_hidden_layers(tmp_path: Path) -> None:
