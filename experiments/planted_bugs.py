@@ -266,6 +266,8 @@ BUGS = [
     Bug("M11", ENSEMBLE, '"inp_w": np.concatenate([s["inp"][0] for s in sc])',
         '"inp_w": _block([s["inp"][0] for s in sc])',
         "the scorer's feature layer block-diagonal (members past the first read no features)", (ENSEMBLE_TESTS,)),
+    Bug("M12", ENSEMBLE, "len(units) == 1 and None not in units and len(", "len(units) == 1 and len(",
+        "value heads whose cards name no unit merged (and the unit read from a card without one)", (ENSEMBLE_TESTS,)),
 ]
 
 

@@ -15,14 +15,14 @@ observation layout, action features, activation and depth.  The merged file is a
   the biases summed with the weights;
 * **the action scorer**: its feature layer stacked (every member reads the same move features), its context and
   hidden layers block-diagonal;
-* **the value head**, when every member has one in the same unit: merged the same way (the weighted mean of values);
-  otherwise the ensemble has none and the card says why;
+* **the value head**, when every member has one of one depth and its card names the same unit: merged the same way
+  (the weighted mean of values); otherwise the ensemble has none and the card says why;
 * **input scaling**: kept when the members share it; otherwise folded into each member's first layer (``W * s``),
   the merged network then scales by ones.
 
 The card records every member (file, SHA-256, weight and its own ``trained`` card), the command, machine and date.
-A block-diagonal layer stores zeros: an ensemble of K members of width H costs K times a member's first layer and
-K^2 times its later ones in memory, and K times the arithmetic a member needs when the zeros are multiplied too.
+A block-diagonal layer stores zeros, and numpy multiplies them too: an ensemble of K members costs K times a member's
+first layers (in memory and in arithmetic) and K^2 times its later ones, where K separate members would cost K times.
 """
 
 from __future__ import annotations
@@ -126,8 +126,8 @@ def merge(paths: list[Path], weights: np.ndarray) -> tuple[dict[str, Any], list[
     extra["out_w"], extra["out_b"] = _head([s["out"][0] for s in sc], [s["out"][1] for s in sc], weights)
     card = {k: first.card[k] for k in MATCHED if k in first.card}
     card["scorer_width"] = int(extra["ctx_w"].shape[0])
-    units = {m.card.get("value_unit") for m in members}
-    if all(m.net.value is not None for m in members) and len(units) == 1 and len(
+    units = {m.card.get("value_unit") for m in members}  # None: a card that does not say its values' unit
+    if all(m.net.value is not None for m in members) and len(units) == 1 and None not in units and len(
             {m.net.value_layers for m in members}) == 1:
         folded_v = None if shared else [m.net.critic[0][0] * s[None, :] for m, s in zip(members, scales)]
         for k, (w, b) in enumerate(_chain(members, "critic", folded_v)):
@@ -136,7 +136,7 @@ def merge(paths: list[Path], weights: np.ndarray) -> tuple[dict[str, Any], list[
                                            weights)
         card["value_layers"], card["value_unit"] = first.net.value_layers, first.card["value_unit"]
     else:
-        card["no_value_head"] = "the members' value heads are missing, of other depths or in other units"
+        card["no_value_head"] = "the members' value heads are missing, of other depths or in other or unnamed units"
     card["trained"] = {"method": "ensemble (krypenv.training.ensemble): the weighted mean of the members' logits",
                        "members": [{"file": str(m.path), "sha256": _sha256(m.path), "weight": float(w),
                                     "trained": m.card.get("trained", {})} for m, w in zip(members, weights)]}

@@ -89,15 +89,19 @@ def test_a_member_merged_with_itself_is_itself(tmp_path: Path) -> None:
 
 
 def test_the_value_head_is_left_out_unless_every_member_has_one_in_one_unit(tmp_path: Path) -> None:
-    """A member without a value head, one in another unit or of another depth: no value head, the card says why."""
+    """A member without a value head, one in another unit, of another depth, or whose card names no unit: no value
+    head, the card says why (two cards naming no unit are not known to agree)."""
     rng = np.random.default_rng(3)
     a = member(tmp_path / "a.npz", rng)
     cases = {"none": member(tmp_path / "b.npz", rng, value=None),
              "unit": member(tmp_path / "c.npz", rng, value_unit="other"),
-             "depth": member(tmp_path / "d.npz", rng, value=(3, 4, 2))}
+             "depth": member(tmp_path / "d.npz", rng, value=(3, 4, 2)),
+             "unnamed": member(tmp_path / "u.npz", rng, value_unit=None)}
     for name, b in cases.items():
         card, *_, extra = merge([a, b], np.array([0.5, 0.5]))
         assert "no_value_head" in card and "value_layers" not in card and "v_w" not in extra, name
+    card, *_, extra = merge([cases["unnamed"], cases["unnamed"]], np.array([0.5, 0.5]))
+    assert "no_value_head" in card and "v_w" not in extra
     card, *_, extra = merge([a, member(tmp_path / "e.npz", rng)], np.array([0.5, 0.5]))
     assert card["value_layers"] == 2 and card["value_unit"] == UNIT and "v_w" in extra
 
@@ -247,7 +251,8 @@ def test_the_messages_and_card_texts_are_pinned(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"differ in 'preset': 'standard' against 'tiny'$"):
         merge([a, member(tmp_path / "b.npz", rng, preset="tiny")], np.array([0.5, 0.5]))
     card, *_ = merge([a, member(tmp_path / "c.npz", rng, value=None, trained=None)], np.array([0.5, 0.5]))
-    assert card["no_value_head"] == "the members' value heads are missing, of other depths or in other units"
+    assert card["no_value_head"] == ("the members' value heads are missing, of other depths or in other or unnamed "
+                                     "units")
     assert card["trained"]["method"] == "ensemble (krypenv.training.ensemble): the weighted mean of the members' logits"
     bare = save(tmp_path / "bare.npz", {k: v for k, v in MLPAgent(a).card.items() if k not in ("trained", "format")},
                 MLPAgent(a).net.hidden, MLPAgent(a).net.policy,
