@@ -358,3 +358,28 @@ def test_every_page_closes_its_code_fences() -> None:
     assert ROOT / "README.md" in pages and DOCS / "research" / "expert-iteration.md" in pages
     bad = {str(p.relative_to(ROOT)): f for p in pages if (f := fence_faults(p.read_text(encoding="utf-8")))}
     assert not bad, bad
+
+
+@pytest.mark.parametrize("lines, want", [
+    (["Summary.", "", "    python -m x --flag", "    python -m x --other", "", "More."],
+     ["Summary.", "", "::", "", "    python -m x --flag", "    python -m x --other", "", "More."]),
+    (["Summary.", "", "A paragraph", "over two lines.", "", "    cmd --a", "", "    cmd --b"],
+     ["Summary.", "", "A paragraph", "over two lines.", "", "::", "", "    cmd --a", "", "    cmd --b"]),
+    (["Its card::", "", "    {\"format\": 1}"], ["Its card::", "", "    {\"format\": 1}"]),           # literal already
+    (["* an item", "", "    its continuation"], ["* an item", "", "    its continuation"]),          # a list's own
+    (["- an item", "", "    its continuation"], ["- an item", "", "    its continuation"]),
+    (["3. an item", "", "    its continuation"], ["3. an item", "", "    its continuation"]),
+    ([".. note::", "", "    a directive's body"], [".. note::", "", "    a directive's body"]),
+    (["| a | table |", "", "    x"], ["| a | table |", "", "    x"]),
+    (["Summary.", "    an indented line without a blank before"],
+     ["Summary.", "    an indented line without a blank before"]),
+    (["Summary.", "", "A paragraph,", "its last line", "    then a definition (no blank line before)"],
+     ["Summary.", "", "A paragraph,", "its last line", "    then a definition (no blank line before)"]),
+])
+def test_commands_in_docstrings_render_as_literal_blocks(lines: list[str], want: list[str]) -> None:
+    """An indented block after a plain paragraph gets a ``::`` paragraph (literal, not a quotation whose ``--`` would
+    become dashes); blocks after ``::``, list items, directives and tables, and lines without a blank, stay as
+    they are."""
+    got = list(lines)
+    pages.literal_blocks(None, "module", "m", None, None, got)
+    assert got == want

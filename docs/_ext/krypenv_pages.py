@@ -388,8 +388,33 @@ def skip_markdown_docstring(app: Sphinx, what: str, name: str, obj: Any, options
                     "The module's documentation (Markdown) is in its source."]
 
 
+NOT_PLAIN = re.compile(r"^(\.\.|[*+|:-] |#\. |\d+\. |>>>)")  # a paragraph that opens a directive, list, table, field
+
+
+def literal_blocks(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """An indented block after a plain paragraph (a docstring's commands) becomes a literal block.
+
+    reST reads such a block as a quotation: set in the body font, its ``--`` turned into dashes, so a command copied
+    from the page fails. A ``::`` paragraph before it (which reST drops) makes it literal, as ``paragraph::`` would,
+    without touching the docstring that ``--help`` prints.
+    """
+    out: list[str] = []
+    start = 0  # the first line of the current top-level paragraph
+    for k, line in enumerate(lines):
+        if line.startswith("    ") and k >= 2 and not lines[k - 1].strip():
+            prev = lines[k - 2]
+            if prev.strip() and not prev.startswith(" ") and not prev.rstrip().endswith("::") \
+                    and not NOT_PLAIN.match(lines[start]):
+                out += ["::", ""]
+        if line.strip() and not line.startswith(" ") and (k == 0 or not lines[k - 1].strip()):
+            start = k
+        out.append(line)
+    lines[:] = out
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the generator and the autodoc hook."""
+    """Register the generator and the autodoc hooks."""
     app.connect("builder-inited", generate)
     app.connect("autodoc-process-docstring", skip_markdown_docstring)
+    app.connect("autodoc-process-docstring", literal_blocks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
