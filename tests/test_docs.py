@@ -362,9 +362,12 @@ def test_every_page_closes_its_code_fences() -> None:
 
 @pytest.mark.parametrize("lines, want", [
     (["Summary.", "", "    python -m x --flag", "    python -m x --other", "", "More."],
-     ["Summary.", "", "::", "", "    python -m x --flag", "    python -m x --other", "", "More."]),
-    (["Summary.", "", "A paragraph", "over two lines.", "", "    cmd --a", "", "    cmd --b"],
-     ["Summary.", "", "A paragraph", "over two lines.", "", "::", "", "    cmd --a", "", "    cmd --b"]),
+     ["Summary.", "", ".. code-block:: text", "", "    python -m x --flag", "    python -m x --other", "", "More."]),
+    (["Summary.", "", "A paragraph", "over two lines.", "", "    krypenv eval --a", "", "    krypenv play --b"],
+     ["Summary.", "", "A paragraph", "over two lines.", "", ".. code-block:: text", "", "    krypenv eval --a", "",
+      "    krypenv play --b"]),
+    (["Summary.", "", "    from krypenv import x", "    x.run()"],
+     ["Summary.", "", "::", "", "    from krypenv import x", "    x.run()"]),                    # Python: highlighted
     (["Its card::", "", "    {\"format\": 1}"], ["Its card::", "", "    {\"format\": 1}"]),           # literal already
     (["* an item", "", "    its continuation"], ["* an item", "", "    its continuation"]),          # a list's own
     (["- an item", "", "    its continuation"], ["- an item", "", "    its continuation"]),
@@ -377,9 +380,9 @@ def test_every_page_closes_its_code_fences() -> None:
      ["Summary.", "", "A paragraph,", "its last line", "    then a definition (no blank line before)"]),
 ])
 def test_commands_in_docstrings_render_as_literal_blocks(lines: list[str], want: list[str]) -> None:
-    """An indented block after a plain paragraph gets a ``::`` paragraph (literal, not a quotation whose ``--`` would
-    become dashes); blocks after ``::``, list items, directives and tables, and lines without a blank, stay as
-    they are."""
+    """An indented block after a plain paragraph becomes literal (not a quotation whose ``--`` would become dashes):
+    plain text for commands, ``::`` (Python's highlighting) for code; blocks after ``::``, list items, directives and
+    tables, and lines without a blank, stay as they are."""
     got = list(lines)
     pages.literal_blocks(None, "module", "m", None, None, got)
     assert got == want

@@ -389,6 +389,7 @@ def skip_markdown_docstring(app: Sphinx, what: str, name: str, obj: Any, options
 
 
 NOT_PLAIN = re.compile(r"^(\.\.|[*+|:-] |#\. |\d+\. |>>>)")  # a paragraph that opens a directive, list, table, field
+COMMAND = re.compile(r"^\s*(krypenv|python|pip|cd|ws)\b")  # a block of shell commands (or URLs), not Python code
 
 
 def literal_blocks(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
@@ -396,7 +397,8 @@ def literal_blocks(app: Sphinx, what: str, name: str, obj: Any, options: Any, li
 
     reST reads such a block as a quotation: set in the body font, its ``--`` turned into dashes, so a command copied
     from the page fails. A ``::`` paragraph before it (which reST drops) makes it literal, as ``paragraph::`` would,
-    without touching the docstring that ``--help`` prints.
+    without touching the docstring that ``--help`` prints; a block of commands is set as plain text instead (Python's
+    highlighting would colour their words ``eval``, ``in`` and ``and``).
     """
     out: list[str] = []
     start = 0  # the first line of the current top-level paragraph
@@ -405,7 +407,7 @@ def literal_blocks(app: Sphinx, what: str, name: str, obj: Any, options: Any, li
             prev = lines[k - 2]
             if prev.strip() and not prev.startswith(" ") and not prev.rstrip().endswith("::") \
                     and not NOT_PLAIN.match(lines[start]):
-                out += ["::", ""]
+                out += [".. code-block:: text" if COMMAND.match(line) else "::", ""]
         if line.strip() and not line.startswith(" ") and (k == 0 or not lines[k - 1].strip()):
             start = k
         out.append(line)
