@@ -70,11 +70,6 @@ def _block(mats: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _layers(first: list[np.ndarray], later: list[list[np.ndarray]]) -> list[np.ndarray]:
-    """A chain merged: the first layer's weights stacked (one shared input), each later layer block-diagonal."""
-    return [np.concatenate(first)] + [_block(ws) for ws in later]
-
-
 def _head(ws: list[np.ndarray], bs: list[np.ndarray], weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """An output layer merged: each member's weights scaled by its weight side by side, the biases' weighted sum."""
     return (np.concatenate([w * k for w, k in zip(ws, weights)], axis=1),
@@ -88,10 +83,11 @@ def _sha256(path: Path) -> str:
 
 def _chain(members: list[MLPAgent], layers: str,
            scaled: list[np.ndarray] | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The members' hidden (``"hidden"``) or critic (``"critic"``) layers merged, ``scaled`` their first weights."""
+    """The members' hidden (``"hidden"``) or critic (``"critic"``) layers merged, ``scaled`` their first weights: the
+    first layer's weights stacked (one shared input), each later layer block-diagonal."""
     chains = [getattr(m.net, layers) for m in members]
     first = scaled if scaled is not None else [c[0][0] for c in chains]
-    ws = _layers(first, [[c[k][0] for c in chains] for k in range(1, len(chains[0]))])
+    ws = [np.concatenate(first)] + [_block([c[k][0] for c in chains]) for k in range(1, len(chains[0]))]
     bs = [np.concatenate([c[k][1] for c in chains]) for k in range(len(chains[0]))]
     return list(zip(ws, bs))
 
