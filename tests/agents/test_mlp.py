@@ -275,13 +275,14 @@ def _tanh_oracle(path: Path, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return p / p.sum(axis=1, keepdims=True)
 
 
-def _resaved(tmp_path: Path, source: Path, name: str, drop: tuple[str, ...] = (), **card: Any) -> Path:
-    """``source`` saved again with card keys changed (None: removed) and arrays dropped."""
+def _resaved(tmp_path: Path, source: Path, name: str, arrays: dict[str, np.ndarray] | None = None,
+             **card: Any) -> Path:
+    """``source`` saved again as ``name``, with ``arrays`` replaced or added and card keys changed (None: removed)."""
     with np.load(source) as z:
-        arrays = {k: z[k] for k in z.files if k not in drop}
-    old = json.loads(str(arrays["card"]))
-    arrays["card"] = np.array(json.dumps({k: v for k, v in {**old, **card}.items() if v is not None}))
-    np.savez(tmp_path / name, **arrays)
+        data = {k: z[k] for k in z.files} | (arrays or {})
+    old = json.loads(str(data["card"]))
+    data["card"] = np.array(json.dumps({k: v for k, v in {**old, **card}.items() if v is not None}))
+    np.savez(tmp_path / name, **data)
     return tmp_path / name
 
 
@@ -305,10 +306,8 @@ def test_the_card_s_fields_are_read_as_documented(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=rf"^mlp checkpoint {tmp_path / name}{message}"):
             MLPAgent(_resaved(tmp_path, tanh, name, **change))
     # format 1: the fields of format 2 in its card or arrays are ignored (it has none of its parts)
-    one = _resaved(tmp_path, relu, "f1.npz", action_features="moves/2", value_layers=2)
-    with np.load(one) as z:
-        np.savez(tmp_path / "f1s.npz", **{k: z[k] for k in z.files}, in_scale=np.zeros(344, np.float32))
-    agent = MLPAgent(tmp_path / "f1s.npz")
+    agent = MLPAgent(_resaved(tmp_path, relu, "f1.npz", {"in_scale": np.zeros(344, np.float32)},
+                              action_features="moves/2", value_layers=2))
     assert agent.net.features is None and agent.net.value is None and agent.net.in_scale is None
     np.testing.assert_allclose(agent.action_probabilities(batch), oracle(relu, batch.obs, batch.mask), atol=1e-5)
 
@@ -319,26 +318,22 @@ def test_format_2_s_parts_are_checked_with_their_messages(tmp_path: Path, monkey
     The known feature ids are listed, or "none"."""
     student = Path(__file__).resolve().parents[2] / "checkpoints" / "exit-2p-seed2.npz"
     assert MLPAgent(_resaved(tmp_path, student, "nov.npz", value_layers=None)).net.value is None
-    cases = (("nowidth.npz", {"scorer_width": None}, (), r": layers end 64 wide, not -1$"),
-             ("feat.npz", {"action_features": "moves/9"}, (),
-              r": action features 'moves/9' are not known here \(known: moves/2\)$"))
-    for name, change, drop, message in cases:
-        with pytest.raises(ValueError, match=rf"^mlp checkpoint {tmp_path / name}{message}"):
-            MLPAgent(_resaved(tmp_path, student, name, drop, **change))
     with np.load(student) as z:
-        arrays = {k: z[k] for k in z.files}
-    np.savez(tmp_path / "wide.npz", **{**arrays, "out_w": np.tile(arrays["out_w"], (2, 1)), "out_b": np.zeros(2)})
-    with pytest.raises(ValueError, match=r"^mlp checkpoint .*wide.npz: layers end 2 wide, not 1$"):
-        MLPAgent(tmp_path / "wide.npz")  # the scorer gives one score an action
-    np.savez(tmp_path / "flat.npz", **{**arrays, "w1": arrays["w1"][0]})
-    with pytest.raises(ValueError, match=r"^mlp checkpoint .*flat.npz: layer shapes do not chain "
-                                         r"\(\(128,\), \(128,\)\)$"):
-        MLPAgent(tmp_path / "flat.npz")
+        out_w, w1 = z["out_w"], z["w1"]
+    unknown = _resaved(tmp_path, student, "feat.npz", action_features="moves/9")
+    for path, message in (
+            (_resaved(tmp_path, student, "nowidth.npz", scorer_width=None), r": layers end 64 wide, not -1$"),
+            (unknown, r": action features 'moves/9' are not known here \(known: moves/2\)$"),
+            (_resaved(tmp_path, student, "wide.npz", {"out_w": np.tile(out_w, (2, 1)), "out_b": np.zeros(2)}),
+             r": layers end 2 wide, not 1$"),  # the scorer gives one score an action
+            (_resaved(tmp_path, student, "flat.npz", {"w1": w1[0]}),
+             r": layer shapes do not chain \(\(128,\), \(128,\)\)$")):
+        with pytest.raises(ValueError, match=rf"^mlp checkpoint {path}{message}"):
+            MLPAgent(path)
     net = MLPAgent(student).net
     with pytest.raises(ValueError, match=rf"^mlp checkpoint {student} scores actions from features moves/2: none "
                                          r"given$"):
         net.logits(np.zeros((1, 344)), np.ones((1, 105)))
-    unknown = _resaved(tmp_path, student, "unknown.npz", action_features="moves/9")
     monkeypatch.setitem(mlp.ACTION_FEATURES, "test/1", mlp.ACTION_FEATURES["moves/2"])
     with pytest.raises(ValueError, match=r"\(known: moves/2, test/1\)$"):
         MLPAgent(unknown)

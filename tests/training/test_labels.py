@@ -85,13 +85,18 @@ def test_refusals_name_the_file(tmp_path: Path) -> None:
 
 
 def rewrite(path: Path, **changes: object) -> None:
-    """Rewrite a shard with some arrays or card fields changed (``card`` as a dict)."""
+    """Rewrite a shard with some arrays changed (None: removed) and its card changed: ``card`` a dict of fields
+    (None: removed), or a JSON text stored as the card itself. An object array is pickled, as numpy saves one."""
     with np.load(path) as z:
         arrays = {k: z[k] for k in z.files}
-    card = json.loads(str(arrays["card"]))
-    card.update(changes.pop("card", {}))
+    new = changes.pop("card", {})
+    if isinstance(new, str):
+        text = new
+    else:
+        card = {**json.loads(str(arrays["card"])), **new}
+        text = json.dumps({k: v for k, v in card.items() if v is not None})
     arrays.update(changes)
-    arrays["card"] = np.array(json.dumps(card))
+    arrays["card"] = np.array(text)
     for k in [k for k, v in changes.items() if v is None]:
         del arrays[k]
     np.savez(path, **arrays)
@@ -201,11 +206,8 @@ def test_a_pickled_shard_is_refused_without_running_it(tmp_path: Path) -> None:
     refused as corrupt, naming the file, and the object's code never runs."""
     s = LabelSet(tmp_path / "set", CARD)
     path = s.write(0, 0, labels(4), {})
-    with np.load(path) as z:
-        arrays = {k: z[k] for k in z.files}
     marker = tmp_path / "ran"
-    arrays["obs"] = np.array([_Payload(str(marker))], dtype=object)
-    np.savez(path, **arrays)  # numpy pickles an object array
+    rewrite(path, obs=np.array([_Payload(str(marker))], dtype=object))
     with pytest.raises(ValueError, match=rf"^label shard {path}: truncated or corrupt \(.*allow_pickle=False"):
         s.read(path)
     assert not marker.exists()
@@ -233,12 +235,7 @@ def test_the_label_count_is_bounded_at_both_edges(tmp_path: Path, labels_field: 
     or none is refused by the bound; each message names the file."""
     s = LabelSet(tmp_path / "set", CARD)
     path = s.write(0, 0, labels(40), {})
-    with np.load(path) as z:
-        arrays = {k: z[k] for k in z.files}
-    card = json.loads(str(arrays["card"]))
-    card.pop("labels") if labels_field is None else card.update(labels=labels_field)
-    arrays["card"] = np.array(json.dumps(card))
-    np.savez(path, **arrays)
+    rewrite(path, card={"labels": labels_field})
     with pytest.raises(ValueError, match=rf"^label shard {path}: {message}"):
         s.read(path)
 
@@ -248,10 +245,7 @@ def test_a_card_that_is_not_an_object_is_refused(tmp_path: Path) -> None:
     keys: refused naming the format or the missing keys."""
     s = LabelSet(tmp_path / "set", CARD)
     path = s.write(0, 0, labels(5), {})
-    with np.load(path) as z:
-        arrays = {k: z[k] for k in z.files}
-    arrays["card"] = np.array(json.dumps([1, 2]))
-    np.savez(path, **arrays)
+    rewrite(path, card="[1, 2]")
     with pytest.raises(ValueError, match=r"-1 labels \(0 to"):
         s.read(path)
     bad = tmp_path / "bad"

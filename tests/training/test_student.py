@@ -260,8 +260,9 @@ def test_training_data_is_the_same_whatever_the_feature_chunk(monkeypatch: pytes
     """Features computed 5 labels at a time or all at once: the same rows; the CSR starts begin at 0; float32
     value targets."""
     from krypenv.training import distill as D
+    from tests.training.test_distill import job
 
-    lab, _ = D.label_shard(D.LabelJob(**{**vars(_job()), "games": 3}))
+    lab, _ = D.label_shard(job(games=3))
     core = D.training_part("krypkasino").distill_core(2, "standard", 1)
     whole = S.training_data(D.Args(), lab, core, True)
     monkeypatch.setattr(S, "FEATURE_CHUNK", 5)
@@ -271,13 +272,6 @@ def test_training_data_is_the_same_whatever_the_feature_chunk(monkeypatch: pytes
         np.testing.assert_array_equal(getattr(small, k), getattr(whole, k), err_msg=k)
     assert whole.starts[0] == 0 and np.array_equal(np.diff(whole.starts), lab.mask.sum(axis=1))
     assert whole.target_value.dtype == np.float32
-
-
-def _job() -> object:
-    """A small labelling job (test_distill's)."""
-    from tests.training.test_distill import job
-
-    return job(games=3)
 
 
 def test_a_student_without_hidden_layers_and_its_feature_checks(tmp_path: Path) -> None:
