@@ -17,7 +17,7 @@ lives here:
   a copy); ``.contiguous()`` makes a row-major copy where a caller needs one.
 * **Launching** (:func:`launch`): a *grid-stride* loop, thread ``t`` of ``G`` handling envs
   ``t, t + G, …``, with ``G`` at most the threads the GPU holds at once, passed to the kernel as an int
-  (the launch rounds up to whole blocks; threads from ``G`` on idle).  Each thread's scratch is its own
+  (on a GPU the launch rounds up to whole blocks; threads from ``G`` on idle).  Each thread's scratch is its own
   local array, set up at every launch (the CPU drivers own one per chunk): in local memory every offset is
   a constant, where a row of a column-major array costs a 64-bit address per offset (issue 42).  Kernels run
   on PyTorch's current stream, so they are ordered with the caller's tensor work.
@@ -198,10 +198,14 @@ def threads_per_sm(registers: int) -> int:
 
 
 def launch(kernel: Any, threads: int, *args: Any) -> None:
-    """Launch ``kernel`` on ``threads`` threads (a grid-stride kernel: see the module docstring) on PyTorch's stream."""
-    blocks = max(1, math.ceil(threads / BLOCK))
+    """Launch ``kernel`` on ``threads`` threads (a grid-stride kernel: see the module docstring) on PyTorch's stream.
+
+    In the simulator each CUDA thread is a Python thread, so a block there holds the threads asked for and one idle
+    one (the kernels' ``t >= g`` guard), up to :data:`BLOCK`: not a whole block of idle Python threads per launch."""
+    started = threads + 1 if SIMULATOR else threads
+    block = min(BLOCK, started) if SIMULATOR else BLOCK
     with no_fma():
-        kernel[blocks, BLOCK, torch_stream()](*args)
+        kernel[max(1, math.ceil(started / block)), block, torch_stream()](*args)
 
 
 # Every game's device env steps with the same four kernels (issue 42: each assembled with the registers its own
