@@ -35,3 +35,31 @@ def test_kernels_in_the_simulator_equal_the_cpu() -> None:
     assert "all simulator checks passed" in out.stdout
     assert out.stdout.count("equal") >= 16
 
+
+
+LAUNCH_COUNT = """
+import numpy as np
+from numba import cuda
+from krypenv.envs import cuda as C
+
+@cuda.jit
+def count(out):
+    cuda.atomic.add(out, 0, 1)
+
+for threads in (1, 3, 127, 128, 200):
+    out = np.zeros(1, np.int64)
+    C.launch(count, threads, out)
+    print(threads, int(out[0]))
+"""
+
+
+@needs_numba_cuda
+def test_a_simulated_launch_starts_the_threads_asked_for_and_one_idle() -> None:
+    """In the simulator every CUDA thread is a Python thread: a launch starts the threads asked for and one more (the
+    kernels' ``t >= g`` guard stays exercised), in blocks of at most 128; not a whole block per launch."""
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    out = subprocess.run([sys.executable, "-c", LAUNCH_COUNT], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=300, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    started = dict(tuple(map(int, line.split())) for line in out.stdout.split("\n") if line)
+    assert started == {1: 2, 3: 4, 127: 128, 128: 256, 200: 256}
