@@ -252,7 +252,7 @@ BUGS = [
         "block-diagonal layers read the first member's units", (ENSEMBLE_TESTS,)),
     Bug("M4", ENSEMBLE, "    folded = None if shared else [", "    folded = None if True else [",
         "different input scalings not folded", (ENSEMBLE_TESTS,)),
-    Bug("M5", ENSEMBLE, "len(units) == 1 and len(", "len(units) >= 1 and len(",
+    Bug("M5", ENSEMBLE, "len(units) == 1 and None not in units", "len(units) >= 1 and None not in units",
         "value heads of other units averaged", (ENSEMBLE_TESTS,)),
     Bug("M6", ENSEMBLE, '"obs_size", "n_actions", "action_features", "activation", "layers")',
         '"obs_size", "n_actions", "action_features", "layers")', "members of other activations merged",
