@@ -1,12 +1,13 @@
 """Plant the bugs the GPU round's tests are meant to catch, one at a time, and check that each is caught.
 
-    nice python experiments/planted_gpu.py [--only NAME,...]
+    nice python experiments/planted_gpu.py [--only NAME,...] [--timeout SECONDS]
 
 Each bug is one textual change to one module (the engines' no-allocation rewrite, the device env's per-seat
 rewards and observations, its shell, the CUDA kernels, seeding, the mlp agent, self-play's credit); the
 named tests run against it (a fresh numba cache where the file is compiled code, so it is rebuilt); the
-file is restored whatever happens.  A bug is *caught* when the tests fail.  Prints one line per bug and a
-summary; the exit status is the number of bugs not caught.  The numba modules make this slow (each bug
+file is restored whatever happens.  A bug is *caught* when the tests fail, and *hung* when they run past
+``--timeout`` and are killed (an endless loop: CI's time limit would stop it, red), which counts as caught too.
+Prints one line per bug and a summary; the exit status is the number of bugs not caught.  The numba modules make this slow (each bug
 recompiles): about an hour on 2 cores.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -97,8 +99,9 @@ BUGS = [  # (name, file, text, planted text, tests)
 ]
 
 
-def run(bug: tuple[str, str, str, str, str]) -> bool:
-    """Plant one bug, run its tests, restore the file; True if the tests failed (caught)."""
+def run(bug: tuple[str, str, str, str, str], timeout: float) -> str:
+    """Plant one bug, run its tests, restore the file: ``caught`` (the tests failed), ``hung`` (they ran past
+    ``timeout`` seconds and were killed: an endless loop, which CI's time limit would stop, red) or ``NOT CAUGHT``."""
     name, file, old, new, tests = bug
     path = ROOT / file
     text = path.read_text(encoding="utf-8")
@@ -108,24 +111,31 @@ def run(bug: tuple[str, str, str, str, str]) -> bool:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache} if "@njit" in text or "jit(" in text else dict(os.environ)
         try:
             path.write_text(text.replace(old, new), encoding="utf-8")
-            out = subprocess.run(f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}", shell=True,
-                                 cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+            proc = subprocess.Popen(f"{sys.executable} -m pytest -x -q -p no:cacheprovider {tests}", shell=True,
+                                    cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)  # its own process group: the shell and pytest killed
+            try:
+                return "caught" if proc.wait(timeout=timeout) != 0 else "NOT CAUGHT"
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                return "hung"
         finally:
             path.write_text(text, encoding="utf-8")
-    return out.returncode != 0
 
 
 def main() -> int:
     """Plant every bug (or the named ones); print which were caught."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds a bug's tests may run (default 1800)")
     args = parser.parse_args()
     chosen = [b for b in BUGS if not args.only or b[0] in args.only.split(",")]
     missed = 0
     for bug in chosen:
-        caught = run(bug)
-        missed += not caught
-        print(f"{bug[0]:24s} {'caught' if caught else 'NOT CAUGHT'}  ({bug[1]}; {bug[4]})", flush=True)
+        verdict = run(bug, args.timeout)
+        missed += verdict == "NOT CAUGHT"
+        print(f"{bug[0]:24s} {verdict}  ({bug[1]}; {bug[4]})", flush=True)
     print(f"{len(chosen) - missed} of {len(chosen)} planted bugs caught")
     return missed
 
