@@ -7,8 +7,8 @@ rewards and observations, its shell, the CUDA kernels, seeding, the mlp agent, s
 named tests run against it (a fresh numba cache where the file is compiled code, so it is rebuilt); the
 file is restored whatever happens.  A bug is *caught* when the tests fail, and *hung* when they run past
 ``--timeout`` and are killed (an endless loop: CI's time limit would stop it, red), which counts as caught too.
-Prints one line per bug and a summary; the exit status is the number of bugs not caught.  The numba modules make this slow (each bug
-recompiles): about an hour on 2 cores.
+Prints one line per bug and a summary; the exit status is the number of bugs not caught.  The numba modules
+make this slow (each bug recompiles): about an hour on 2 cores.
 """
 
 from __future__ import annotations
