@@ -36,7 +36,6 @@ def test_kernels_in_the_simulator_equal_the_cpu() -> None:
     assert out.stdout.count("equal") >= 16
 
 
-
 LAUNCH_COUNT = """
 import numpy as np
 from numba import cuda
