@@ -18,11 +18,11 @@ needs_numba_cuda = pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is 
                                       reason="numba-cuda is not installed (pip install 'krypenv[cuda]')")
 
 
-def run(module: str, *args: str, sim: bool = False) -> subprocess.CompletedProcess:
-    """``python -m module args`` from the repository root (in the CUDA simulator if ``sim``)."""
+def run(*args: str, sim: bool = False, timeout: float = 1800) -> subprocess.CompletedProcess:
+    """``python args`` from the repository root (in the CUDA simulator if ``sim``), its output captured."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1" if sim else "0"}
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=1800, check=False)
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
 
 
 @pytest.mark.slow
@@ -30,7 +30,7 @@ def run(module: str, *args: str, sim: bool = False) -> subprocess.CompletedProce
 def test_kernels_in_the_simulator_equal_the_cpu() -> None:
     """Every game and player count, compiled opponents, self-play, the action check and the engine kernels (module
     docstring of tests/cuda/sim_check.py) give the CPU's results at every step."""
-    out = run("tests.cuda.sim_check", sim=True)
+    out = run("-m", "tests.cuda.sim_check", sim=True)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "all simulator checks passed" in out.stdout
     assert out.stdout.count("equal") >= 16
@@ -56,9 +56,7 @@ for threads in (1, 3, 127, 128, 200):
 def test_a_simulated_launch_starts_the_threads_asked_for_and_one_idle() -> None:
     """In the simulator every CUDA thread is a Python thread: a launch starts the threads asked for and one more (the
     kernels' ``t >= g`` guard stays exercised), in blocks of at most 128; not a whole block per launch."""
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
-    out = subprocess.run([sys.executable, "-c", LAUNCH_COUNT], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=300, check=False)
+    out = run("-c", LAUNCH_COUNT, sim=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     started = dict(tuple(map(int, line.split())) for line in out.stdout.split("\n") if line)
     assert started == {1: 2, 3: 4, 127: 128, 128: 256, 200: 256}
