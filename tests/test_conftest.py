@@ -48,7 +48,7 @@ def test_slow_tests_run_first_and_the_rest_keep_their_order() -> None:
     assert [i.name for i in items] == ["b", "d", "f", "a", "c", "e"]
 
 
-def test_the_suite_bounds_each_test_and_stops_a_hung_one() -> None:
+def test_the_suite_sets_a_per_test_limit_that_stops_the_process() -> None:
     """pyproject sets a per-test limit that stops the process (pytest's faulthandler options), at most 15 minutes."""
     options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert 0 < options["faulthandler_timeout"] <= 900, options.get("faulthandler_timeout")

@@ -116,8 +116,8 @@ def test_a_squeezed_kernel_spills_and_is_caught() -> None:
 
 #: The kernels in groups by their first name (each game's, and the shared utilities'): one process compiles a group,
 #: whose kernels share most device functions, so each is typed once. All 14 kernels in one process took 118 s, against
-#: 183 s in one process each (the same registers and spills; 2026-11-29, docs/results/ci.md); two groups still let the
-#: two CI workers assemble side by side.
+#: 183 s in one process each (the same registers and spills; 2026-11-29, docs/results/ci.md); with a group per game
+#: the two CI workers still assemble side by side.
 GROUPS = sorted({name.split(".")[0] for name in B.KERNELS})
 
 
