@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -11,9 +10,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("compile_profile", ROOT / "experiments" / "compile_profile.py")
-P = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(P)
+sys.path.insert(0, str(ROOT / "experiments"))
+
+import compile_profile as P
 
 #: ``g`` compiled twice, for a literal 0 (from ``with_constant``) and for int64 (from ``with_variable``), each inside
 #: its caller's compile.
