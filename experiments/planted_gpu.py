@@ -5,8 +5,9 @@
 Each bug is one textual change to one module (the engines' no-allocation rewrite, the device env's per-seat
 rewards and observations, its shell, the CUDA kernels, seeding, the mlp agent, self-play's credit); the
 named tests run against it (a fresh numba cache where the file is compiled code, so it is rebuilt); the
-file is restored whatever happens.  A bug is *caught* when the tests fail, and *hung* when they run past
-``--timeout`` and are killed (an endless loop: CI's time limit would stop it, red), which counts as caught too.
+file is restored whatever happens.  A bug is *caught* when the tests fail (a test looping past the suite's
+per-test limit, ``faulthandler_timeout`` in pyproject.toml, fails too), and *hung* when the run passes ``--timeout``
+and is killed (an endless loop outside any test's limit, such as at import), which counts as caught too.
 Prints one line per bug and a summary; the exit status is the number of bugs not caught.  The numba modules
 make this slow (each bug recompiles): about an hour on 2 cores.
 """
@@ -101,7 +102,7 @@ BUGS = [  # (name, file, text, planted text, tests)
 
 def run(bug: tuple[str, str, str, str, str], timeout: float) -> str:
     """Plant one bug, run its tests, restore the file: ``caught`` (the tests failed), ``hung`` (they ran past
-    ``timeout`` seconds and were killed: an endless loop, which CI's time limit would stop, red) or ``NOT CAUGHT``."""
+    ``timeout`` seconds and were killed: an endless loop that CI would stop, red) or ``NOT CAUGHT``."""
     name, file, old, new, tests = bug
     path = ROOT / file
     text = path.read_text(encoding="utf-8")
