@@ -17,8 +17,8 @@ episode, one pot carried over deals until it goes out, returns its net money), m
 env, network, evaluations) is the game's training part, named by its declaration in the
 registry of games (:mod:`krypenv.games`; Krypkasino's is :mod:`krypenv.training.krypkasino`,
 the interface :mod:`krypenv.training.common`); ``--players``, ``--league`` and ``--policy``
-default per game.  The warm starts (``--init-from`` a checkpoint, ``--bc-teacher`` imitation)
-are in :mod:`krypenv.training.warm`.
+default per game.  The warm starts (``--init-from`` a checkpoint or a distilled ``mlp`` student,
+``--bc-teacher`` imitation) are in :mod:`krypenv.training.warm`.
 
 The network (``--policy``): ``moves`` (default) reads the observation plus the *move
 features* of every legal action (:mod:`krypenv.agents.krypkasino.move_features`: points taken, what is left
@@ -112,7 +112,9 @@ class Args:
     bc_epochs: int = arg(2, "passes over each rollout of teacher decisions")
     init_from: str = arg("", "start from this checkpoint's policy and critic weights (a fresh optimizer), e.g. "
                              "checkpoints/ppo-2p.zip; with --bc-teacher champion, a round of expert iteration: "
-                             "clone the search over the policy, then PPO (same game, players, network, features)")
+                             "clone the search over the policy, then PPO (same game, players, network, features); "
+                             "or an mlp student (.npz, e.g. checkpoints/exit-2p-endgame.npz with --net-arch 256,256): "
+                             "PPO fine-tunes it, its critic and scorer sizes kept")
     # PPO
     total_timesteps: int = arg(1_500_000, "learner decisions to train on (env steps over all games)")
     num_envs: int = arg(256, "games played at once")
@@ -367,7 +369,8 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
             return obs, rew * np.float32(args.reward_scale), done, infos
 
     # the learner's network (Krypkasino's move scorer sees each action's move features, an MLP the observation only)
-    inner, policy, policy_kwargs, features = part.network(args, env, net_arch(args.net_arch))
+    shapes = init.shapes() if init is not None else {}  # a warm start fixes the critic's and scorer's sizes
+    inner, policy, policy_kwargs, features = part.network(args, env, net_arch(args.net_arch), **shapes)
     venv = ScaleReward(inner)
     meta = part.metadata(args, features)
     lr = (lambda frac: args.learning_rate * frac) if args.anneal_lr else args.learning_rate
@@ -377,7 +380,7 @@ def main(args: Args, report: Any = None) -> dict[str, Any]:
         vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm, target_kl=args.target_kl or None,
         policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tb"), seed=args.seed, device="cpu", verbose=0)
     if init is not None:
-        load_weights(model, init, args.init_from)
+        load_weights(model, init)
     params = sum(p.numel() for p in model.policy.parameters())
     print(f"{args.game}, {args.players} players, league {league.probabilities()}, {params:,} parameters, "
           f"{args.total_timesteps:,} env steps", flush=True)

@@ -11,7 +11,7 @@ Network (``net_arch`` sizes ``h``, ReLU)::
     logit_a = bias(body)[a] + score([features_a, ctx(body)])   (one shared scorer for all 105 actions)
     value  = Linear(MLP_h(s))                                  (a separate critic)
 
-``score`` is a two-layer MLP of width 64 applied to every action with the same weights, so
+``score`` is a two-layer MLP of width 64 (``score_width``) applied to every action with the same weights, so
 what it learns about one card or capture carries over to all of them; ``bias`` keeps a
 per-action term of the plain MLP policy.  The scorer runs only on actions that lead to a
 move (a nonzero move count), a few per decision, not on all 105.  Illegal actions are masked by MaskablePPO.
@@ -61,18 +61,20 @@ def _mlp(sizes: list[int], width_in: int) -> nn.Sequential:
 class MoveScorer(nn.Module):
     """SB3 ``mlp_extractor``: the actor's latent is the 105 logits themselves; the critic's a hidden layer."""
 
-    def __init__(self, obs_dim: int, sizes: list[int]) -> None:
+    def __init__(self, obs_dim: int, sizes: list[int], score_width: int = SCORE_WIDTH,
+                 critic_sizes: list[int] | None = None) -> None:
         super().__init__()
+        critic_sizes = list(sizes if critic_sizes is None else critic_sizes)
         self.obs_dim = obs_dim
         self.body = _mlp(sizes, obs_dim)
         self.bias = nn.Linear(sizes[-1], N_ACTIONS)
-        self.ctx = nn.Linear(sizes[-1], SCORE_WIDTH)
-        self.inp = nn.Linear(N_FEATS, SCORE_WIDTH)
-        self.hidden = nn.Linear(SCORE_WIDTH, SCORE_WIDTH)
-        self.out = nn.Linear(SCORE_WIDTH, 1)
-        self.critic = _mlp(sizes, obs_dim)
+        self.ctx = nn.Linear(sizes[-1], score_width)
+        self.inp = nn.Linear(N_FEATS, score_width)
+        self.hidden = nn.Linear(score_width, score_width)
+        self.out = nn.Linear(score_width, 1)
+        self.critic = _mlp(critic_sizes, obs_dim)
         self.latent_dim_pi = N_ACTIONS
-        self.latent_dim_vf = sizes[-1]
+        self.latent_dim_vf = critic_sizes[-1] if critic_sizes else obs_dim
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
@@ -93,17 +95,21 @@ class MoveScorer(nn.Module):
 
 
 class MovePolicy(MaskableActorCriticPolicy):
-    """MaskableActorCriticPolicy with :class:`MoveScorer` (pass ``obs_dim`` and ``sizes`` in policy_kwargs)."""
+    """MaskableActorCriticPolicy with :class:`MoveScorer` (pass ``obs_dim`` and ``sizes`` in policy_kwargs; the
+    scorer's width and the critic's sizes are 64 and ``sizes`` unless given, as a distilled student's may differ)."""
 
-    def __init__(self, *args: Any, obs_dim: int = 0, sizes: tuple[int, ...] = (128, 128), **kwargs: Any) -> None:
+    def __init__(self, *args: Any, obs_dim: int = 0, sizes: tuple[int, ...] = (128, 128),
+                 score_width: int = SCORE_WIDTH, critic_sizes: tuple[int, ...] | None = None, **kwargs: Any) -> None:
         self.obs_dim = int(obs_dim)
         self.sizes = [int(s) for s in sizes]
+        self.score_width = int(score_width)
+        self.critic_sizes = None if critic_sizes is None else [int(s) for s in critic_sizes]
         kwargs.setdefault("features_extractor_class", MoveInput)
         kwargs.setdefault("features_extractor_kwargs", {"obs_dim": self.obs_dim})
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = MoveScorer(self.obs_dim, self.sizes)
+        self.mlp_extractor = MoveScorer(self.obs_dim, self.sizes, self.score_width, self.critic_sizes)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -115,7 +121,8 @@ class MovePolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
-        data.update(obs_dim=self.obs_dim, sizes=tuple(self.sizes))
+        data.update(obs_dim=self.obs_dim, sizes=tuple(self.sizes), score_width=self.score_width,
+                    critic_sizes=None if self.critic_sizes is None else tuple(self.critic_sizes))
         return data
 
 

@@ -112,19 +112,21 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     return meta
 
 
-def policy_kwargs(sizes: list[int]) -> dict[str, Any]:
-    """The ``policy_kwargs`` of train.py's Kungsholmskille network: separate ReLU MLPs of ``sizes`` on KilleInput."""
+def policy_kwargs(sizes: list[int], critic_sizes: list[int] | None = None) -> dict[str, Any]:
+    """The ``policy_kwargs`` of train.py's Kungsholmskille network: separate ReLU MLPs of ``sizes`` (the critic's:
+    ``critic_sizes``, by default the same) on KilleInput."""
     import torch as th
 
-    return {"net_arch": {"pi": list(sizes), "vf": list(sizes)}, "activation_fn": th.nn.ReLU,
+    vf = list(sizes if critic_sizes is None else critic_sizes)
+    return {"net_arch": {"pi": list(sizes), "vf": vf}, "activation_fn": th.nn.ReLU,
             "features_extractor_class": __getattr__("KilleInput")}
 
 
 def _custom_objects(data_json: str, meta: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     """What SB3 must not unpickle from ``data`` (see :func:`krypenv.agents.checkpoint.playing_only`), and the MLP's
     keywords on :class:`KilleInput` with the widths read off the weights (the pickled ``KilleInput`` is not read)."""
-    return playing_only(data_json) | {"policy_kwargs": policy_kwargs(shared.mlp_widths(state,
-                                                                                       "mlp_extractor.policy_net."))}
+    return playing_only(data_json) | {"policy_kwargs": policy_kwargs(
+        shared.mlp_widths(state, "mlp_extractor.policy_net."), shared.mlp_widths(state, "mlp_extractor.value_net."))}
 
 
 class PPOAgent(shared.PPOAgent):

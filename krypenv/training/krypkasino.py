@@ -74,19 +74,31 @@ def agent_class() -> Any:
     return PPOAgent
 
 
-def network(args: Any, env: Any, sizes: list[int]) -> tuple[Any, Any, dict[str, Any], str | None]:
-    """(the VecEnv the model sees, the SB3 policy, its kwargs, the action features it reads) for ``--policy``."""
-    if args.policy == "moves":
-        from krypenv.agents.krypkasino.move_features import VERSION as features
-        from krypenv.agents.krypkasino.move_policy import MoveFeatureVecEnv, MovePolicy
+def action_features(args: Any) -> str | None:
+    """The action features ``--policy`` reads: the move scorer's version, or None for the plain MLP."""
+    if args.policy != "moves":
+        return None
+    from krypenv.agents.krypkasino.move_features import VERSION
 
-        return (MoveFeatureVecEnv(env), MovePolicy, {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes)},
-                features)
+    return VERSION
+
+
+def network(args: Any, env: Any, sizes: list[int], critic_sizes: list[int] | None = None,
+            score_width: int | None = None) -> tuple[Any, Any, dict[str, Any], str | None]:
+    """(the VecEnv the model sees, the SB3 policy, its kwargs, the action features it reads) for ``--policy``; the
+    critic's sizes (by default ``sizes``) and the move scorer's width (by default 64) as a warm start fixes them."""
+    critic = list(sizes if critic_sizes is None else critic_sizes)
+    if args.policy == "moves":
+        from krypenv.agents.krypkasino.move_policy import SCORE_WIDTH, MoveFeatureVecEnv, MovePolicy
+
+        kwargs = {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes), "critic_sizes": tuple(critic),
+                  "score_width": score_width or SCORE_WIDTH}
+        return MoveFeatureVecEnv(env), MovePolicy, kwargs, action_features(args)
     import torch
 
     from krypenv.agents.krypkasino.ppo import ScaledInput
 
-    return env, "MlpPolicy", {"net_arch": {"pi": sizes, "vf": sizes}, "activation_fn": torch.nn.ReLU,
+    return env, "MlpPolicy", {"net_arch": {"pi": sizes, "vf": critic}, "activation_fn": torch.nn.ReLU,
                               "features_extractor_class": ScaledInput}, None
 
 
@@ -103,9 +115,7 @@ def check_init(meta: dict[str, Any], args: Any, where: str) -> None:
     from krypenv.agents.krypkasino.ppo import check_deck
 
     check_deck(where, meta, rules_of(game_config(args)))
-    wanted = None
-    if args.policy == "moves":
-        from krypenv.agents.krypkasino.move_features import VERSION as wanted
+    wanted = action_features(args)
     if meta.get("features") != wanted:
         raise ValueError(f"{where} reads action features {meta.get('features')}, this run's --policy "
                          f"{args.policy} reads {wanted}")

@@ -77,11 +77,17 @@ def agent_class() -> Any:
     return PPOAgent
 
 
-def network(args: Any, env: Any, sizes: list[int]) -> tuple[Any, Any, dict[str, Any], str | None]:
-    """(the VecEnv the model sees, the SB3 policy, its kwargs, no action features): an MLP on the observation."""
+def action_features(args: Any) -> None:
+    """None: every Kungsholmskille network reads the observation alone."""
+
+
+def network(args: Any, env: Any, sizes: list[int], critic_sizes: list[int] | None = None,
+            score_width: int | None = None) -> tuple[Any, Any, dict[str, Any], str | None]:
+    """(the VecEnv the model sees, the SB3 policy, its kwargs, no action features): an MLP on the observation, its
+    critic of ``critic_sizes`` (by default ``sizes``) as a warm start fixes them (no scorer: ``score_width`` unused)."""
     from krypenv.agents.kungsholmskille.ppo import policy_kwargs
 
-    return env, "MlpPolicy", policy_kwargs(sizes), None
+    return env, "MlpPolicy", policy_kwargs(sizes, critic_sizes), None
 
 
 def metadata(args: Any, features: str | None) -> dict[str, Any]:

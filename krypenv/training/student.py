@@ -41,7 +41,7 @@ from krypenv.training.common import training_part
 from krypenv.training.labels import Labels
 
 __all__ = ["Student", "TrainingData", "distill_loss", "entropy", "from_mlp", "from_ppo", "minibatch", "policy_targets",
-           "train", "training_data"]
+           "to_policy", "train", "training_data"]
 
 NEG = -1e9  # the logit of an illegal action (exp underflows to 0 in float32)
 FEATURE_CHUNK = 8192  # labels whose move features are computed in one call (bounds that call's memory)
@@ -169,6 +169,51 @@ def _from_move_scorer(agent: Any) -> Student:
     _copy([*zip(student.body, body), (student.pi, m.bias), (student.ctx, m.ctx), (student.inp, m.inp),
            (student.hid, m.hidden), (student.out, m.out), *zip(student.critic, critic), (student.v, pol.value_net)])
     return student
+
+
+def to_policy(student: Student, policy: Any, value_factor: float = 1.0) -> None:
+    """Copy the student into a ``train.py`` policy of its shapes, the inverse of :func:`from_ppo`: the same logits.
+
+    The policy scales its input by its own extractor's factors, so the student's ``in_scale`` is folded into the
+    layers that read the input (weight columns times ``in_scale / factor``); the value head is multiplied by
+    ``value_factor`` (a change of units).  ValueError naming the first layer whose shape differs."""
+    linear = lambda seq: [layer for layer in seq if isinstance(layer, nn.Linear)]
+    if not student.body:
+        raise ValueError("a student without hidden layers cannot start a train.py network (it has at least one)")
+    m = policy.mlp_extractor
+    if student.features is not None:  # Krypkasino's move scorer (MovePolicy)
+        if not hasattr(m, "out"):
+            raise ValueError(f"the student scores actions from features {student.features}; the network does not")
+        body, critic = linear(m.body), linear(m.critic)
+        pairs = [(m.bias, student.pi), (m.ctx, student.ctx), (m.inp, student.inp), (m.hidden, student.hid),
+                 (m.out, student.out)]
+    else:
+        if hasattr(m, "out"):
+            raise ValueError("the network scores actions from features; the student reads the observation only")
+        body, critic = linear(m.policy_net), linear(m.value_net)
+        pairs = [(policy.action_net, student.pi)]
+    if len(body) != len(student.body) or len(critic) != len(student.critic):
+        raise ValueError(f"the student has hidden layers {student.sizes} and critic {student.value_sizes}; the "
+                         f"network {[lay.out_features for lay in body]} and {[lay.out_features for lay in critic]}")
+    pairs = [*zip(body, student.body), *pairs, *zip(critic, student.critic), (policy.value_net, student.v)]
+    for name, (theirs, mine) in zip(_names(policy, pairs), pairs):
+        if theirs.weight.shape != mine.weight.shape:
+            raise ValueError(f"the student's layer for {name} is {tuple(mine.weight.shape)}, the network's "
+                             f"{tuple(theirs.weight.shape)}")
+    _copy(pairs)
+    factor = next(iter(policy.pi_features_extractor.buffers()))[:student.obs_size]  # what the policy multiplies by
+    fold = student.in_scale / factor
+    with torch.no_grad():
+        for layer in (body[0], critic[0] if critic else policy.value_net):  # the layers that read the input
+            layer.weight[:, :student.obs_size] *= fold
+        policy.value_net.weight *= value_factor
+        policy.value_net.bias *= value_factor
+
+
+def _names(policy: Any, pairs: list[tuple[nn.Linear, nn.Linear]]) -> list[str]:
+    """The policy's own names of the first layer of each pair (for messages)."""
+    names = {id(module): name for name, module in policy.named_modules()}
+    return [names.get(id(theirs), "?") for theirs, _ in pairs]
 
 
 def _copy(pairs: list[tuple[nn.Linear, nn.Linear]]) -> None:

@@ -3,11 +3,22 @@
 
 Together they make a round of expert iteration: clone a stronger (slower) player such as
 ``champion`` into the network, then let PPO go on from there.
+
+``--init-from`` also takes an ``mlp`` student of :mod:`krypenv.training.distill` (a ``.npz`` with a value
+head): the run's network gets the student's critic sizes and move-scorer width, and starts with its logits
+and values (:func:`krypenv.training.student.to_policy`), so PPO fine-tunes the distilled policy, for
+instance against a league that holds ``pimc``::
+
+    python train.py --init-from checkpoints/exit-2p-endgame.npz --net-arch 256,256 --league pimc=1 \
+        --learning-rate 1e-4 --total-timesteps 2000000
+
+Loading the ``.npz`` runs no pickle; a ``train.py`` checkpoint (``.zip``) unpickles (trusted files only).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,29 +38,84 @@ def net_arch(text: str) -> list[int]:
 
 
 # --------------------------------------------------------------------------- warm starts
-def init_checkpoint(args: Any) -> Any:
-    """The ``ppo`` agent of --init-from, checked against the run's table and network kind; ValueError otherwise."""
+@dataclass(frozen=True)
+class WarmStart:
+    """What ``--init-from`` starts the network from: a ``train.py`` checkpoint's agent or an ``mlp`` student."""
+
+    path: str
+    agent: Any = None  # the ppo agent of a train.py checkpoint
+    student: Any = None  # a krypenv.training.student.Student (an mlp checkpoint with a value head)
+    value_factor: float = 1.0  # the student's value head into the run's reward units
+
+    def shapes(self) -> dict[str, Any]:
+        """The network hook's keywords that the start fixes: the critic's hidden sizes and the move scorer's width."""
+        if self.student is not None:
+            return {"critic_sizes": self.student.value_sizes,
+                    "score_width": self.student.scorer_width if self.student.features is not None else None}
+        m = self.agent.policy.mlp_extractor
+        widths = lambda seq: [layer.out_features for layer in seq if hasattr(layer, "out_features")]
+        if hasattr(m, "out"):  # Krypkasino's move scorer
+            return {"critic_sizes": widths(m.critic), "score_width": m.out.in_features}
+        return {"critic_sizes": widths(m.value_net), "score_width": None}
+
+
+def init_checkpoint(args: Any) -> WarmStart:
+    """The warm start of --init-from, checked against the run's table and network kind; ValueError otherwise.
+
+    A path ending in ``.npz`` is an ``mlp`` checkpoint with a value head, such as a student of
+    :mod:`krypenv.training.distill`: the run's network takes its critic sizes and scorer width, its value
+    head is rescaled from the card's ``value_scale`` to ``--reward-scale``.  Any other path is a ``train.py``
+    checkpoint (loading it unpickles: trusted files only)."""
     from krypenv import agents
 
     where = f"--init-from {args.init_from}"
+    part = training_part(args.game)
+    if args.init_from.endswith(".npz"):
+        from krypenv.training.student import from_mlp
+
+        student, card = from_mlp(args.init_from)  # a missing or bad file, or no value head: ValueError naming it
+        for key, mine in (("game", args.game), ("players", args.players), ("preset", args.preset)):
+            if card.get(key) != mine:
+                raise ValueError(f"{where} is a network of {key} {card.get(key)!r}, this run's is {mine!r}")
+        if student.features != part.action_features(args):
+            raise ValueError(f"{where} reads action features {student.features}, this run's --policy "
+                             f"{args.policy} reads {part.action_features(args)}")
+        _check_sizes(where, student.sizes, args)
+        scale = card.get("trained", {}).get("args", {}).get("value_scale")
+        return WarmStart(args.init_from, student=student, value_factor=args.reward_scale / scale if scale else 1.0)
     agent = agents.load(f"ppo:{args.init_from}", game=args.game)  # a missing or bad file: ValueError naming it
     meta = agent.meta
     if int(meta["players"]) != args.players:
         raise ValueError(f"{where} was trained for {meta['players']} players, this run has {args.players}")
-    training_part(args.game).check_init(meta, args, where)  # the game's own checks (Krypkasino: action features)
+    part.check_init(meta, args, where)  # the game's own checks (Krypkasino: action features)
     trained = meta.get("args", {}).get("net_arch")
-    if trained is not None and net_arch(trained) != net_arch(args.net_arch):
-        raise ValueError(f"{where} has hidden layers {trained}, this run's --net-arch is {args.net_arch}")
-    return agent
+    if trained is not None:
+        _check_sizes(where, net_arch(trained), args)
+    return WarmStart(args.init_from, agent=agent)
 
 
-def load_weights(model: Any, agent: Any, path: str) -> None:
-    """Copy the checkpoint's policy and critic into the new model; ValueError when the networks differ in shape."""
+def _check_sizes(where: str, sizes: list[int], args: Any) -> None:
+    """ValueError unless the start's hidden layers are the run's --net-arch."""
+    if sizes != net_arch(args.net_arch):
+        raise ValueError(f"{where} has hidden layers {','.join(map(str, sizes))}, this run's --net-arch is "
+                         f"{args.net_arch}")
+
+
+def load_weights(model: Any, start: WarmStart) -> None:
+    """Copy the start's policy and critic into the new model; ValueError when the networks differ in shape."""
+    if start.student is not None:
+        from krypenv.training.student import to_policy
+
+        try:
+            to_policy(start.student, model.policy, start.value_factor)
+        except ValueError as exc:
+            raise ValueError(f"--init-from {start.path}: {exc}") from None
+        return
     try:
-        model.policy.load_state_dict(agent.policy.state_dict())
+        model.policy.load_state_dict(start.agent.policy.state_dict())
     except RuntimeError as exc:
         first = next((line.strip() for line in str(exc).splitlines()[1:] if line.strip()), str(exc))
-        raise ValueError(f"--init-from {path}: its network does not fit this run's: {first}") from None
+        raise ValueError(f"--init-from {start.path}: its network does not fit this run's: {first}") from None
 
 
 # --------------------------------------------------------------------------- behaviour cloning warm start

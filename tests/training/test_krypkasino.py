@@ -184,6 +184,35 @@ def test_init_from_starts_at_the_checkpoints_weights(run, tmp_path):
     assert agents.load(f"ppo:{tmp_path / 'runs' / 'init' / 'final.zip'}").meta["args"]["init_from"] == str(ckpt)
 
 
+def test_init_from_a_student_file_starts_at_its_logits(tmp_path):
+    """--init-from STUDENT.npz: with a vanishing learning rate the final checkpoint converts back to the student
+    (train.py took its critic's sizes and scorer width, and its weights with the input scaling folded in)."""
+    import torch as th
+    from krypenv.agents.krypkasino.move_features import N_FEATS, VERSION
+
+    from krypenv.training.student import Student, from_ppo
+
+    th.manual_seed(0)
+    student = Student(344, 105, [32, 32], [16], VERSION, N_FEATS, 24, np.linspace(0.1, 1.0, 344, dtype=np.float32))
+    path = student.export(tmp_path / "s.npz", {"game": "krypkasino", "players": 2, "preset": "standard",
+                                               "trained": {"args": {"value_scale": 0.1}}})
+    out = train(*TINY, "--run-name", "student", "--init-from", str(path), "--learning-rate", "1e-12",
+                "--eval-every", "0", "--final-deals", "0", tmp=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    back, meta = from_ppo(tmp_path / "runs" / "student" / "final.zip")
+    assert meta["args"]["init_from"] == str(path)
+    assert (back.sizes, back.value_sizes, back.scorer_width) == ([32, 32], [16], 24)
+    rng = np.random.default_rng(1)
+    obs = th.as_tensor(rng.uniform(0, 3, (20, 344)).astype(np.float32))
+    mask = th.as_tensor(rng.random((20, 105)) < 0.3)
+    b, a = np.nonzero(mask.numpy())
+    pairs, feats = th.as_tensor(np.stack([b, a], axis=1)), th.as_tensor(rng.random((b.size, N_FEATS), np.float32))
+    with th.no_grad():
+        (want, want_v), (got, got_v) = student(obs, mask, pairs, feats), back(obs, mask, pairs, feats)
+    np.testing.assert_allclose(got[mask].numpy(), want[mask].numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got_v.numpy(), want_v.numpy(), rtol=1e-4, atol=1e-5)
+
+
 def load_train_module():
     """train.py imported as a module (it lives at the repo root, outside the packages)."""
     import importlib.util
