@@ -5,7 +5,7 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Seventeen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
+Eighteen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
 ``record`` (a training run's machine record, the BLAS-threads helper),
 ``search`` (issue 40: the guided search's forced rows and legal
 features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house``
@@ -20,7 +20,7 @@ the student, the mlp network), ``research`` (issue 34: the agents' option limits
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
 kernels' disk-cache plumbing), ``aec`` (issue 42: the entry modules' lazy loader, the steps' action check)
 ``vec`` (issue 42: the VecEnv's Python between its kernels), ``ensemble`` (issue 40: students merged into one
-network) and ``device`` (issue 33: the Python
+network), ``warm`` (issue 40: ``--init-from`` a student, the networks' shapes) and ``device`` (issue 33: the Python
 of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
 rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
 planted by hand instead: ``experiments/planted_gpu.py``).  The web server's guard, store and menu
@@ -176,6 +176,23 @@ SETS["vec"] = (["krypenv/envs/vec.py"], ["krypenv.envs.vec.*"],
                 "tests/envs/test_seeding.py"])
 SETS["ensemble"] = (["krypenv/training/ensemble.py"], ["krypenv.training.ensemble.*"],
                     ["tests/training/test_ensemble.py"])
+# warm (issue 40, PPO fine-tuning a distilled student): --init-from's warm starts, the student copied into a train.py
+# network, the networks' critic and scorer shapes, and the checkpoints that keep them
+SETS["warm"] = (["krypenv/training/warm.py", "krypenv/training/student.py", "krypenv/agents/krypkasino/move_policy.py",
+                 "krypenv/training/krypkasino.py", "krypenv/training/kungsholmskille.py",
+                 "krypenv/agents/kungsholmskille/ppo.py"],
+                ["krypenv.training.warm.xǁWarmStartǁ*", "krypenv.training.warm.x_init_checkpoint*",
+                 "krypenv.training.warm.x__check_sizes*", "krypenv.training.warm.x_load_weights*",
+                 "krypenv.training.student.x_to_policy*", "krypenv.training.student.x__names*",
+                 "krypenv.agents.krypkasino.move_policy.xǁMoveScorerǁ__init__*",
+                 "krypenv.agents.krypkasino.move_policy.xǁMovePolicyǁ__init__*",
+                 "krypenv.agents.krypkasino.move_policy.xǁMovePolicyǁ_build_mlp_extractor*",
+                 "krypenv.agents.krypkasino.move_policy.xǁMovePolicyǁ_get_constructor_parameters*",
+                 "krypenv.training.krypkasino.x_network*", "krypenv.training.krypkasino.x_action_features*",
+                 "krypenv.training.krypkasino.x_check_init*", "krypenv.training.kungsholmskille.x_network*",
+                 "krypenv.agents.kungsholmskille.ppo.x_policy_kwargs*",
+                 "krypenv.agents.kungsholmskille.ppo.x__custom_objects*"],
+                ["tests/training/test_warm_start.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],

@@ -213,7 +213,7 @@ def to_policy(student: Student, policy: Any, value_factor: float = 1.0) -> None:
 def _names(policy: Any, pairs: list[tuple[nn.Linear, nn.Linear]]) -> list[str]:
     """The policy's own names of the first layer of each pair (for messages)."""
     names = {id(module): name for name, module in policy.named_modules()}
-    return [names.get(id(theirs), "?") for theirs, _ in pairs]
+    return [names[id(theirs)] for theirs, _ in pairs]
 
 
 def _copy(pairs: list[tuple[nn.Linear, nn.Linear]]) -> None:

@@ -245,6 +245,23 @@ def test_a_kungsholmskille_checkpoint_with_its_own_critic_loads(tmp_path: Path) 
     start = init_checkpoint(args_of(game="kungsholmskille", players=4, policy="mlp", init_from=str(path),
                                     net_arch="16"))
     assert start.shapes() == {"critic_sizes": [8, 6], "score_width": None}
+    # the layer widths come from the weights, not from the pickled keywords: a checkpoint whose pickle of them is
+    # unreadable loads the same
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(path) as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    data = json.loads(members["data"])
+    data["policy_kwargs"][":serialized:"] = "bm90IGEgcGlja2xl"  # base64 of "not a pickle"
+    members["data"] = json.dumps(data).encode()
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(broken, "w") as zf:
+        for name, raw in members.items():
+            zf.writestr(name, raw)
+    again = agents.load(f"ppo:{broken}", game="kungsholmskille")
+    for k, v in model.policy.state_dict().items():
+        assert torch.equal(again.policy.state_dict()[k], v), k
 
 
 def test_an_approximate_best_response_starts_from_a_student(tmp_path: Path) -> None:
@@ -270,3 +287,49 @@ def test_a_move_policy_saved_alone_keeps_its_shapes(tmp_path: Path) -> None:
     assert (loaded.score_width, loaded.critic_sizes) == (20, [8, 6])
     for k, v in model.policy.state_dict().items():
         assert torch.equal(loaded.state_dict()[k], v), k
+    from krypenv.agents.krypkasino.move_policy import MoveFeatureVecEnv
+    from sb3_contrib import MaskablePPO
+
+    env = MoveFeatureVecEnv(env_of("krypkasino", 2))  # no critic sizes given: kept as None (the body's)
+    plain = MaskablePPO(MovePolicy, env, n_steps=8, batch_size=16, device="cpu",
+                        policy_kwargs={"obs_dim": 344, "sizes": (16,)})
+    plain.policy.save(tmp_path / "plain.pt")
+    assert MovePolicy.load(tmp_path / "plain.pt").critic_sizes is None
+
+
+def test_to_policy_keeps_the_value_s_units_by_default() -> None:
+    """Without a factor the value head is copied as it is."""
+    student = random_student("krypkasino", 2, True, 5, [16], [8])
+    model, inner, env = model_of("krypkasino", 2, "moves", [16], critic_sizes=[8], score_width=48)
+    to_policy(student, model.policy)
+    assert compare(model, inner, env, student, 1.0, steps=2) > 4
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"players": 3}, "was trained for 2 players, this run has 3"),
+    ({"net_arch": "64,64"}, "has hidden layers 128,128, this run's --net-arch is 64,64"),
+    ({"policy": "mlp"}, "reads action features moves/2, this run's --policy mlp reads None"),
+    ({"preset": "small"}, "was trained on the standard deck and deal (no variant keys) and cannot play the small one"),
+])
+def test_init_checkpoint_refuses_a_train_py_checkpoint_of_another_table_or_network(change: dict, message: str) -> None:
+    """The checkpoint path: each refusal one line naming the file; an accepted one keeps its path."""
+    path = "checkpoints/ppo-2p.zip"
+    assert init_checkpoint(args_of(init_from=path, net_arch="128,128")).path == path
+    with pytest.raises(ValueError) as err:
+        init_checkpoint(args_of(init_from=path, **({"net_arch": "128,128"} | change)))
+    assert str(err.value).startswith(f"--init-from {path} {message}")
+    assert "\n" not in str(err.value)
+
+
+def test_load_weights_names_the_file_when_the_network_does_not_fit() -> None:
+    """Both kinds of start: the student's mismatch and the checkpoint's, each one line after the file's name."""
+    student = random_student("krypkasino", 2, True, 0, [16], [9])
+    model, _, _ = model_of("krypkasino", 2, "moves", [16], critic_sizes=[8], score_width=48)
+    with pytest.raises(ValueError) as err:
+        load_weights(model, WarmStart("s.npz", student=student))
+    assert str(err.value) == ("--init-from s.npz: the student's layer for mlp_extractor.critic.0 is (9, 344), the "
+                              "network's (8, 344)")
+    start = init_checkpoint(args_of(init_from="checkpoints/ppo-2p.zip", net_arch="128,128"))
+    with pytest.raises(ValueError) as err:
+        load_weights(model, start)
+    assert str(err.value).startswith("--init-from checkpoints/ppo-2p.zip: its network does not fit this run's: ")
