@@ -92,7 +92,7 @@ def network(args: Any, env: Any, sizes: list[int], critic_sizes: list[int] | Non
         from krypenv.agents.krypkasino.move_policy import SCORE_WIDTH, MoveFeatureVecEnv, MovePolicy
 
         kwargs = {"obs_dim": env.observation_space.shape[0], "sizes": tuple(sizes), "critic_sizes": tuple(critic),
-                  "score_width": score_width or SCORE_WIDTH}
+                  "score_width": SCORE_WIDTH if score_width is None else score_width}
         return MoveFeatureVecEnv(env), MovePolicy, kwargs, action_features(args)
     import torch
 
