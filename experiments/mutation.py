@@ -183,6 +183,7 @@ SETS["warm"] = (["krypenv/training/warm.py", "krypenv/training/student.py", "kry
                  "krypenv/agents/kungsholmskille/ppo.py"],
                 ["krypenv.training.warm.xǁWarmStartǁ*", "krypenv.training.warm.x_init_checkpoint*",
                  "krypenv.training.warm.x__check_sizes*", "krypenv.training.warm.x_load_weights*",
+                 "krypenv.training.warm.x__value_scale*",
                  "krypenv.training.student.x_to_policy*", "krypenv.training.student.x__names*",
                  "krypenv.agents.krypkasino.move_policy.xǁMoveScorerǁ__init__*",
                  "krypenv.agents.krypkasino.move_policy.xǁMovePolicyǁ__init__*",

@@ -81,8 +81,9 @@ def init_checkpoint(args: Any) -> WarmStart:
             raise ValueError(f"{where} reads action features {student.features}, this run's --policy "
                              f"{args.policy} reads {part.action_features(args)}")
         _check_sizes(where, student.sizes, args)
-        scale = card.get("trained", {}).get("args", {}).get("value_scale")
-        return WarmStart(args.init_from, student=student, value_factor=args.reward_scale / scale if scale else 1.0)
+        scale = _value_scale(card, where)
+        factor = 1.0 if scale is None else args.reward_scale / scale
+        return WarmStart(args.init_from, student=student, value_factor=factor)
     agent = agents.load(f"ppo:{args.init_from}", game=args.game)  # a missing or bad file: ValueError naming it
     meta = agent.meta
     if int(meta["players"]) != args.players:
@@ -92,6 +93,19 @@ def init_checkpoint(args: Any) -> WarmStart:
     if trained is not None:
         _check_sizes(where, net_arch(trained), args)
     return WarmStart(args.init_from, agent=agent)
+
+
+def _value_scale(card: dict[str, Any], where: str) -> float | None:
+    """The unit of a student's value head, ``trained.args.value_scale`` of its card (None where the card states
+    none); ValueError when it is stated and not a positive number."""
+    trained = card.get("trained")
+    run = trained.get("args") if isinstance(trained, dict) else None
+    if not isinstance(run, dict) or "value_scale" not in run:
+        return None
+    scale = run["value_scale"]
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < math.inf:
+        raise ValueError(f"{where}: the card's value_scale must be a positive number, got {scale!r}")
+    return float(scale)
 
 
 def _check_sizes(where: str, sizes: list[int], args: Any) -> None:

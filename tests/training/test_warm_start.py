@@ -163,9 +163,9 @@ def test_to_policy_refuses_a_network_of_other_shapes(make: Any, message: str) ->
     assert all(torch.equal(before[k], v) for k, v in model.policy.state_dict().items())
 
 
-def export(student: Student, tmp_path: Path, value_scale: float | None = 0.1, **card: Any) -> str:
-    """The student as an mlp file whose card names its table and, when given, the distillation's value_scale."""
-    trained = {} if value_scale is None else {"trained": {"args": {"value_scale": value_scale}}}
+def export(student: Student, tmp_path: Path, value_scale: Any = 0.1, **card: Any) -> str:
+    """The student as an mlp file whose card names its table and the distillation's value_scale (``...``: none)."""
+    trained = {} if value_scale is ... else {"trained": {"args": {"value_scale": value_scale}}}
     return str(student.export(tmp_path / "s.npz", CARD | trained | card))
 
 
@@ -178,7 +178,18 @@ def test_init_checkpoint_reads_a_student_and_its_value_units(tmp_path: Path) -> 
     assert start.student.sizes == [32, 24] and start.student.value_sizes == [8]
     for p, q in zip(start.student.parameters(), student.parameters()):
         assert torch.equal(p, q)
-    assert init_checkpoint(args_of(init_from=export(student, tmp_path, value_scale=None))).value_factor == 1.0
+    assert init_checkpoint(args_of(init_from=export(student, tmp_path, value_scale=...))).value_factor == 1.0
+    for trained in (5, {"args": 5}, {"args": {}}):  # no unit stated: the head as it is
+        path = str(student.export(tmp_path / "t.npz", CARD | {"trained": trained}))
+        assert init_checkpoint(args_of(init_from=path)).value_factor == 1.0
+
+
+@pytest.mark.parametrize("scale", [0, -0.1, float("inf"), float("nan"), "0.1", True, None])
+def test_a_value_scale_that_is_not_a_positive_number_is_refused(tmp_path: Path, scale: Any) -> None:
+    path = export(random_student("krypkasino", 2, True, 0, [32, 24], [8]), tmp_path, value_scale=scale)
+    with pytest.raises(ValueError) as err:
+        init_checkpoint(args_of(init_from=path))
+    assert str(err.value) == f"--init-from {path}: the card's value_scale must be a positive number, got {scale!r}"
 
 
 @pytest.mark.parametrize("change, card, message", [
