@@ -18,7 +18,9 @@ name                   what it is
 ``game_config``        the rule keywords of the env and the evaluations, checked
 ``make_env``           the training VecEnv: the learner in a random seat, the league in the others
 ``agent_class``        the game's ``PPOAgent`` (what ``ppo:PATH`` loads)
-``network``            the VecEnv the model sees, the SB3 policy, its kwargs, the action features
+``action_features``    the action features ``--policy`` reads (None: the observation alone)
+``network``            the VecEnv the model sees, the SB3 policy, its kwargs, the action features; the critic's
+                       sizes and the scorer's width a warm start fixes
 ``metadata``           the checkpoint's ``krypenv.json`` object
 ``check_init``         ValueError when an ``--init-from`` checkpoint does not fit the run
 ``evaluate``           one periodic evaluation of the learner: a :class:`Point`

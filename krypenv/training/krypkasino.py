@@ -110,15 +110,11 @@ def metadata(args: Any, features: str | None) -> dict[str, Any]:
 
 
 def check_init(meta: dict[str, Any], args: Any, where: str) -> None:
-    """ValueError when the ``--init-from`` checkpoint reads other action features than this run's ``--policy``, or
-    was trained on another deck and deal than this run's ``--preset`` (K22)."""
+    """ValueError when the ``--init-from`` checkpoint was trained on another deck and deal than this run's
+    ``--preset`` (K22); its action features are checked against :func:`action_features` by the warm start."""
     from krypenv.agents.krypkasino.ppo import check_deck
 
     check_deck(where, meta, rules_of(game_config(args)))
-    wanted = action_features(args)
-    if meta.get("features") != wanted:
-        raise ValueError(f"{where} reads action features {meta.get('features')}, this run's --policy "
-                         f"{args.policy} reads {wanted}")
 
 
 def evaluate_against(agent: Any, opponents: tuple[str, ...], args: Any, deals: int, seed: int) -> Any:

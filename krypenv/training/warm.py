@@ -77,9 +77,7 @@ def init_checkpoint(args: Any) -> WarmStart:
         for key, mine in (("game", args.game), ("players", args.players), ("preset", args.preset)):
             if card.get(key) != mine:
                 raise ValueError(f"{where} is a network of {key} {card.get(key)!r}, this run's is {mine!r}")
-        if student.features != part.action_features(args):
-            raise ValueError(f"{where} reads action features {student.features}, this run's --policy "
-                             f"{args.policy} reads {part.action_features(args)}")
+        _check_features(where, student.features, args)
         _check_sizes(where, student.sizes, args)
         scale = _value_scale(card, where)
         factor = 1.0 if scale is None else args.reward_scale / scale
@@ -88,7 +86,8 @@ def init_checkpoint(args: Any) -> WarmStart:
     meta = agent.meta
     if int(meta["players"]) != args.players:
         raise ValueError(f"{where} was trained for {meta['players']} players, this run has {args.players}")
-    part.check_init(meta, args, where)  # the game's own checks (Krypkasino: action features)
+    part.check_init(meta, args, where)  # the game's own checks (Krypkasino: the deck)
+    _check_features(where, meta.get("features"), args)
     trained = meta.get("args", {}).get("net_arch")
     if trained is not None:
         _check_sizes(where, net_arch(trained), args)
@@ -106,6 +105,13 @@ def _value_scale(card: dict[str, Any], where: str) -> float | None:
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < math.inf:
         raise ValueError(f"{where}: the card's value_scale must be a positive number, got {scale!r}")
     return float(scale)
+
+
+def _check_features(where: str, features: str | None, args: Any) -> None:
+    """ValueError unless the start reads the action features this run's --policy reads."""
+    wanted = training_part(args.game).action_features(args)
+    if features != wanted:
+        raise ValueError(f"{where} reads action features {features}, this run's --policy {args.policy} reads {wanted}")
 
 
 def _check_sizes(where: str, sizes: list[int], args: Any) -> None:
