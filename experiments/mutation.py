@@ -185,6 +185,8 @@ SETS["warm"] = (["krypenv/training/warm.py", "krypenv/training/student.py", "kry
                  "krypenv.training.warm.x__check_sizes*", "krypenv.training.warm.x_load_weights*",
                  "krypenv.training.warm.x__value_scale*",
                  "krypenv.training.student.x_to_policy*", "krypenv.training.student.x__names*",
+                 "krypenv.training.student.x__parts*", "krypenv.training.student.x__pairs*",
+                 "krypenv.training.student.x__widths*", "krypenv.training.student.x_policy_shapes*",
                  "krypenv.agents.krypkasino.move_policy.xǁMoveScorerǁ__init__*",
                  "krypenv.agents.krypkasino.move_policy.xǁMovePolicyǁ__init__*",
                  "krypenv.agents.krypkasino.move_policy.xǁMovePolicyǁ_build_mlp_extractor*",

@@ -40,8 +40,8 @@ from krypenv.games import DEFAULT_GAME
 from krypenv.training.common import training_part
 from krypenv.training.labels import Labels
 
-__all__ = ["Student", "TrainingData", "distill_loss", "entropy", "from_mlp", "from_ppo", "minibatch", "policy_targets",
-           "to_policy", "train", "training_data"]
+__all__ = ["Student", "TrainingData", "distill_loss", "entropy", "from_mlp", "from_ppo", "minibatch", "policy_shapes",
+           "policy_targets", "to_policy", "train", "training_data"]
 
 NEG = -1e9  # the logit of an illegal action (exp underflows to 0 in float32)
 FEATURE_CHUNK = 8192  # labels whose move features are computed in one call (bounds that call's memory)
@@ -140,35 +140,53 @@ def from_ppo(path: str | Path, game: str = DEFAULT_GAME) -> tuple[Student, dict[
 
     agent = agents.load(f"ppo:{path}", game=game)
     pol = agent.policy
-    if getattr(agent, "features", None) is not None:
-        return _from_move_scorer(agent), dict(agent.meta)
-    linear = lambda seq: [layer for layer in seq if isinstance(layer, nn.Linear)]
-    body, critic = linear(pol.mlp_extractor.policy_net), linear(pol.mlp_extractor.value_net)
-    if any(not isinstance(m, (nn.Linear, nn.ReLU)) for m in [*pol.mlp_extractor.policy_net,
-                                                              *pol.mlp_extractor.value_net]):
-        raise ValueError(f"{path}: a policy with other layers than Linear and ReLU; a student cannot hold it")
-    (scale,) = list(pol.pi_features_extractor.buffers())  # one over each entry's bound (ScaledInput, KilleInput)
-    student = Student(body[0].in_features, pol.action_net.out_features, [lay.out_features for lay in body],
-                      [lay.out_features for lay in critic], in_scale=scale.cpu().numpy())
-    _copy([*zip(student.body, body), (student.pi, pol.action_net), *zip(student.critic, critic),
-           (student.v, pol.value_net)])
+    body, critic, heads = _parts(pol)
+    if getattr(agent, "features", None) is not None:  # Krypkasino's move scorer
+        from krypenv.agents.krypkasino.move_features import N_FEATS
+
+        scale = pol.pi_features_extractor.inv_high[:agent.obs_dim].cpu().numpy()
+        student = Student(agent.obs_dim, heads["pi"].out_features, _widths(body), _widths(critic), agent.features,
+                          N_FEATS, heads["out"].in_features, scale)
+    else:
+        if any(not isinstance(m, (nn.Linear, nn.ReLU)) for m in [*pol.mlp_extractor.policy_net,
+                                                                  *pol.mlp_extractor.value_net]):
+            raise ValueError(f"{path}: a policy with other layers than Linear and ReLU; a student cannot hold it")
+        (scale,) = list(pol.pi_features_extractor.buffers())  # one over each entry's bound (ScaledInput, KilleInput)
+        student = Student(body[0].in_features, heads["pi"].out_features, _widths(body), _widths(critic),
+                          in_scale=scale.cpu().numpy())
+    _copy([(mine, theirs) for theirs, mine in _pairs(pol, student)])
     return student, dict(agent.meta)
 
 
-def _from_move_scorer(agent: Any) -> Student:
-    """The student of a Krypkasino move-scoring policy (:mod:`krypenv.agents.krypkasino.move_policy`)."""
-    from krypenv.agents.krypkasino.move_features import N_FEATS
+def _parts(policy: Any) -> tuple[list[nn.Linear], list[nn.Linear], dict[str, nn.Linear]]:
+    """A ``train.py`` policy's layers: its body, its critic, and its heads by the student's names (``pi`` and, for
+    Krypkasino's move scorer, ``ctx``, ``inp``, ``hid``, ``out``); the value head is ``policy.value_net``."""
+    linear = lambda seq: [layer for layer in seq if isinstance(layer, nn.Linear)]
+    m = policy.mlp_extractor
+    if hasattr(m, "out"):  # Krypkasino's move scorer (MovePolicy)
+        return linear(m.body), linear(m.critic), {"pi": m.bias, "ctx": m.ctx, "inp": m.inp, "hid": m.hidden,
+                                                  "out": m.out}
+    return linear(m.policy_net), linear(m.value_net), {"pi": policy.action_net}
 
-    pol = agent.policy
-    m = pol.mlp_extractor
-    body = [layer for layer in m.body if isinstance(layer, nn.Linear)]
-    critic = [layer for layer in m.critic if isinstance(layer, nn.Linear)]
-    scale = pol.pi_features_extractor.inv_high[:agent.obs_dim].cpu().numpy()
-    student = Student(agent.obs_dim, m.bias.out_features, [lay.out_features for lay in body],
-                      [lay.out_features for lay in critic], agent.features, N_FEATS, m.out.in_features, scale)
-    _copy([*zip(student.body, body), (student.pi, m.bias), (student.ctx, m.ctx), (student.inp, m.inp),
-           (student.hid, m.hidden), (student.out, m.out), *zip(student.critic, critic), (student.v, pol.value_net)])
-    return student
+
+def _widths(layers: list[nn.Linear]) -> list[int]:
+    """The output widths of the layers."""
+    return [layer.out_features for layer in layers]
+
+
+def _pairs(policy: Any, student: Student) -> list[tuple[nn.Linear, nn.Linear]]:
+    """(the policy's layer, the student's) for every layer: body and critic by position, the heads by name, the
+    value head last."""
+    body, critic, heads = _parts(policy)
+    return [*zip(body, student.body), *((layer, getattr(student, k)) for k, layer in heads.items()),
+            *zip(critic, student.critic), (policy.value_net, student.v)]
+
+
+def policy_shapes(policy: Any) -> dict[str, Any]:
+    """A ``train.py`` policy's critic sizes and move-scorer width (None without a scorer): the network hooks'
+    keywords."""
+    _, critic, heads = _parts(policy)
+    return {"critic_sizes": _widths(critic), "score_width": heads["out"].in_features if "out" in heads else None}
 
 
 def to_policy(student: Student, policy: Any, value_factor: float = 1.0) -> None:
@@ -177,25 +195,17 @@ def to_policy(student: Student, policy: Any, value_factor: float = 1.0) -> None:
     The policy scales its input by its own extractor's factors, so the student's ``in_scale`` is folded into the
     layers that read the input (weight columns times ``in_scale / factor``); the value head is multiplied by
     ``value_factor`` (a change of units).  ValueError naming the first layer whose shape differs."""
-    linear = lambda seq: [layer for layer in seq if isinstance(layer, nn.Linear)]
     if not student.body:
         raise ValueError("a student without hidden layers cannot start a train.py network (it has at least one)")
-    m = policy.mlp_extractor
-    if student.features is not None:  # Krypkasino's move scorer (MovePolicy)
-        if not hasattr(m, "out"):
-            raise ValueError(f"the student scores actions from features {student.features}; the network does not")
-        body, critic = linear(m.body), linear(m.critic)
-        pairs = [(m.bias, student.pi), (m.ctx, student.ctx), (m.inp, student.inp), (m.hidden, student.hid),
-                 (m.out, student.out)]
-    else:
-        if hasattr(m, "out"):
-            raise ValueError("the network scores actions from features; the student reads the observation only")
-        body, critic = linear(m.policy_net), linear(m.value_net)
-        pairs = [(policy.action_net, student.pi)]
+    body, critic, heads = _parts(policy)
+    if student.features is not None and "out" not in heads:
+        raise ValueError(f"the student scores actions from features {student.features}; the network does not")
+    if student.features is None and "out" in heads:
+        raise ValueError("the network scores actions from features; the student reads the observation only")
     if len(body) != len(student.body) or len(critic) != len(student.critic):
         raise ValueError(f"the student has hidden layers {student.sizes} and critic {student.value_sizes}; the "
-                         f"network {[lay.out_features for lay in body]} and {[lay.out_features for lay in critic]}")
-    pairs = [*zip(body, student.body), *pairs, *zip(critic, student.critic), (policy.value_net, student.v)]
+                         f"network {_widths(body)} and {_widths(critic)}")
+    pairs = _pairs(policy, student)
     for name, (theirs, mine) in zip(_names(policy, pairs), pairs):
         if theirs.weight.shape != mine.weight.shape:
             raise ValueError(f"the student's layer for {name} is {tuple(mine.weight.shape)}, the network's "

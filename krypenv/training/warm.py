@@ -52,11 +52,9 @@ class WarmStart:
         if self.student is not None:
             return {"critic_sizes": self.student.value_sizes,
                     "score_width": self.student.scorer_width if self.student.features is not None else None}
-        m = self.agent.policy.mlp_extractor
-        widths = lambda seq: [layer.out_features for layer in seq if hasattr(layer, "out_features")]
-        if hasattr(m, "out"):  # Krypkasino's move scorer
-            return {"critic_sizes": widths(m.critic), "score_width": m.out.in_features}
-        return {"critic_sizes": widths(m.value_net), "score_width": None}
+        from krypenv.training.student import policy_shapes
+
+        return policy_shapes(self.agent.policy)
 
 
 def init_checkpoint(args: Any) -> WarmStart:
