@@ -35,7 +35,10 @@ lives here:
 * **The simulator** (``NUMBA_ENABLE_CUDASIM=1``; :data:`SIMULATOR`): numba runs the kernels in
   Python threads on the CPU, which is how CI runs them without a GPU.  There a kernel hands the
   per-env functions the NumPy arrays under the simulator's wrappers (:func:`host_view`), so
-  they run compiled for the CPU, and tensors are CPU tensors.
+  they run compiled for the CPU, and tensors are CPU tensors.  numba-cuda's block manager polls its threads in a
+  loop that never waits, so it held the GIL for about half the time while a kernel's threads worked (compiling the
+  per-env functions for column-major arrays, most of all); :func:`launch` makes it wait on a working thread
+  between polls instead (:func:`waiting_simulator`), the same checks in the same order.
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ from numba import njit
 __all__ = ["ACT", "AGAIN", "FINISH", "OBS", "OBSERVE", "ORDER", "PARTS", "POLICY_PARTS", "RESET", "SEATS", "SIMULATOR",
            "STATUS_POLICY", "STEP", "Arrays", "CudaUnavailableError", "EnvKernels", "cached", "cuda_problem",
            "device_identity", "env_kernels", "grid_threads", "host_view", "kernel_builder", "launch", "no_fma",
-           "rebind", "require_cuda", "set_status", "sits_out", "source_digest", "threads_per_sm", "torch_stream"]
+           "rebind", "require_cuda", "set_status", "sits_out", "source_digest", "threads_per_sm", "torch_stream",
+           "waiting_simulator"]
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"  # numba's CUDA simulator (CI has no GPU)
 BLOCK = 128  # threads per block
@@ -141,6 +145,36 @@ def no_fma() -> Iterator[None]:
         nvvm.compile_ir = original
 
 
+SIMULATOR_WAIT = 0.0005  # seconds the simulator's block manager waits on each live thread before polling it
+
+
+@contextlib.contextmanager
+def waiting_simulator() -> Iterator[None]:
+    """In the simulator, numba-cuda's ``BlockManager`` waits up to :data:`SIMULATOR_WAIT` on each thread before asking
+    whether it is alive, instead of spinning; elsewhere nothing changes.
+
+    The manager's loop (numba-cuda 0.30) checks every live thread's ``syncthreads`` flag and exception, then keeps
+    the threads whose ``is_alive()`` is true, with no wait between rounds: while the kernel's threads ran, it took
+    the GIL from them at every switch interval.  Here ``is_alive`` first joins the thread with a timeout, which
+    releases the GIL; what it returns, and so what the manager does, is unchanged."""
+    if not SIMULATOR:
+        yield
+        return
+    from numba.cuda.simulator.kernel import BlockThread
+
+    original = BlockThread.is_alive
+
+    def is_alive(thread: Any) -> bool:
+        thread.join(SIMULATOR_WAIT)  # returns at once for a finished thread
+        return original(thread)
+
+    BlockThread.is_alive = is_alive
+    try:
+        yield
+    finally:
+        BlockThread.is_alive = original
+
+
 def rebind(func: Callable[..., Any], **names: Any) -> Callable[..., Any]:
     """A copy of ``func`` (same code, same closure) whose global ``names`` are the given objects."""
     g = {**func.__globals__, **names}
@@ -204,7 +238,7 @@ def launch(kernel: Any, threads: int, *args: Any) -> None:
     one (the kernels' ``t >= g`` guard), up to :data:`BLOCK`: not a whole block of idle Python threads per launch."""
     started = threads + 1 if SIMULATOR else threads
     block = min(BLOCK, started) if SIMULATOR else BLOCK
-    with no_fma():
+    with no_fma(), waiting_simulator():
         kernel[max(1, math.ceil(started / block)), block, torch_stream()](*args)
 
 

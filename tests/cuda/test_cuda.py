@@ -60,3 +60,70 @@ def test_a_simulated_launch_starts_the_threads_asked_for_and_one_idle() -> None:
     assert out.returncode == 0, out.stderr[-3000:]
     started = dict(tuple(map(int, line.split())) for line in out.stdout.split("\n") if line)
     assert started == {1: 2, 3: 4, 127: 128, 128: 256, 200: 256}
+
+
+WAITING = """
+import time
+import numpy as np
+from numba import cuda
+from numba.cuda.simulator.kernel import BlockThread
+from krypenv.envs import cuda as C
+
+polls = [0]
+spinning = BlockThread.is_alive
+
+def counted(thread):
+    polls[0] += 1
+    return spinning(thread)
+
+BlockThread.is_alive = counted  # the launch's waiting wraps this one, and puts it back after
+
+@cuda.jit
+def slow(out):
+    if cuda.threadIdx.x == 0:
+        time.sleep(0.3)  # the simulator runs a kernel's body as Python: one thread works while the manager polls
+    out[cuda.threadIdx.x] = 1
+
+out = np.zeros(4, np.int64)
+C.launch(slow, 3, out)
+print("ran", out.tolist(), "polls", polls[0], "restored", BlockThread.is_alive is counted)
+
+@cuda.jit
+def neighbours(out):
+    i = cuda.threadIdx.x
+    out[0, i] = i + 1
+    cuda.syncthreads()  # every thread's write is seen after the barrier
+    out[1, i] = out[0, (i + 1) % 5]
+
+out = np.zeros((2, 5), np.int64)
+C.launch(neighbours, 4, out)
+print("synced", out[1].tolist())
+
+@cuda.jit
+def fails(out):
+    if cuda.threadIdx.x == 2:
+        raise ValueError("planted")
+    out[cuda.threadIdx.x] = 1
+
+try:
+    C.launch(fails, 3, np.zeros(4, np.int64))
+except ValueError as e:
+    print("raised", e)
+print("restored", BlockThread.is_alive is counted)
+"""
+
+
+@needs_numba_cuda
+def test_the_simulator_waits_on_working_threads_with_the_same_results() -> None:
+    """A launch makes numba-cuda's block manager wait on a working thread between polls (a thread working 0.3 s is
+    polled a few hundred times at most, not in a busy loop: hundreds of thousands), and only for the launch; threads
+    still meet at ``syncthreads`` and a thread's exception still ends the launch with its message."""
+    out = run("-c", WAITING, sim=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.split("\n")
+    ran = lines[0].split()
+    assert ran[:5] == ["ran", "[1,", "1,", "1,", "1]"] and ran[-2:] == ["restored", "True"], lines[0]
+    assert int(ran[6]) <= 5000, lines[0]  # a round waits 0.5 ms on the working thread: ~600; spinning, ~500,000
+    assert lines[1] == "synced [2, 3, 4, 5, 1]"
+    assert lines[2] == "raised tid=[2, 0, 0] ctaid=[0, 0, 0]: planted"
+    assert lines[3] == "restored True"

@@ -92,3 +92,14 @@ def test_the_first_launch_of_an_operation_writes_the_status_and_the_later_ones_a
         C.set_status(status, 1, part, mode, 4)
         first = part == C.ACT or mode == C.OBSERVE
         assert status.tolist() == [5, 4 if first else 5, 5], (part, mode)
+
+
+def test_the_simulators_wait_changes_nothing_off_the_simulator() -> None:
+    """Off the simulator (this process: a GPU or none), ``waiting_simulator`` leaves numba-cuda's threads alone."""
+    from numba.cuda.simulator.kernel import BlockThread
+
+    assert not C.SIMULATOR
+    original = BlockThread.is_alive
+    with C.waiting_simulator():
+        assert BlockThread.is_alive is original
+    assert BlockThread.is_alive is original
