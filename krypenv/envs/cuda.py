@@ -37,8 +37,8 @@ lives here:
   per-env functions the NumPy arrays under the simulator's wrappers (:func:`host_view`), so
   they run compiled for the CPU, and tensors are CPU tensors.  numba-cuda's block manager polls its threads in a
   loop that never waits, so it held the GIL for about half the time while a kernel's threads worked (compiling the
-  per-env functions for column-major arrays, most of all); :func:`launch` makes it wait on a working thread
-  between polls instead (:func:`waiting_simulator`), the same checks in the same order.
+  per-env functions for column-major arrays, most of all); :func:`launch` makes it wait briefly on each thread
+  before polling it (:func:`waiting_simulator`), the same checks in the same order.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ print("restored", BlockThread.is_alive is counted)
 
 @needs_numba_cuda
 def test_the_simulator_waits_on_working_threads_with_the_same_results() -> None:
-    """A launch makes numba-cuda's block manager wait on a working thread between polls (a thread working 0.3 s is
+    """A launch makes numba-cuda's block manager wait on each thread before polling it (a thread working 0.3 s is
     polled a few hundred times at most, not in a busy loop: hundreds of thousands), and only for the launch; threads
     still meet at ``syncthreads`` and a thread's exception still ends the launch with its message."""
     out = run("-c", WAITING, sim=True, timeout=300)
