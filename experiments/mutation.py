@@ -5,7 +5,7 @@
     cd /tmp/krypenv-mutants && nice -n 10 mutmut run --max-children 2 $(cat mutmut-functions.txt)
     python experiments/mutation.py --summary /tmp/krypenv-mutants [--set ...]   # the per-module table
 
-Eighteen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
+Nineteen sets (:data:`SETS`): ``draw`` (the student's draw from its policy, a label set's card),
 ``record`` (a training run's machine record, the BLAS-threads helper),
 ``search`` (issue 40: the guided search's forced rows and legal
 features), ``views`` (issue 40: the guided search's shared views and the network's BLAS threads), ``house``
@@ -20,7 +20,8 @@ the student, the mlp network), ``research`` (issue 34: the agents' option limits
 ``exploit``, the OpenSpiel deal, rewards and resampling), ``speed`` (issue 42: the register report, the
 kernels' disk-cache plumbing), ``aec`` (issue 42: the entry modules' lazy loader, the steps' action check)
 ``vec`` (issue 42: the VecEnv's Python between its kernels), ``ensemble`` (issue 40: students merged into one
-network), ``warm`` (issue 40: ``--init-from`` a student, the networks' shapes) and ``device`` (issue 33: the Python
+network), ``warm`` (issue 40: ``--init-from`` a student, the networks' shapes), ``launch`` (the simulator's launch,
+``krypenv exploit``'s learner) and ``device`` (issue 33: the Python
 of the device env's shell, the ``mlp`` agent, self-play's per-seat advantages; the compiled
 rules are not mutated here, mutmut's trampolines do not compile, and the GPU round's bugs were
 planted by hand instead: ``experiments/planted_gpu.py``).  The web server's guard, store and menu
@@ -196,6 +197,9 @@ SETS["warm"] = (["krypenv/training/warm.py", "krypenv/training/student.py", "kry
                  "krypenv.agents.kungsholmskille.ppo.x_policy_kwargs*",
                  "krypenv.agents.kungsholmskille.ppo.x__custom_objects*"],
                 ["tests/training/test_warm_start.py"])
+SETS["launch"] = (["krypenv/envs/cuda.py", "krypenv/training/exploit.py"],
+                  ["krypenv.envs.cuda.x_launch*", "krypenv.training.exploit.x_train_learner*"],
+                  ["tests/cuda/test_cuda.py", "tests/envs/test_cuda_parts.py", "tests/training/test_exploit.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
@@ -206,7 +210,8 @@ PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and 
                "views": ["-k", ("shared or threads_option or forced or lockstep or never_ask or network_pieces or "
                                 "option_errors or bad_policies")],
                "record": ["-k", "machine or blas or threadpoolctl"],
-               "draw": ["-k", "policy_draw or label or shard or card"]}
+               "draw": ["-k", "policy_draw or label or shard or card"],
+               "launch": ["-k", "not kernels_in_the_simulator"]}  # launch: not the 3-minute simulator check
 MOVED = {"agents": "krypenv/agents", "eval": "krypenv/eval", "checkpoints": "krypenv/checkpoints"}
 
 
