@@ -199,7 +199,8 @@ SETS["warm"] = (["krypenv/training/warm.py", "krypenv/training/student.py", "kry
                 ["tests/training/test_warm_start.py"])
 SETS["launch"] = (["krypenv/envs/cuda.py", "krypenv/training/exploit.py"],
                   ["krypenv.envs.cuda.x_launch*", "krypenv.training.exploit.x_train_learner*"],
-                  ["tests/cuda/test_cuda.py", "tests/envs/test_cuda_parts.py", "tests/training/test_exploit.py"])
+                  ["tests/cuda/test_cuda.py", "tests/envs/test_cuda_parts.py", "tests/training/test_exploit.py",
+                   "tests/training/test_warm_start.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
 PYTEST_ARGS = {"speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
