@@ -72,7 +72,7 @@ class Kernel:
     """A kernel to measure: how to get it and its argument types, and its budget."""
 
     game: str | None
-    what: str  # "env" (the device env's kernels), "engine" (the engine benchmark's) or "util" (cuda_util)
+    what: str  # "env" (the device env's kernels), "engine" (the engine benchmark's), "search" (pimc's) or "util"
     policy: str | None  # the built-in policy compiled into an env kernel (an agent spec), or None
     part: str | None  # which of the env's kernels (a name of its EnvKernels.parts), or None
     registers: int  # budget: most registers per thread
@@ -150,6 +150,12 @@ def kernel_and_signature(name: str) -> tuple[Any, Any]:
         masks, n = np.zeros((4, 8), np.int8, order="F"), np.zeros(4, np.int64)
         args = [masks, n, np.zeros(1, np.int64)] if spec.policy == "check" else [masks, np.zeros(4), n]
         return getattr(cuda_util, spec.policy), _types(args)
+    if spec.what == "search":
+        from krypenv.agents.krypkasino import pimc_cuda
+        from numba import typeof
+        from numba.core import types as nt
+
+        return pimc_cuda.values_kernel(), nt.void(*[typeof(a) for a in pimc_cuda.example_args()])
     from krypenv import agents
     from krypenv.games import GAMES
 

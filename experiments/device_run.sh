@@ -16,14 +16,17 @@
 #   check: every CPU and CUDA kernel compiled side by side into the disk caches (experiments/warm_numba.py --cuda,
 #          at most WARM_SECONDS), then python experiments/device_check.py as it is (its table, device_check.json)
 #          until BUDGET seconds from the start;
-#   speed: python experiments/device_speed.py: the speed goals and the second process's first step, table last.
-# No stage named: both.  Everything lands in $OUT (check/ and speed/), which the tool brings back.
+#   speed: python experiments/device_speed.py: the speed goals and the second process's first step, table last;
+#   labels: python experiments/device_labels.py (issue 40): pimc's labels on the device against the CPU's, bit for
+#          bit, and labels per second of each, at most LABEL_SECONDS (only when named).
+# No stage named: check and speed.  Everything lands in $OUT (check/, speed/, labels/), which the tool brings back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results}
 STAGE=${1:-all}
 WARM_SECONDS=${WARM_SECONDS:-240}
 BUDGET=${BUDGET:-570}
+LABEL_SECONDS=${LABEL_SECONDS:-420}
 if compgen -G ".whl/*.whl" >/dev/null; then  # once per machine: a reinstall would make the disk caches stale
   [ -f /tmp/site/.installed ] || { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
     --upgrade --target /tmp/site .whl/*.whl && touch /tmp/site/.installed; } || exit 1
@@ -34,7 +37,13 @@ fi
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 python3 -c "import numpy, numba, numba_cuda, torch; print('numpy', numpy.__version__, 'numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'torch', torch.__version__)"
-mkdir -p "$OUT/check" "$OUT/speed"
+mkdir -p "$OUT/check" "$OUT/speed" "$OUT/labels"
+if [ "$STAGE" = labels ]; then
+  timeout "$LABEL_SECONDS" python3 experiments/device_labels.py --out "$OUT/labels" ${LABEL_ARGS:-} 2>&1 \
+    | tee "$OUT/labels/log.txt"
+  echo "device_labels exit: ${PIPESTATUS[0]} (124: stopped at ${LABEL_SECONDS} s)"
+  exit 0
+fi
 if [ "$STAGE" != speed ]; then
   timeout "$WARM_SECONDS" python3 experiments/warm_numba.py --cuda 2>&1 | tee "$OUT/check/warm.txt"
   echo "warm exit: ${PIPESTATUS[0]} after ${SECONDS} s"

@@ -19,6 +19,8 @@ worlds show it clearly better (lower is better: misère).
 | z        | 2.0     | leave the baseline move only for a move whose mean paired difference to it |
 |          |         | is below −z standard errors over the worlds (0: plain argmin of the means) |
 | voids    | true    | sampled hands respect the values a seat is known not to hold (K13)         |
+| device   | cpu     | where the search runs: ``cpu`` (numba's threads) or ``cuda`` (a GPU's      |
+|          |         | threads, the same values and actions: :mod:`krypenv.agents.krypkasino.pimc_cuda`) |
 
 **What is sampled.** The hands of the other seats (each of its known size) and the order
 of the undealt deck, drawn from the cards the acting seat has not seen: two copies of each
@@ -55,6 +57,7 @@ duplicate evaluation against expert (``--deals 200``, 400 deals) takes about a m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numba
@@ -62,7 +65,7 @@ import numpy as np
 from krypenv.agents.base import BOOL, Limit, register
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.heuristics import expert_weights
-from krypenv.agents.krypkasino.worlds import determinize, uniform
+from krypenv.agents.krypkasino.worlds import DETERMINIZE_WORDS, MAX_SEATS, determinize_into, uniform
 from numba import njit, prange
 
 from krypenv.agent_api import Agent, DecisionBatch
@@ -73,7 +76,9 @@ from krypenv.krypkasino.engine.state import _packets
 from krypenv.krypkasino.rules import LATER_PATTERN, Rules
 
 POLICIES = {"random": T.RANDOM, "greedy": T.GREEDY, "creeper": T.CREEPER, "expert": T.EXPERT}
-DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True}
+DEFAULTS = {"samples": 64, "rollouts": 1, "policy": "expert", "horizon": 0, "rounds": 1, "z": 2.0, "voids": True,
+            "device": "cpu"}
+DEVICES = ("cpu", "cuda")
 MAX_SAMPLES = 100_000
 # learned rollout policies, ``policy=KIND:PATH`` -> builder(PATH, **other options);
 # krypenv.agents.krypkasino.guided adds "ppo"
@@ -125,17 +130,20 @@ def search(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
            w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, u: float, work: np.ndarray,
            root_cards: np.ndarray, root_caps: np.ndarray, acc: np.ndarray, vals: np.ndarray, cards: np.ndarray,
            caps: np.ndarray, costs: np.ndarray, keys: np.ndarray, pool: np.ndarray, used: np.ndarray,
-           zeros: np.ndarray, scr: np.ndarray) -> tuple[int, int]:
+           zeros: np.ndarray, scr: np.ndarray, streams: np.ndarray, voids: np.ndarray,
+           dwork: np.ndarray) -> tuple[int, int]:
     """Roll every legal move of the seat to act in deal ``i`` out in the sampled worlds; (moves n, baseline e).
 
     The moves are listed in ``root_cards``/``root_caps``; ``e`` is the rollout policy's own choice.
     With ``n > 1``, over the ``k = samples × rollouts`` worlds ``acc[0, m]`` sums the paired differences
     ``score(m) − score(e)``, ``acc[1, m]`` their squares and ``acc[2, m]`` the scores of move ``m`` (the
-    mover's side score at the rollout's stop); with ``n ≤ 1`` nothing is rolled out.
+    mover's side score at the rollout's stop); with ``n ≤ 1`` nothing is rolled out.  Every buffer is the
+    caller's (:func:`_buffers`; any content): nothing is allocated, so a CUDA thread runs it too
+    (:mod:`krypenv.agents.krypkasino.pimc_cuda`).
     """
     players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0
     seat = np.int64(st[i, kernels.TURN])
-    rng = np.empty(1, np.uint64)
+    rng, sub = streams[0:1], streams[1:2]  # the search's stream; a rollout's (restarted per move, below)
     rng[0] = np.uint64(int(u * 9007199254740992.0)) ^ np.uint64(0x5DEECE66D2545F49)
     kind, horizon = opts[O_POLICY], opts[O_HORIZON]
     # the baseline: the rollout policy's choice (it lists the moves into root_* as moves_into does)
@@ -145,19 +153,20 @@ def search(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
                      keys, scr)
     if n <= 1:
         return n, e
-    voids = np.zeros(players, np.int64)
-    if opts[O_VOIDS]:
+    if opts[O_VOIDS]:  # (without, determinize never reads voids)
         T.round_voids(st, i, players, hand_size, voids, scr)
-    acc[:3, :n] = 0.0  # sums and sums of squares of the paired differences to the baseline; sums of the scores
-    sub = np.empty(1, np.uint64)
+    for m in range(n):  # sums and sums of squares of the paired differences to the baseline; sums of the scores
+        acc[0, m], acc[1, m], acc[2, m] = 0.0, 0.0, 0.0
+    W = kernels.tabbes_at(players) + players  # the engine's columns
     stop_round = np.int64(st[i, kernels.ROUND]) + opts[O_ROUNDS] if opts[O_ROUNDS] > 0 else np.int64(1000)
     for _ in range(opts[O_SAMPLES]):
-        determinize(st, i, players, seat, voids, opts[O_VOIDS] != 0, work, 0, rng, pool, used)
+        determinize_into(st, i, players, seat, voids, opts[O_VOIDS] != 0, work, 0, rng, pool, used, dwork)
         for _r in range(opts[O_ROLLOUTS]):
             base = rng[0]
             uniform(rng)
             for m in range(n):
-                work[1] = work[0]
+                for c in range(W):
+                    work[1, c] = work[0, c]
                 kernels.apply_move(work, 1, players, root_cards[m], root_caps[m], later_kinds, later_sizes, spades)
                 sub[0] = base  # common random numbers: every move's rollout draws the same uniforms
                 rollout(work, 1, game, kind, w, horizon, stop_round, later_kinds, later_sizes, sub, cards, caps,
@@ -182,7 +191,7 @@ def choose_move(acc: np.ndarray, n: int, e: int, k: int, z: float) -> int:
             best, best_mean = m, mean
     if best != e and z > 0:
         var = (acc[1, best] - k * best_mean * best_mean) / max(k - 1, 1)
-        if best_mean > -z * np.sqrt(max(var, 0.0) / k):
+        if best_mean > -z * math.sqrt(max(var, 0.0) / k):  # (math: numba-cuda has no np.sqrt ufunc)
             best = e
     return best
 
@@ -192,14 +201,14 @@ def decide(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
            z: float, w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, u: float, work: np.ndarray,
            root_cards: np.ndarray, root_caps: np.ndarray, acc: np.ndarray, vals: np.ndarray, cards: np.ndarray,
            caps: np.ndarray, costs: np.ndarray, keys: np.ndarray, pool: np.ndarray, used: np.ndarray,
-           zeros: np.ndarray, scr: np.ndarray) -> int:
+           zeros: np.ndarray, scr: np.ndarray, streams: np.ndarray, voids: np.ndarray, dwork: np.ndarray) -> int:
     """The PIMC action for the seat to act in deal ``i`` (choice state ``pending``/``fixed``, uniform ``u``).
 
     The rollout policy's own choice is the baseline; the move with the lowest mean score
     replaces it if its mean paired difference to the baseline is below −z standard errors.
     """
     n, e = search(st, i, pending, fixed, game, opts, w, later_kinds, later_sizes, u, work, root_cards, root_caps,
-                  acc, vals, cards, caps, costs, keys, pool, used, zeros, scr)
+                  acc, vals, cards, caps, costs, keys, pool, used, zeros, scr, streams, voids, dwork)
     if n <= 1:
         return T.action_for(pending, fixed, root_cards[0], root_caps[0])
     best = choose_move(acc, n, e, opts[O_SAMPLES] * opts[O_ROLLOUTS], z)
@@ -218,7 +227,8 @@ def action_values(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game:
                   z: float, w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, u: float,
                   work: np.ndarray, root_cards: np.ndarray, root_caps: np.ndarray, acc: np.ndarray, vals: np.ndarray,
                   cards: np.ndarray, caps: np.ndarray, costs: np.ndarray, keys: np.ndarray, pool: np.ndarray,
-                  used: np.ndarray, zeros: np.ndarray, scr: np.ndarray, out: np.ndarray) -> tuple[int, int]:
+                  used: np.ndarray, zeros: np.ndarray, scr: np.ndarray, streams: np.ndarray, voids: np.ndarray,
+                  dwork: np.ndarray, out: np.ndarray) -> tuple[int, int]:
     """:func:`decide`'s search as labels: ``out[a]`` the mean score over the worlds of the best move action ``a``
     leads to (NaN for an action that leads to none); returns (moves, the action :func:`decide` plays).
 
@@ -229,7 +239,7 @@ def action_values(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game:
     """
     out[:] = np.nan
     n, e = search(st, i, pending, fixed, game, opts, w, later_kinds, later_sizes, u, work, root_cards, root_caps,
-                  acc, vals, cards, caps, costs, keys, pool, used, zeros, scr)
+                  acc, vals, cards, caps, costs, keys, pool, used, zeros, scr, streams, voids, dwork)
     if n <= 1:
         return n, T.action_for(pending, fixed, root_cards[0], root_caps[0])
     k = opts[O_SAMPLES] * opts[O_ROLLOUTS]
@@ -256,18 +266,21 @@ def _buffers(players: int) -> tuple:
             np.empty((T.MAX_MOVES, 52), np.int8), np.empty((3, T.MAX_MOVES), np.float64),
             np.empty(T.MAX_MOVES, np.float64), np.empty(T.MAX_MOVES, np.int64), np.empty((T.MAX_MOVES, 52), np.int8),
             np.empty(T.MAX_MOVES, np.float64), np.empty(T.MAX_KEYS, np.int64), np.empty(104, np.int64),
-            np.empty(104, np.bool_), np.zeros(52, np.int8), T.new_scratch())
+            np.empty(104, np.bool_), np.zeros(52, np.int8), T.new_scratch(), np.empty(2, np.uint64),
+            np.empty(MAX_SEATS, np.int64), np.empty(DETERMINIZE_WORDS, np.int64))
 
 
 @njit(cache=True)
 def _decide_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, out):
     """:func:`decide` for decisions ``lo..hi`` of the batch, with buffers of their own."""
-    work, root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr = _buffers(game[G_PLAYERS])
+    (work, root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr, streams, voids,
+     dwork) = _buffers(game[G_PLAYERS])
     for k in range(lo, hi):
         i = envs[k]
         pending = np.int64(choice[i, 0])
         out[k] = decide(st, i, pending, choice[i, 1:], game, opts, z, w, later_kinds, later_sizes, u[k], work,
-                        root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr)
+                        root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr,
+                        streams, voids, dwork)
 
 
 @njit(cache=True, parallel=True)
@@ -288,12 +301,13 @@ def decide_ser(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u, 
 @njit(cache=True)
 def _values_range(st, choice, envs, lo, hi, game, opts, z, w, later_kinds, later_sizes, u, values, moves, out):
     """:func:`action_values` for decisions ``lo..hi`` of the batch, with buffers of their own."""
-    work, root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr = _buffers(game[G_PLAYERS])
+    (work, root_cards, root_caps, acc, vals, cards, caps, costs, keys, pool, used, zeros, scr, streams, voids,
+     dwork) = _buffers(game[G_PLAYERS])
     for k in range(lo, hi):
         i = envs[k]
         moves[k], out[k] = action_values(st, i, np.int64(choice[i, 0]), choice[i, 1:], game, opts, z, w, later_kinds,
                                          later_sizes, u[k], work, root_cards, root_caps, acc, vals, cards, caps,
-                                         costs, keys, pool, used, zeros, scr, values[k])
+                                         costs, keys, pool, used, zeros, scr, streams, voids, dwork, values[k])
 
 
 @njit(cache=True, parallel=True)
@@ -354,6 +368,13 @@ class PIMCAgent:
         if not isinstance(o["voids"], bool):
             raise ValueError(f"pimc option voids must be true or false, got {o['voids']!r}")
         self.voids = bool(o["voids"])
+        if o["device"] not in DEVICES:
+            raise ValueError(f"pimc option device must be one of {', '.join(DEVICES)}, got {o['device']!r}")
+        self.device = str(o["device"])
+        if self.device == "cuda":
+            from krypenv.envs.cuda import require_cuda
+
+            require_cuda("pimc option device=cuda")
         self.opts = np.zeros(N_OPTS, np.int64)
         self.opts[[O_SAMPLES, O_ROLLOUTS, O_POLICY, O_HORIZON, O_ROUNDS, O_VOIDS]] = [
             self.samples, self.rollouts, POLICIES[self.policy], self.horizon, self.rounds, self.voids]
@@ -373,6 +394,8 @@ class PIMCAgent:
         """The next action of each decision: one uniform per decision seeds its search."""
         core = batch.core
         game, u, envs, chunks = self._inputs(batch)
+        if self.device == "cuda":
+            return self._on_device(batch, game, u, envs)[2]
         out = np.empty(len(batch), np.int64)
         args = (core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
                 self.later_sizes, u, out)
@@ -389,12 +412,23 @@ class PIMCAgent:
         """
         core = batch.core
         game, u, envs, chunks = self._inputs(batch)
+        if self.device == "cuda":
+            values, _, out = self._on_device(batch, game, u, envs)
+            return -values, out
         values = np.empty((len(batch), batch.mask.shape[1]), np.float64)
         moves, out = np.empty(len(batch), np.int64), np.empty(len(batch), np.int64)
         args = (core.deals.state, core.choice, envs, game, self.opts, self.z, self.weights, self.later_kinds,
                 self.later_sizes, u, values, moves, out)
         values_par(*args, chunks) if chunks else values_ser(*args)
         return -values, out
+
+    def _on_device(self, batch: DecisionBatch, game: np.ndarray, u: np.ndarray, envs: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`values_par`'s outputs (values, moves, actions), the search run on the GPU."""
+        from krypenv.agents.krypkasino.pimc_cuda import search_values
+
+        return search_values(batch.core.deals.state, batch.core.choice, envs, game, self.opts, self.z, self.weights,
+                             self.later_kinds, self.later_sizes, u)
 
 
 def make(**options: object) -> Agent:
@@ -403,6 +437,10 @@ def make(**options: object) -> Agent:
     policy = options.get("policy")
     if isinstance(policy, str) and policy.partition(":")[0] in LEARNED and policy.partition(":")[2]:
         kind, _, path = policy.partition(":")
+        if "device" in options:
+            raise ValueError(f"pimc option device: the search over a learned policy ({policy}) runs its network on "
+                             "the host; device= is for the compiled rollout policies "
+                             f"({', '.join(POLICIES)})")
         return LEARNED[kind](path, **{k: v for k, v in options.items() if k != "policy"})
     return PIMCAgent(**options)
 

@@ -17,7 +17,11 @@ from krypenv.krypkasino.cards import HAND_VALUE
 from krypenv.krypkasino.engine import kernels
 from krypenv.rng import rand_float
 
-__all__ = ["below", "determinize", "uniform"]
+__all__ = ["DETERMINIZE_WORDS", "MAX_SEATS", "below", "determinize", "determinize_into", "uniform"]
+
+MAX_SEATS = 6  # the most seats a deal has (K5)
+W_SIZES, W_DONE = 52, 52 + MAX_SEATS  # determinize_into's work: card copies, then hand sizes, then done flags
+DETERMINIZE_WORDS = W_DONE + MAX_SEATS
 
 
 # --------------------------------------------------------------------------- random numbers
@@ -44,10 +48,23 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
     ``seat`` has seen).  With
     ``use_voids``, seat t receives no card whose played value is in ``voids[t]``.
     """
+    determinize_into(st, i, players, seat, voids, use_voids, out, o, rng, pool, used,
+                     np.empty(DETERMINIZE_WORDS, np.int64))
+
+
+@njit(cache=True)
+def determinize_into(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarray, use_voids: bool,
+                     out: np.ndarray, o: int, rng: np.ndarray, pool: np.ndarray, used: np.ndarray,
+                     work: np.ndarray) -> None:
+    """:func:`determinize` with its counts in the caller's ``work`` (``DETERMINIZE_WORDS`` int64, any content):
+    nothing allocated, so that a CUDA thread runs it (:mod:`krypenv.agents.krypkasino.pimc_cuda`)."""
+    # work: [0, 52) copies of each card code in the deal's deck; [W_SIZES + t] seat t's hand size;
+    # [W_DONE + t] 1 once seat t's constrained hand is dealt
     W = kernels.tabbes_at(players) + players  # the engine's columns
-    out[o, :W] = st[i, :W]
+    for c in range(W):
+        out[o, c] = st[i, c]
     piles = kernels.piles_at(players)
-    copies = np.empty(52, np.int64)
+    copies = work
     kernels.deck_counts_into(st, i, copies)
     n = 0
     for c in range(52):
@@ -60,20 +77,21 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
     for j in range(n - 1, 0, -1):  # Fisher–Yates
         k = below(rng, j + 1)
         pool[j], pool[k] = pool[k], pool[j]
-    used[:n] = False
-    sizes = np.zeros(players, np.int64)
+    for j in range(n):
+        used[j] = False
     for t in range(players):
+        work[W_SIZES + t] = 0
+        work[W_DONE + t] = 0
         if t != seat:
             for c in range(52):
-                sizes[t] += st[i, kernels.HANDS + 52 * t + c]
+                work[W_SIZES + t] += st[i, kernels.HANDS + 52 * t + c]
                 out[o, kernels.HANDS + 52 * t + c] = 0
     ok = True
     if use_voids:
-        done = np.zeros(players, np.bool_)
         for _ in range(players):  # constrained seats, the most constrained (fewest allowed cards) first
             best, best_allowed = -1, 1 << 30
             for t in range(players):
-                if t == seat or done[t] or voids[t] == 0 or sizes[t] == 0:
+                if t == seat or work[W_DONE + t] or voids[t] == 0 or work[W_SIZES + t] == 0:
                     continue
                 allowed = 0
                 for j in range(n):
@@ -83,32 +101,33 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
                     best, best_allowed = t, allowed
             if best < 0:
                 break
-            done[best] = True
+            work[W_DONE + best] = 1
             got = 0
             for j in range(n):
-                if got == sizes[best]:
+                if got == work[W_SIZES + best]:
                     break
                 if not used[j] and not (voids[best] >> HAND_VALUE[pool[j]]) & 1:
                     used[j] = True
                     out[o, kernels.HANDS + 52 * best + pool[j]] += 1
                     got += 1
-            if got < sizes[best]:
+            if got < work[W_SIZES + best]:
                 ok = False
                 break
         if ok:
             for t in range(players):  # the unconstrained seats take theirs in order
-                if t == seat or done[t]:
+                if t == seat or work[W_DONE + t]:
                     continue
                 got = 0
                 for j in range(n):
-                    if got == sizes[t]:
+                    if got == work[W_SIZES + t]:
                         break
                     if not used[j]:
                         used[j] = True
                         out[o, kernels.HANDS + 52 * t + pool[j]] += 1
                         got += 1
         else:  # the constraints cannot all be met in this order: deal without them
-            used[:n] = False
+            for j in range(n):
+                used[j] = False
             for t in range(players):
                 if t != seat:
                     for c in range(52):
@@ -118,7 +137,7 @@ def determinize(st: np.ndarray, i: int, players: int, seat: int, voids: np.ndarr
         for t in range(players):
             if t == seat:
                 continue
-            for _ in range(sizes[t]):
+            for _ in range(work[W_SIZES + t]):
                 used[j] = True
                 out[o, kernels.HANDS + 52 * t + pool[j]] += 1
                 j += 1

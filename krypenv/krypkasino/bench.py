@@ -47,10 +47,12 @@ def bench_engine(batch: int, seconds: float, rules: Rules | None = None, seed: i
 # kernel -> (the built-in policy compiled in, the env's kernel (EnvKernels part), most registers per thread, most
 # spilled bytes); today's use (issue 42, 2026-11-27: the engine kernel and the env's act, finish and observe kernels
 # within the goal of 128 registers without spills; the built-in seats' loop, ``seats``, still above it: 240 since
-# 2026-11-29's one-pass value keys, the same 256 threads per SM as its 231 before)
+# 2026-11-29's one-pass value keys, the same 256 threads per SM as its 231 before; pimc's search, 2026-11-30: its
+# buffers, 63 KB of local memory, and spills; one thread searches whole decisions, agents/krypkasino/pimc_cuda.py)
 REGISTER_BUDGETS = {"env.act": (None, "act", 128, 0), "env.seats": (None, "seats", 240, 0),
                     "env.finish": (None, "finish", 128, 0), "env.observe": (None, "observe", 128, 0),
-                    "env.expert.seats": ("expert", "seats", 255, 16), "engine": (None, None, 125, 0)}
+                    "env.expert.seats": ("expert", "seats", 255, 16), "engine": (None, None, 125, 0),
+                    "search.pimc": (None, None, 255, 5318)}  # pimc's search (device=cuda): its buffers are local
 GPU_PLAYERS = 2  # the table of the GPU rows of ``krypenv bench --device cuda`` (krypenv.bench_device)
 
 

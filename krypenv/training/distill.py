@@ -38,7 +38,9 @@ bit the same (its content depends only on the seed, the iteration, the shard and
 
 **Where the labels are made.**  In this process on all cores (the search runs on numba's
 threads), or with ``--ray ADDRESS`` as Ray tasks on a cluster through the evaluation's pool
-(:mod:`krypenv.eval.ray_pool`), one shard a task, with the same labels bit for bit.
+(:mod:`krypenv.eval.ray_pool`), one shard a task, with the same labels bit for bit, or on a GPU with a
+teacher that searches there (Krypkasino's ``pimc:...,device=cuda``, :mod:`krypenv.agents.krypkasino.pimc_cuda`: the
+same labels bit for bit; a step keeps one GPU thread per game busy, so give it shards of thousands of games).
 """
 
 from __future__ import annotations

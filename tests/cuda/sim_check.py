@@ -105,6 +105,55 @@ def check_engine_kernels() -> None:
     print("engine kernels equal their CPU twins", flush=True)
 
 
+def _nan_as_inf(a: np.ndarray) -> np.ndarray:
+    """Values with NaN (an action with no value) as +inf, so that equality counts a NaN equal to a NaN."""
+    return np.where(np.isnan(a), np.inf, a)
+
+
+def check_pimc_search() -> None:
+    """pimc with ``device=cuda`` (agents/krypkasino/pimc_cuda.py) gives the CPU's values and actions, bit for bit, at
+    every decision of random games: capture choices, 2 to 6 seats, both set-aside variants, every option that changes
+    the search (its kernel's threads each take several decisions: 6 games' decisions on up to 64 threads, and a batch
+    of 70 on 64)."""
+    from tests.agents.krypkasino.test_heuristics import decisions_of
+
+    configs = [(2, "court", "pimc:samples=3", 40), (3, "spades", "pimc:samples=2,rollouts=2,voids=false", 25),
+               (4, "court", "pimc:samples=2,rounds=0,policy=greedy,z=0", 10),
+               (6, "spades", "pimc:samples=2,horizon=3", 6)]
+    for players, set_aside, spec, steps in configs:
+        cpu, dev = agents.load(spec), agents.load(spec + ",device=cuda")
+        searched = choices = 0
+        for step, (core, batch) in enumerate(decisions_of(players, 7 * players, n=6, set_aside=set_aside)):
+            if step >= steps:
+                break
+            saved = core.rng.copy()
+            want, acts = cpu.values(batch)
+            core.rng[:] = saved
+            got, dev_acts = dev.values(batch)
+            core.rng[:] = saved
+            played = dev.act(batch)
+            core.rng[:] = saved  # the walk's random actions draw from the same stream as before
+            same(f"pimc values {spec}", step, _nan_as_inf(want), _nan_as_inf(got))  # NaN: not a legal action
+            same(f"pimc actions {spec}", step, acts, dev_acts)
+            same(f"pimc act {spec}", step, acts, played)
+            searched += int((~np.isnan(want)).any(axis=1).sum())
+            choices += int((core.choice[batch.envs, 0] >= 0).sum())
+        assert searched > 0
+        print(f"pimc {players} players {set_aside} {spec}: {searched} searched decisions ({choices} capture choices) "
+              "equal", flush=True)
+    # a batch larger than the simulator's 64 threads, with capture choices among the decisions past the 64th
+    core, many = next((c, b) for c, b in decisions_of(3, 3, n=100)
+                      if len(b) > 64 and (c.choice[b.envs[64:], 0] >= 0).any())
+    cpu, dev = agents.load("pimc:samples=2"), agents.load("pimc:samples=2,device=cuda")
+    saved = core.rng.copy()
+    want = cpu.values(many)
+    core.rng[:] = saved
+    got = dev.values(many)
+    same(f"pimc values, {len(many)} decisions on 64 threads", 0, _nan_as_inf(want[0]), _nan_as_inf(got[0]))
+    same(f"pimc actions, {len(many)} decisions on 64 threads", 0, want[1], got[1])
+    print(f"pimc {len(many)} decisions on 64 threads equal", flush=True)
+
+
 def main() -> int:
     """Run every check; the exit status says whether all passed."""
     assert C.SIMULATOR and os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run me with NUMBA_ENABLE_CUDASIM=1"
@@ -114,6 +163,7 @@ def main() -> int:
     check_self_play()
     check_illegal_action_check()
     check_engine_kernels()
+    check_pimc_search()
     print("all simulator checks passed")
     return 0
 

@@ -383,6 +383,26 @@ def test_the_report_compiles_each_kernel_for_the_types_the_env_launches_it_with(
     assert len(sig.args) == kernel.py_func.__code__.co_argcount
 
 
+@pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None, reason="numba-cuda is not installed")
+def test_the_report_compiles_pimcs_kernel_for_the_types_device_cuda_launches_it_with() -> None:
+    """pimc's search kernel is measured for the argument types its ``device=cuda`` launch passes (the decisions of a
+    real batch gathered by ``launch_args``, then the thread count), so the registers reported are those that run."""
+    from krypenv.agents.krypkasino import pimc_cuda
+    from numba import typeof
+
+    from krypenv import agents
+    from tests.agents.krypkasino.test_heuristics import decisions_of
+
+    agent = agents.load("pimc")
+    core, batch = next(decisions_of(3, 5, n=4))
+    game, u, envs, _ = agent._inputs(batch)
+    args = (*pimc_cuda.launch_args(core.deals.state, core.choice, envs, game, agent.opts, agent.z, agent.weights,
+                                   agent.later_kinds, agent.later_sizes, u), 4)
+    kernel, sig = B.kernel_and_signature("krypkasino.search.pimc")
+    assert [typeof(a) for a in args] == list(sig.args)
+    assert len(sig.args) == kernel.py_func.__code__.co_argcount
+
+
 def test_main_help_names_the_kernels_and_options(capsys: pytest.CaptureFixture[str]) -> None:
     """``--help``: the program's name, the docstring's first line, every kernel and what each option does."""
     with pytest.raises(SystemExit) as e:

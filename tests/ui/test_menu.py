@@ -122,6 +122,7 @@ def test_checkpoints_resolve_by_name_to_their_paths(menu: AgentMenu) -> None:
     ("pimc:samples=0", "option samples must be an integer from 1 to 256, got 0"),
     ("pimc:samples=257", "samples must be"), ("pimc:rollouts=5", "rollouts must be"), ("pimc:z=11", "z must be"),
     ("pimc:threads=2", "option 'threads' cannot be set over the network (options pimc takes here: samples, "),
+    ("pimc:device=cuda", "option 'device' cannot be set over the network (options pimc takes here: samples, "),
     ("expert:depth=2", "option 'depth' cannot be set over the network (options expert takes here: none)"),
     ("ppo:/tmp/evil.zip", "the server has no ppo checkpoint named '/tmp/evil.zip' for krypkasino"),
     ("ppo:ppo-9p", ("(it loads only the shipped checkpoints and those named with --checkpoint at start-up, by name, "

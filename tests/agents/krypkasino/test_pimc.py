@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from krypenv.agents.krypkasino import pimc as PM
@@ -34,6 +36,29 @@ def test_options_and_errors() -> None:
                         ("pimc:sample=3", r"unknown pimc option\(s\) \['sample'\]")]:
         with pytest.raises(ValueError, match=match):
             agents.load(spec)
+
+
+def test_device_option() -> None:
+    """``device``: ``cpu`` unless asked; another value is refused naming it; ``cuda`` where CUDA cannot run says what
+    is missing; ``cuda`` with a learned rollout policy is refused (its network runs on the host).  That the device's
+    search equals the CPU's is tests/cuda/sim_check.py's (in the simulator)."""
+    from krypenv.envs.cuda import CudaUnavailableError, cuda_problem
+
+    assert agents.load("pimc").device == "cpu" and agents.load("pimc:device=cpu").device == "cpu"
+    for bad in ("gpu", "CUDA", True, 1):
+        with pytest.raises(ValueError, match=re.escape(f"pimc option device must be one of cpu, cuda, got {bad!r}")):
+            PIMCAgent(device=bad)
+    problem = cuda_problem()
+    if problem is None:  # a machine with a GPU (or the simulator)
+        assert agents.load("pimc:device=cuda").device == "cuda"
+    else:
+        want = re.escape(f"pimc option device=cuda needs a GPU with CUDA: {problem}")
+        with pytest.raises(CudaUnavailableError, match=want):
+            agents.load("pimc:device=cuda")
+    for policy in ("ppo:checkpoints/ppo-2p.zip", "mlp:checkpoints/exit-2p.npz"):
+        with pytest.raises(ValueError, match="pimc option device: the search over a learned policy .* runs its "
+                                             "network on the host; device= is for the compiled rollout policies"):
+            agents.load(f"pimc:policy={policy},device=cuda")
 
 
 @pytest.mark.parametrize("players, spec", [(2, TINY), (3, "pimc:samples=2,policy=greedy,rounds=0,z=0"),

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from krypenv.agents.krypkasino import pimc as PM
 from krypenv.agents.krypkasino import tactics as T
+from krypenv.agents.krypkasino import worlds as W
 from krypenv.eval.krypkasino import EvalConfig, evaluate
 from krypenv.eval.krypkasino.play import play
 
@@ -50,7 +50,7 @@ def test_k20_card_counting_sees_the_variant_deck(preset: str, players: int) -> N
     assert n == rules.deck_size - int(seen.sum()) == int(uval.sum())
     out = np.zeros_like(d.state)
     pool, used = np.empty(104, np.int64), np.empty(104, np.bool_)
-    PM.determinize(d.state, 0, players, seat, np.zeros(players, np.int64), False, out, 0,
+    W.determinize(d.state, 0, players, seat, np.zeros(players, np.int64), False, out, 0,
                    np.array([7], np.uint64), pool, used)
     world = DealBatch(rules, 1, state=out)
     assert (world.card_census() == rules.deck_counts).all()  # the world is a deal of the same deck
