@@ -138,7 +138,8 @@ def search(st: np.ndarray, i: int, pending: int, fixed: np.ndarray, game: np.nda
     With ``n > 1``, over the ``k = samples × rollouts`` worlds ``acc[0, m]`` sums the paired differences
     ``score(m) − score(e)``, ``acc[1, m]`` their squares and ``acc[2, m]`` the scores of move ``m`` (the
     mover's side score at the rollout's stop); with ``n ≤ 1`` nothing is rolled out.  Every buffer is the
-    caller's (:func:`_buffers`; any content): nothing is allocated, so a CUDA thread runs it too
+    caller's (:func:`_buffers`; any content, but ``zeros``, the rollouts' empty capture choice, is all zero and
+    ``scr`` is the tactics' scratch): nothing is allocated, so a CUDA thread runs it too
     (:mod:`krypenv.agents.krypkasino.pimc_cuda`).
     """
     players, hand_size, spades = game[G_PLAYERS], game[G_HAND], game[G_SPADES] != 0

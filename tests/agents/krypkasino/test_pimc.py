@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from importlib import import_module
 
 import numpy as np
 import pytest
@@ -38,6 +39,32 @@ def test_options_and_errors() -> None:
             agents.load(spec)
 
 
+def test_option_edges() -> None:
+    """Both edges of every bounded option: the last value allowed is taken, the next one refused naming the option;
+    the errors list what is allowed."""
+    for name, lo, hi in (("samples", 1, PM.MAX_SAMPLES), ("rollouts", 1, PM.MAX_SAMPLES), ("horizon", 0, 1000),
+                         ("rounds", 0, 12)):
+        assert getattr(PIMCAgent(**{name: lo}), name) == lo and getattr(PIMCAgent(**{name: hi}), name) == hi
+        for bad in (lo - 1, hi + 1, True, 2.0):
+            with pytest.raises(ValueError, match=re.escape(f"pimc option {name} must be an integer from {lo} to "
+                                                           f"{hi}, got {bad!r}")):
+                PIMCAgent(**{name: bad})
+    assert PIMCAgent(z=0).z == 0.0 and PIMCAgent(z=1e300).z == 1e300
+    for bad in (float("inf"), -1e-9, True, "1"):
+        with pytest.raises(ValueError, match=re.escape(f"pimc option z must be a number >= 0, got {bad!r}")):
+            PIMCAgent(z=bad)
+    with pytest.raises(ValueError, match=re.escape("unknown pimc option(s) ['x']; options are samples, rollouts, "
+                                                   "policy, horizon, rounds, z, voids, device")):
+        PIMCAgent(x=1)
+    import_module("krypenv.agents.krypkasino.guided")  # registers the learned rollout policies (ppo, mlp)
+    with pytest.raises(ValueError, match=re.escape("pimc option policy must be one of random, greedy, creeper, expert "
+                                                   "or a learned policy ppo:PATH|mlp:PATH, got 'smart'")):
+        PIMCAgent(policy="smart")
+    a = PIMCAgent(samples=3, rollouts=2, policy="creeper", horizon=5, rounds=2, voids=False)
+    assert a.opts.dtype == np.int64 and a.opts.tolist() == [3, 2, PM.POLICIES["creeper"], 5, 2, 0]
+    assert np.array_equal(a.weights, PM.expert_weights())
+
+
 def test_device_option() -> None:
     """``device``: ``cpu`` unless asked; another value is refused naming it; ``cuda`` where CUDA cannot run says what
     is missing; ``cuda`` with a learned rollout policy is refused (its network runs on the host).  That the device's
@@ -56,8 +83,9 @@ def test_device_option() -> None:
         with pytest.raises(CudaUnavailableError, match=want):
             agents.load("pimc:device=cuda")
     for policy in ("ppo:checkpoints/ppo-2p.zip", "mlp:checkpoints/exit-2p.npz"):
-        with pytest.raises(ValueError, match="pimc option device: the search over a learned policy .* runs its "
-                                             "network on the host; device= is for the compiled rollout policies"):
+        with pytest.raises(ValueError, match=re.escape(f"pimc option device: the search over a learned policy "
+                                                       f"({policy}) runs its network on the host; device= is for the "
+                                                       "compiled rollout policies (random, greedy, creeper, expert)")):
             agents.load(f"pimc:policy={policy},device=cuda")
 
 
