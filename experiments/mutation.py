@@ -211,7 +211,7 @@ SETS["pimcdevice"] = (["krypenv/agents/krypkasino/pimc.py"],
                       ["tests/agents/krypkasino/test_pimc.py"])
 # per set, what pytest is told besides (speed: the kernels' compiles run in subprocesses mutmut cannot see into;
 # distill: the whole loop's runs are minutes a mutant)
-PYTEST_ARGS = {"pimcdevice": ["-k", "options or device"],
+PYTEST_ARGS = {"pimcdevice": ["-k", "option or device"],
                "speed": ["-m", "not slow"], "distill": ["-k", "not tiny_run and not init_from_ppo"],
                "aec": ["-k", "entry_loads or test_env_inputs"],  # aec: the registry tests that need docs/ left out
                "house": ["-k", "not interleaved"],  # house: the rounds of experiments/bench_compare.py (not staged)
