@@ -151,11 +151,16 @@ def kernel_and_signature(name: str) -> tuple[Any, Any]:
         args = [masks, n, np.zeros(1, np.int64)] if spec.policy == "check" else [masks, np.zeros(4), n]
         return getattr(cuda_util, spec.policy), _types(args)
     if spec.what == "search":
-        from krypenv.agents.krypkasino import pimc_cuda
+        from krypenv.agents.krypkasino import pimc, pimc_cuda
         from numba import typeof
         from numba.core import types as nt
 
-        return pimc_cuda.values_kernel(), nt.void(*[typeof(a) for a in pimc_cuda.example_args()])
+        from krypenv.krypkasino.rules import Rules
+
+        agent = pimc.PIMCAgent()
+        args = pimc_cuda.example_args(pimc.game_vector(Rules(players=2)), agent.opts, agent.z, agent.weights,
+                                      agent.later_kinds, agent.later_sizes)
+        return pimc_cuda.values_kernel(pimc.action_values), nt.void(*[typeof(a) for a in args])
     from krypenv import agents
     from krypenv.games import GAMES
 

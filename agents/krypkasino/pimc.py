@@ -428,8 +428,8 @@ class PIMCAgent:
         """:func:`values_par`'s outputs (values, moves, actions), the search run on the GPU."""
         from krypenv.agents.krypkasino.pimc_cuda import search_values
 
-        return search_values(batch.core.deals.state, batch.core.choice, envs, game, self.opts, self.z, self.weights,
-                             self.later_kinds, self.later_sizes, u)
+        return search_values(action_values, batch.core.deals.state, batch.core.choice, envs, game, self.opts, self.z,
+                             self.weights, self.later_kinds, self.later_sizes, u)
 
 
 def make(**options: object) -> Agent:

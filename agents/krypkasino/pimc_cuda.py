@@ -30,7 +30,6 @@ import functools
 from typing import Any
 
 import numpy as np
-from krypenv.agents.krypkasino import pimc as PM
 from krypenv.agents.krypkasino import tactics as T
 from krypenv.agents.krypkasino.worlds import DETERMINIZE_WORDS, MAX_SEATS
 from numba import cuda  # numba-cuda (the simulator swaps this module-level name)
@@ -46,13 +45,15 @@ WIDTH = K.tabbes_at(MAX_SEATS) + MAX_SEATS  # a thread's work rows hold a deal o
 # what the kernel calls (its disk cache's key, krypenv.envs.cuda.source_digest): the rules, the search, the streams
 SOURCES = ("krypenv.krypkasino", "krypenv.agents.krypkasino", "krypenv.rng", "krypenv.jit")
 unwrap = C.device_identity()
+ACTION_VALUES: Any = None  # the search a kernel calls (pimc's action_values): bound per kernel by values_kernel
 
 
 @functools.cache
-def values_kernel() -> Any:
+def values_kernel(action_values: Any) -> Any:
     """The kernel ``run(st, choice, game, opts, z, w, later_kinds, later_sizes, u, values, moves, acts, threads)``:
     for each decision ``k`` (row ``k`` of ``st`` and ``choice``, uniform ``u[k]``), ``values[k]`` every action's
-    mean score and ``moves[k]``, ``acts[k]`` as :func:`krypenv.agents.krypkasino.pimc.action_values` returns them."""
+    mean score and ``moves[k]``, ``acts[k]`` as ``action_values`` returns them
+    (:func:`krypenv.agents.krypkasino.pimc.action_values`, passed in by pimc: this module does not import it)."""
     key = C.source_digest(*SOURCES)
     # the buffers' sizes as the closure's plain ints: a local array's shape must be a compile-time constant
     width, moves_n, keys_n, words, seats, dwords = WIDTH, T.MAX_MOVES, T.MAX_KEYS, T.TACTICS_WORDS, MAX_SEATS, \
@@ -90,13 +91,13 @@ def values_kernel() -> Any:
         clear_scratch(scr)
         k = t
         while k < st.shape[0]:  # decisions t, t + g, … (a while: range's trip count is a 64-bit division)
-            moves[k], acts[k] = PM.action_values(st, k, np.int64(choice[k, 0]), choice[k, 1:], game, opts, z, w,
-                                                 later_kinds, later_sizes, u[k], work, root_cards, root_caps, acc,
-                                                 vals, cards, caps, costs, keys, pool, used, zeros, scr, streams,
-                                                 voids, dwork, values[k])
+            moves[k], acts[k] = ACTION_VALUES(st, k, np.int64(choice[k, 0]), choice[k, 1:], game, opts, z, w,
+                                              later_kinds, later_sizes, u[k], work, root_cards, root_caps, acc, vals,
+                                              cards, caps, costs, keys, pool, used, zeros, scr, streams, voids, dwork,
+                                              values[k])
             k += g
 
-    return C.cached(run)
+    return C.cached(run, ACTION_VALUES=action_values)
 
 
 def launch_args(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, game: np.ndarray, opts: np.ndarray, z: float,
@@ -110,26 +111,27 @@ def launch_args(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, game: np.n
             np.empty(n, np.int64), np.empty(n, np.int64))
 
 
-def search_values(st: np.ndarray, choice: np.ndarray, envs: np.ndarray, game: np.ndarray, opts: np.ndarray,
-                  z: float, w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray, u: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """pimc's ``values_par`` on the GPU: (values (B, 105), moves (B,), actions (B,)) for decisions ``envs``."""
+def search_values(action_values: Any, st: np.ndarray, choice: np.ndarray, envs: np.ndarray, game: np.ndarray,
+                  opts: np.ndarray, z: float, w: np.ndarray, later_kinds: np.ndarray, later_sizes: np.ndarray,
+                  u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pimc's ``values_par`` on the GPU: (values (B, 105), moves (B,), actions (B,)) for decisions ``envs``, each
+    searched by ``action_values`` (pimc's) in a thread."""
     host = launch_args(st, choice, envs, game, opts, z, w, later_kinds, later_sizes, u)
     dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in host]
     threads = C.grid_threads(len(envs))
-    C.launch(values_kernel(), threads, *dev, threads)
+    C.launch(values_kernel(action_values), threads, *dev, threads)
     values, moves, acts = (dev[j].copy_to_host() for j in (9, 10, 11))
     return values, moves, acts
 
 
-def example_args() -> tuple[Any, ...]:
-    """Host arguments of the kernel's launch for two fresh 2-player deals, ``threads`` included: what its signature
-    is read off when it is compiled without a GPU (:mod:`krypenv.eval.ptxas`)."""
+def example_args(game: np.ndarray, opts: np.ndarray, z: float, w: np.ndarray, later_kinds: np.ndarray,
+                 later_sizes: np.ndarray) -> tuple[Any, ...]:
+    """Host arguments of the kernel's launch for two fresh 2-player deals (with a pimc's ``game`` vector, options
+    and weights), ``threads`` included: what its signature is read off when it is compiled without a GPU
+    (:mod:`krypenv.eval.ptxas`)."""
     from krypenv.krypkasino.engine import DealBatch
     from krypenv.krypkasino.rules import Rules
 
-    agent, rules = PM.PIMCAgent(), Rules(players=2)
-    st = DealBatch(rules, 2).state
+    st = DealBatch(Rules(players=2), 2).state
     choice = np.zeros((2, 53), np.int8)
-    return (*launch_args(st, choice, np.arange(2), PM.game_vector(rules), agent.opts, agent.z, agent.weights,
-                         agent.later_kinds, agent.later_sizes, np.zeros(2)), 2)
+    return (*launch_args(st, choice, np.arange(2), game, opts, z, w, later_kinds, later_sizes, np.zeros(2)), 2)
