@@ -120,7 +120,7 @@ def search_values(action_values: Any, st: np.ndarray, choice: np.ndarray, envs: 
     dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in host]
     threads = C.grid_threads(len(envs))
     C.launch(values_kernel(action_values), threads, *dev, threads)
-    values, moves, acts = (dev[j].copy_to_host() for j in (9, 10, 11))
+    values, moves, acts = (a.copy_to_host() for a in dev[-3:])  # launch_args's outputs, last
     return values, moves, acts
 
 
